@@ -1,0 +1,144 @@
+// builtin.shell.exec: one allowlisted process, no shell, empty environment, bounded output, whole-tree kill.
+import { accessSync, constants, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { z } from 'zod';
+import { AgentctlError, defineActionKind, diagnostic, EffectFailure, type DispatchContext, type JsonObject, type SecretReference } from '../../sdk/index.js';
+import { shellExecActionSchema, type ShellExecAction } from './schema.js';
+import { runProcess, type ProcessResult } from './spawn.js';
+
+/** Bare command names are looked up here only; the caller's PATH is never used. */
+export const SEARCH_PATH = ['/usr/local/bin', '/usr/bin', '/bin'] as const;
+
+export default defineActionKind({
+  name: 'builtin.shell.exec',
+  version: '0.1.0',
+  hostRange: '^0.1.0',
+  description: 'Runs one allowlisted executable with static arguments, without a shell, under process isolation.',
+  actionSchema: shellExecActionSchema,
+  inputSchema: z.strictObject({}),
+  effect: { effectClass: 'process_execution', risk: 'high', idempotency: 'unknown' },
+  secretReferences: (action) => Object.values(action.env).filter((value): value is SecretReference => typeof value !== 'string'),
+  describe(action, context) {
+    return {
+      process: {
+        command: action.command,
+        executable: resolveCommand(action.command) ?? null,
+        args: action.args,
+        cwd: action.cwd,
+        environment: Object.keys(action.env),
+        isolation: action.isolation,
+        limits: limitsOf(action, context.taskTimeoutSeconds ?? context.defaultTimeoutSeconds),
+      },
+    };
+  },
+  setup(api) {
+    // A command that does not resolve fails before the run exists, not halfway through it.
+    api.hooks.preflight.tapPromise('builtin.shell.exec', async (context) => {
+      for (const task of context.tasks) {
+        if (task.kind !== 'builtin.shell.exec') continue;
+        const command = String(task.action.command);
+        if (!resolveCommand(command)) {
+          context.report(
+            diagnostic('AGENTCTL_E_COMMAND_NOT_FOUND', {
+              message: `task ${task.id}: command "${command}" is not an executable file${command.includes('/') ? '' : ` in ${SEARCH_PATH.join(':')}`}`,
+              taskId: task.id,
+              help: 'use an absolute path or a command installed in /usr/local/bin, /usr/bin or /bin',
+            }),
+          );
+        }
+      }
+    });
+  },
+  dispatch: (context) => execute(context),
+});
+
+export function resolveCommand(command: string): string | undefined {
+  const candidates = command.startsWith('/') ? [command] : SEARCH_PATH.map((folder) => join(folder, command));
+  return candidates.find((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+function limitsOf(action: ShellExecAction, fallbackTimeoutSeconds: number) {
+  return {
+    timeoutSeconds: action.timeoutSeconds ?? fallbackTimeoutSeconds,
+    stdoutLimitBytes: action.stdoutLimitBytes,
+    stderrLimitBytes: action.stderrLimitBytes,
+    combinedOutputLimitBytes: action.combinedOutputLimitBytes,
+  };
+}
+
+async function execute(context: DispatchContext<ShellExecAction, Record<string, never>>) {
+  const { action } = context;
+  const executable = resolveCommand(action.command);
+  if (!executable) throw new AgentctlError('AGENTCTL_E_COMMAND_NOT_FOUND', `command "${action.command}" is not an executable file`);
+  const limits = limitsOf(action, context.task.timeoutSeconds);
+  const recordedEnv: JsonObject = {};
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(action.env)) {
+    if (typeof value === 'string') {
+      env[name] = value;
+      recordedEnv[name] = { value };
+    } else {
+      env[name] = context.secrets.value(value);
+      recordedEnv[name] = { secret: value as JsonObject, digest: context.secrets.digest(value) };
+    }
+  }
+  const request = {
+    operation: 'process.exec',
+    input: { command: action.command, executable, args: [...action.args], cwd: action.cwd, env: recordedEnv, isolation: action.isolation, limits },
+    access: { tool: 'process.exec', process: { executable, command: action.command, cwd: action.cwd, environment: Object.keys(action.env) } },
+  };
+  return context.effect(request, async (signal) => {
+    const result = await runProcess({
+      executable,
+      args: action.args,
+      cwd: context.resolvePath(action.cwd),
+      env,
+      timeoutMs: limits.timeoutSeconds * 1000,
+      limits: { stdout: limits.stdoutLimitBytes, stderr: limits.stderrLimitBytes, combined: limits.combinedOutputLimitBytes },
+      signal,
+    });
+    return outcome(result, context, basename(executable), limits.timeoutSeconds);
+  });
+}
+
+function outcome(result: ProcessResult, context: DispatchContext<ShellExecAction, Record<string, never>>, name: string, timeoutSeconds: number) {
+  const options = { truncated: result.truncated };
+  const captured = { stdout: context.redact(result.stdout.toString('utf8'), options), stderr: context.redact(result.stderr.toString('utf8'), options) };
+  switch (result.end) {
+    case 'exited': {
+      const details = { exitCode: result.exitCode, signal: result.signal, ...captured };
+      if (result.exitCode === 0) return { exitCode: 0, ...captured };
+      const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with status ${result.exitCode}`;
+      throw new EffectFailure('failed', 'AGENTCTL_E_PROCESS_EXIT', `${name} ${how}${tail(captured.stderr)}`, { details });
+    }
+    case 'overflow': {
+      const limitName = { stdout: 'stdoutLimitBytes', stderr: 'stderrLimitBytes', combined: 'combinedOutputLimitBytes' }[result.stream];
+      throw new EffectFailure('failed', 'AGENTCTL_E_PROCESS_OUTPUT_LIMIT', `${name} wrote more than ${result.limit} bytes to ${result.stream} (${limitName}); its process tree was killed`, {
+        details: { stream: result.stream, limitBytes: result.limit, ...captured },
+        help: `raise ${limitName} (at most 16 MiB) or make the command quieter`,
+      });
+    }
+    case 'timeout':
+      throw new EffectFailure('uncertain', 'AGENTCTL_E_PROCESS_TIMEOUT', `${name} ran longer than ${timeoutSeconds}s; its process tree was killed`, { details: captured });
+    case 'aborted': {
+      const deadline = (result.reason as { name?: string } | undefined)?.name === 'TimeoutError';
+      if (deadline) throw new EffectFailure('uncertain', 'AGENTCTL_E_PROCESS_TIMEOUT', `${name} outlived the task deadline of ${context.task.timeoutSeconds}s; its process tree was killed`, { details: captured });
+      throw new EffectFailure('uncertain', 'AGENTCTL_E_CANCELLED', `${name} was cancelled; its process tree was killed`, { details: captured });
+    }
+    case 'spawn_error':
+      throw new EffectFailure('uncertain', 'AGENTCTL_E_PROCESS_SPAWN', `${name} could not be started: ${result.message}`, { details: captured });
+  }
+}
+
+function tail(stderr: string): string {
+  const text = stderr.trim();
+  if (!text) return '';
+  return `: ${text.length > 500 ? `…${text.slice(-500)}` : text}`;
+}

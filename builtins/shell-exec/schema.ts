@@ -1,0 +1,31 @@
+// Fields of a builtin.shell.exec action. All static: `plan` shows exactly what will run.
+import { z } from 'zod';
+
+const MiB = 1024 * 1024;
+const byteLimit = (fallback: number) => z.number().int().min(1).max(16 * MiB).default(fallback);
+
+/** A secret reference: exactly one key naming its form, e.g. {env: TOKEN}. */
+export const secretReferenceSchema = z
+  .record(z.string(), z.json())
+  .refine((value) => Object.keys(value).length === 1, 'a secret reference has exactly one key, e.g. {env: NAME}');
+
+export const shellExecActionSchema = z.strictObject({
+  command: z
+    .string()
+    .min(1)
+    .refine((command) => command.startsWith('/') || !command.includes('/'), 'command must be an absolute path or a bare name (no relative paths)')
+    .describe('Absolute path, or a bare name looked up in /usr/local/bin:/usr/bin:/bin (never PATH).'),
+  args: z.array(z.string()).default([]).describe('Arguments, passed directly: there is never a shell.'),
+  cwd: z.string().min(1).default('.').describe('Working directory inside the workspace root.'),
+  env: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment names are letters, digits and "_"'), z.union([z.string(), secretReferenceSchema]))
+    .default({})
+    .describe('The child environment (otherwise empty): a secret reference such as {env: NAME}, or a plain non-secret string.'),
+  isolation: z.literal('process').default('process').describe('process: a child process with an allowlisted command; not a sandbox.'),
+  timeoutSeconds: z.number().int().min(1).max(86400).optional(),
+  stdoutLimitBytes: byteLimit(MiB),
+  stderrLimitBytes: byteLimit(MiB),
+  combinedOutputLimitBytes: byteLimit(2 * MiB),
+});
+
+export type ShellExecAction = z.output<typeof shellExecActionSchema>;

@@ -1,0 +1,127 @@
+// Runs one process: no shell, own process group, bounded concurrent drain, deadline, whole-tree kill.
+import { spawn } from 'node:child_process';
+
+export interface OutputLimits {
+  readonly stdout: number;
+  readonly stderr: number;
+  readonly combined: number;
+}
+
+export interface ProcessSpec {
+  readonly executable: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly limits: OutputLimits;
+  readonly signal: AbortSignal;
+}
+
+interface Captured {
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  readonly durationMs: number;
+  /** True when a byte limit cut the output. */
+  readonly truncated: boolean;
+}
+
+export type ProcessEnd =
+  | { readonly end: 'exited'; readonly exitCode: number | null; readonly signal: NodeJS.Signals | null }
+  | { readonly end: 'overflow'; readonly stream: 'stdout' | 'stderr' | 'combined'; readonly limit: number }
+  | { readonly end: 'timeout' }
+  | { readonly end: 'aborted'; readonly reason: unknown }
+  | { readonly end: 'spawn_error'; readonly message: string };
+
+export type ProcessResult = Captured & ProcessEnd;
+
+/** How long to wait for pipes to close after the tree was killed (a setsid'd grandchild may hold them). */
+const PIPE_GRACE_MS = 2000;
+
+export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
+  return new Promise((resolvePromise) => {
+    const started = performance.now();
+    const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
+    const sizes = { stdout: 0, stderr: 0 };
+    let truncated = false;
+    let ending: Extract<ProcessEnd, { end: 'overflow' | 'timeout' | 'aborted' }> | undefined;
+    let settled = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+
+    const child = spawn(spec.executable, [...spec.args], {
+      cwd: spec.cwd,
+      env: { ...spec.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      shell: false,
+      windowsHide: true,
+    });
+
+    const killTree = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    };
+
+    const finish = (result: ProcessEnd) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      clearTimeout(graceTimer);
+      spec.signal.removeEventListener('abort', onAbort);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolvePromise({
+        ...result,
+        stdout: Buffer.concat(chunks.stdout),
+        stderr: Buffer.concat(chunks.stderr),
+        durationMs: Math.round(performance.now() - started),
+        truncated,
+      });
+    };
+
+    const stop = (why: NonNullable<typeof ending>) => {
+      ending ??= why;
+      killTree();
+    };
+
+    const capture = (stream: 'stdout' | 'stderr', limit: number) => (chunk: Buffer) => {
+      if (ending) return;
+      const streamRoom = limit - sizes[stream];
+      const combinedRoom = spec.limits.combined - (sizes.stdout + sizes.stderr);
+      const room = Math.min(streamRoom, combinedRoom);
+      if (chunk.length <= room) {
+        chunks[stream].push(chunk);
+        sizes[stream] += chunk.length;
+        return;
+      }
+      if (room > 0) {
+        chunks[stream].push(chunk.subarray(0, room));
+        sizes[stream] += room;
+      }
+      truncated = true;
+      stop(streamRoom <= combinedRoom ? { end: 'overflow', stream, limit } : { end: 'overflow', stream: 'combined', limit: spec.limits.combined });
+    };
+
+    child.stdout!.on('data', capture('stdout', spec.limits.stdout));
+    child.stderr!.on('data', capture('stderr', spec.limits.stderr));
+
+    const deadline = setTimeout(() => stop({ end: 'timeout' }), spec.timeoutMs);
+    const onAbort = () => stop({ end: 'aborted', reason: spec.signal.reason });
+    if (spec.signal.aborted) onAbort();
+    else spec.signal.addEventListener('abort', onAbort, { once: true });
+
+    child.once('error', (error) => {
+      killTree();
+      finish({ end: 'spawn_error', message: error.message });
+    });
+    child.once('exit', (exitCode, signal) => {
+      // The leader is gone; nothing it left in its group may outlive the task.
+      killTree();
+      graceTimer = setTimeout(() => finish(ending ?? { end: 'exited', exitCode, signal }), PIPE_GRACE_MS);
+      child.once('close', () => finish(ending ?? { end: 'exited', exitCode, signal }));
+    });
+  });
+}

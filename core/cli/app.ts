@@ -1,0 +1,52 @@
+// Command-line parsing (yargs) and dispatch to the command modules.
+import yargs, { type Argv } from 'yargs';
+import { AgentctlError } from '../errors.js';
+import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
+import { inspectCommand, runsCommand } from './commands/inspect.js';
+import { pluginsCommand, versionCommand } from './commands/info.js';
+import { runCommand } from './commands/run.js';
+import type { GlobalArgs } from './handler.js';
+import { colorEnabled, emitError, type OutputOptions } from './output.js';
+
+/** Output mode read from raw args, for errors raised before yargs has parsed them. */
+function rawOutputOptions(args: readonly string[]): OutputOptions {
+  const index = args.findIndex((arg) => arg === '--output' || arg.startsWith('--output='));
+  const value = index < 0 ? undefined : args[index]!.includes('=') ? args[index]!.split('=')[1] : args[index + 1];
+  return { mode: value === 'json' ? 'json' : 'human', color: colorEnabled(undefined, process.stderr, process.env) };
+}
+
+export async function main(args: string[]): Promise<void> {
+  const parser: Argv<GlobalArgs> = yargs(args)
+    .scriptName('agentctl')
+    .usage('$0 <command> [options]\n\nRuns declarative, policy-gated YAML workflows with a durable effect ledger.')
+    .option('output', { choices: ['human', 'json'] as const, default: 'human' as const, describe: 'human summary, or one JSON document', global: true })
+    .option('color', { choices: ['auto', 'always', 'never'] as const, default: 'auto' as const, describe: 'color in human output (NO_COLOR is honoured)', global: true })
+    .command(runCommand)
+    .command(checkCommand)
+    .command(planCommand)
+    .command(inspectCommand)
+    .command(runsCommand)
+    .command(pluginsCommand)
+    .command(schemaCommand)
+    .command(versionCommand)
+    .demandCommand(1, 'name a command; see agentctl --help')
+    .recommendCommands()
+    .strict()
+    .version(false)
+    .help()
+    .alias('help', 'h')
+    .wrap(Math.min(100, process.stdout.columns || 100))
+    .exitProcess(false)
+    .fail((message, error) => {
+      if (error && !(error instanceof AgentctlError)) throw error;
+      throw error ?? new AgentctlError('AGENTCTL_E_USAGE', message ?? 'invalid command line', { help: 'see agentctl --help' });
+    }) as Argv<GlobalArgs>;
+
+  try {
+    await parser.parseAsync();
+  } catch (error) {
+    const failure = error instanceof AgentctlError ? error : new AgentctlError('AGENTCTL_E_USAGE', (error as Error).message, { help: 'see agentctl --help' });
+    emitError(rawOutputOptions(args), failure);
+    process.exitCode = failure.exitCode;
+  }
+}

@@ -1,0 +1,69 @@
+// `inspect RUN` and `runs list`: read-only views of the database.
+import type { CommandModule } from 'yargs';
+import { inspectRun, listRuns } from '../../store/inspection.js';
+import { Store } from '../../store/store.js';
+import { handler, type GlobalArgs } from '../handler.js';
+import { emit } from '../output.js';
+import { DEFAULT_DB } from './run.js';
+
+interface InspectArgs extends GlobalArgs {
+  run: string;
+  db: string;
+}
+
+interface ListArgs extends GlobalArgs {
+  db: string;
+  limit: number;
+}
+
+export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
+  command: 'inspect <run>',
+  describe: 'Show a run with its tasks, effects, approvals and audit trail',
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
+      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'SQLite database file' }) as never,
+  handler: handler<InspectArgs>(async (argv, output) => {
+    const store = Store.open(argv.db, { create: false });
+    try {
+      const view = inspectRun(store, argv.run);
+      emit(output, 'RunInspection', view, () => {
+        const lines = [`run ${view.run.runId}  ${view.run.workflow}  ${view.run.state}  (trace ${view.run.traceId})`];
+        for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}`);
+        for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}`);
+        for (const approval of view.approvals) lines.push(`  approval ${approval.approvalId} ${approval.state} (${approval.taskId}): ${approval.reason}`);
+        lines.push(`  ${view.audit.length} audit events`);
+        return lines.join('\n');
+      });
+      return 0;
+    } finally {
+      store.close();
+    }
+  }),
+};
+
+const runsList: CommandModule<GlobalArgs, ListArgs> = {
+  command: 'list',
+  describe: 'List recent runs',
+  builder: (yargs) =>
+    yargs
+      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'SQLite database file' })
+      .option('limit', { type: 'number', default: 50, describe: 'at most this many runs, newest first' }) as never,
+  handler: handler<ListArgs>(async (argv, output) => {
+    const store = Store.open(argv.db, { create: false });
+    try {
+      const runs = listRuns(store, argv.limit);
+      emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${run.state}  ${run.createdAt}`).join('\n') || 'no runs');
+      return 0;
+    } finally {
+      store.close();
+    }
+  }),
+};
+
+export const runsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+  command: 'runs',
+  describe: 'Runs recorded in the database',
+  builder: (yargs) => yargs.command(runsList).demandCommand(1, 'name a runs subcommand: list') as never,
+  handler: () => undefined,
+};

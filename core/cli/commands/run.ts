@@ -1,0 +1,101 @@
+// `agentctl run FILE`: compile, preflight, execute under cancellation, report one outcome.
+import { dirname, resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { compileText } from '../../compiler/compile.js';
+import { readBoundedFile } from '../../compiler/source.js';
+import { AgentctlError } from '../../errors.js';
+import { installProgress } from '../../progress.js';
+import { executeRun, type RunResult } from '../../runner/run.js';
+import { createHost } from '../../setup.js';
+import { Store } from '../../store/store.js';
+import { handler, type GlobalArgs } from '../handler.js';
+import { collectInputs, type InputArgs } from '../inputs.js';
+import { emit, palette, type OutputOptions } from '../output.js';
+import { inputOptions } from './document.js';
+
+export const DEFAULT_DB = '.agentctl/runtime.db';
+
+interface RunArgs extends GlobalArgs, InputArgs {
+  file: string;
+  db: string;
+  workspace?: string;
+  'timeout-seconds'?: number;
+}
+
+export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
+  command: 'run <file>',
+  describe: 'Run a workflow, recording every effect in the database before it happens',
+  builder: (yargs) =>
+    inputOptions(
+      yargs
+        .positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })
+        .option('db', { type: 'string', default: DEFAULT_DB, describe: 'SQLite database file' })
+        .option('workspace', { type: 'string', describe: 'workspace folder (default: the workflow file\'s folder)' })
+        .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' }),
+    ) as never,
+  handler: handler<RunArgs>(async (argv, output) => {
+    const timeout = argv['timeout-seconds'];
+    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86400)) {
+      throw new AgentctlError('AGENTCTL_E_USAGE', `--timeout-seconds must be a number of seconds between 0 and 86400, got ${timeout}`);
+    }
+    const inputs = collectInputs(argv);
+    const colors = palette(output.color);
+    const host = createHost({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(colors.dim(line))) });
+    const source = readBoundedFile(argv.file, 'workflow file');
+    const { plan } = await compileText(host, argv.file, source, { inputs });
+    const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
+    const store = Store.open(argv.db);
+    const cancellation = watchCancellation(timeout);
+    try {
+      const result = await executeRun({
+        host,
+        store,
+        plan,
+        file: argv.file,
+        source,
+        workspaceRoot: resolve(workspace, plan.policy.workspaceRoot),
+        signal: cancellation.signal,
+        environment: process.env,
+      });
+      return report(result, output);
+    } finally {
+      cancellation.dispose();
+      store.close();
+    }
+  }),
+};
+
+/** SIGINT, SIGTERM and --timeout-seconds abort the run; a second signal ends the process at once. */
+function watchCancellation(timeoutSeconds: number | undefined) {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const timer = timeoutSeconds === undefined ? undefined : setTimeout(() => controller.abort(`--timeout-seconds ${timeoutSeconds}`), timeoutSeconds * 1000);
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+function report(result: RunResult, output: OutputOptions): number {
+  if (result.state === 'failed' && result.error) throw result.error;
+  const data = { runId: result.runId, traceId: result.traceId, state: result.state, output: result.output, tasks: result.tasks };
+  const counts = Object.values(result.tasks).reduce<Record<string, number>>((tally, state) => ({ ...tally, [state]: (tally[state] ?? 0) + 1 }), {});
+  const summary = Object.entries(counts).map(([state, count]) => `${count} ${state}`).join(', ');
+  const colors = palette(output.color);
+  const mark = { succeeded: colors.green('succeeded'), paused: colors.yellow('paused'), cancelled: colors.yellow('cancelled') }[result.state as 'succeeded' | 'paused' | 'cancelled'];
+  const ok = result.state === 'succeeded';
+  emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${result.error.message}` : ''}`, {
+    ok,
+    diagnostics: ok ? [] : (result.error?.diagnostics ?? []),
+  });
+  return ok ? 0 : result.error?.exitCode ?? 1;
+}

@@ -1,0 +1,25 @@
+// Wraps every command: errors become one diagnostic document and a stable exit code, never a stack trace.
+import { colorEnabled, emitError, toAgentctlError, type OutputOptions } from './output.js';
+
+export interface GlobalArgs {
+  output: 'human' | 'json';
+  color: 'auto' | 'always' | 'never';
+}
+
+export function outputOptions(argv: GlobalArgs): OutputOptions {
+  return { mode: argv.output, color: colorEnabled(argv.color, process.stderr, process.env) };
+}
+
+/** `body` returns the exit code; anything it throws is reported on stderr. */
+export function handler<Args extends GlobalArgs>(body: (argv: Args, output: OutputOptions) => Promise<number>) {
+  return async (argv: Args): Promise<void> => {
+    const output = outputOptions(argv);
+    try {
+      process.exitCode = await body(argv, output);
+    } catch (error) {
+      const failure = toAgentctlError(error);
+      emitError(output, failure);
+      process.exitCode = failure.exitCode;
+    }
+  };
+}

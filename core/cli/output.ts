@@ -1,0 +1,70 @@
+// The CLI's only writers: one JSON document per invocation in json mode; a summary and diagnostics in human mode.
+import { ERROR_CODES } from '../error-codes.js';
+import { AgentctlError, errorMessage, isAgentctlError, type Diagnostic } from '../errors.js';
+import { CLI_API_VERSION } from '../version.js';
+
+export type OutputMode = 'human' | 'json';
+
+export interface OutputOptions {
+  readonly mode: OutputMode;
+  readonly color: boolean;
+}
+
+export function colorEnabled(setting: string | undefined, stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv): boolean {
+  if (setting === 'always') return true;
+  if (setting === 'never') return false;
+  if (environment.NO_COLOR !== undefined && environment.NO_COLOR !== '') return false;
+  return Boolean(stream.isTTY);
+}
+
+const paint = (enabled: boolean, code: number) => (text: string) => (enabled ? `\u001b[${code}m${text}\u001b[0m` : text);
+
+export function palette(color: boolean) {
+  return { red: paint(color, 31), green: paint(color, 32), yellow: paint(color, 33), dim: paint(color, 2), bold: paint(color, 1) };
+}
+
+/** Writes the success document (json) or calls `human` to print a summary. */
+export function emit(options: OutputOptions, kind: string, data: unknown, human: () => string, extra: { ok?: boolean; diagnostics?: Diagnostic[] } = {}): void {
+  if (options.mode === 'json') {
+    const document = { apiVersion: CLI_API_VERSION, kind, ok: extra.ok ?? true, data, diagnostics: extra.diagnostics ?? [] };
+    process.stdout.write(`${JSON.stringify(document)}\n`);
+    return;
+  }
+  const text = human();
+  if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Normalizes anything thrown into an AgentctlError (unexpected errors become AGENTCTL_E_INTERNAL). */
+export function toAgentctlError(error: unknown): AgentctlError {
+  if (isAgentctlError(error)) return error;
+  return new AgentctlError('AGENTCTL_E_INTERNAL', `internal error: ${errorMessage(error)}`, { help: 'this is a bug in agentctl; please report it with the command you ran' });
+}
+
+export function emitError(options: OutputOptions, error: AgentctlError): void {
+  if (options.mode === 'json') {
+    const document = {
+      apiVersion: CLI_API_VERSION,
+      kind: 'Error',
+      ok: false,
+      error: { message: error.message, exitCode: error.exitCode, runId: error.runId ?? null, traceId: error.traceId ?? null },
+      diagnostics: error.diagnostics,
+    };
+    process.stderr.write(`${JSON.stringify(document)}\n`);
+    return;
+  }
+  process.stderr.write(formatDiagnostics(error, palette(options.color)));
+}
+
+export function formatDiagnostics(error: AgentctlError, colors: ReturnType<typeof palette>): string {
+  const lines = [`${colors.red('error')}: ${error.message}`];
+  if (error.runId) lines.push(`  run: ${error.runId}  trace: ${error.traceId}`);
+  for (const item of error.diagnostics) {
+    const where = item.file ? `${item.file}${item.line ? `:${item.line}:${item.column ?? 1}` : ''}` : '';
+    const header = [item.code, where, item.path ? `at ${item.path}` : '', item.taskId ? `task ${item.taskId}` : ''].filter(Boolean).join('  ');
+    lines.push(`  ${colors.dim(header)}`);
+    if (item.message !== error.message) lines.push(`    ${item.message}`);
+    if (item.help) lines.push(`    ${colors.yellow('help')}: ${item.help}`);
+  }
+  lines.push(`  exit ${error.exitCode} (${ERROR_CODES[error.code].summary})`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,221 @@
+// Workflow compiler: source → validated envelope → action fields → templates → graph → compiled plan.
+import { createHash } from 'node:crypto';
+import type { JsonValue } from '../contracts.js';
+import { AgentctlError, diagnostic, type Diagnostic } from '../errors.js';
+import type { Host } from '../host.js';
+import type { CompiledAction, CompiledPlan, CompiledTask } from '../plan.js';
+import { workflowEnvelope, type Envelope } from './envelope.js';
+import { topologicalOrder } from './graph.js';
+import { issuesToDiagnostics } from './issues.js';
+import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
+import { parseTemplate, TemplateError, templateStrings, type Expression } from './templates.js';
+
+export interface CompileOptions {
+  /** Input values that override the declared defaults (already merged from the CLI). */
+  readonly inputs?: Readonly<Record<string, JsonValue>>;
+}
+
+export interface CompileResult {
+  readonly plan: CompiledPlan;
+  readonly source: SourceDocument;
+}
+
+export async function compileFile(host: Host, file: string, options: CompileOptions = {}): Promise<CompileResult> {
+  return compileText(host, file, readBoundedFile(file, 'workflow file'), options);
+}
+
+export async function compileText(host: Host, file: string, text: string, options: CompileOptions = {}): Promise<CompileResult> {
+  const source = parseSource(file, text);
+  const parsed = workflowEnvelope.safeParse(source.value);
+  if (!parsed.success) fail(issuesToDiagnostics(parsed.error.issues, source), file);
+  const envelope = parsed.data;
+  const diagnostics: Diagnostic[] = [];
+  const report = (code: Diagnostic['code'], path: PathSegment[], message: string, help?: string) =>
+    diagnostics.push(diagnostic(code, { message, file, ...source.locate(path), path: formatPath(path), ...(help ? { help } : {}) }));
+
+  const actions = compileActions(host, envelope, source, diagnostics, report);
+  checkStaticSections(envelope, report);
+  const tasks = compileTasks(envelope, actions, report);
+  checkOutputs(envelope, report);
+  const inputs = mergeInputs(envelope.spec.inputs, options.inputs ?? {});
+  if (diagnostics.length > 0) fail(diagnostics, file);
+
+  const ordered = orderTasks(tasks, envelope, report);
+  if (diagnostics.length > 0) fail(diagnostics, file);
+
+  const plan: CompiledPlan = {
+    apiVersion: envelope.apiVersion,
+    name: envelope.metadata.name,
+    ...(envelope.metadata.description === undefined ? {} : { description: envelope.metadata.description }),
+    labels: envelope.metadata.labels,
+    digest: createHash('sha256').update(text).digest('hex'),
+    inputs,
+    vars: envelope.spec.vars as Record<string, JsonValue>,
+    outputs: envelope.spec.outputs as Record<string, JsonValue>,
+    policy: envelope.spec.policy,
+    runtime: envelope.spec.runtime,
+    actions,
+    tasks: ordered,
+  };
+  return { plan: await host.hooks.compile.promise(plan, { file, source: text }), source };
+}
+
+function fail(diagnostics: Diagnostic[], file: string): never {
+  const first = diagnostics[0]!;
+  const more = diagnostics.length > 1 ? ` (and ${diagnostics.length - 1} more)` : '';
+  throw new AgentctlError(first.code, `${file}:${first.line ?? 1}:${first.column ?? 1}: ${first.message}${more}`, { diagnostics });
+}
+
+type Report = (code: Diagnostic['code'], path: PathSegment[], message: string, help?: string) => void;
+
+function compileActions(host: Host, envelope: Envelope, source: SourceDocument, diagnostics: Diagnostic[], report: Report): Record<string, CompiledAction> {
+  const actions: Record<string, CompiledAction> = {};
+  for (const [name, raw] of Object.entries(envelope.spec.actions)) {
+    const path: PathSegment[] = ['spec', 'actions', name];
+    const kind = host.actionKind(raw.kind);
+    if (!kind) {
+      const known = host.actionKinds().map((entry) => entry.name).join(', ');
+      report('AGENTCTL_E_UNKNOWN_ACTION_KIND', [...path, 'kind'], `action ${name} has unknown kind "${raw.kind}"`, `registered kinds: ${known}`);
+      continue;
+    }
+    const { kind: _kind, ...fields } = raw;
+    for (const template of templateStrings(fields)) {
+      report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', [...path, ...template.path], `action fields are static; "${template.text}" is a template`, 'pass run-time values through the task `with` instead');
+    }
+    const parsed = kind.actionSchema.safeParse(fields);
+    if (!parsed.success) {
+      diagnostics.push(...issuesToDiagnostics(parsed.error.issues, source, path));
+      continue;
+    }
+    actions[name] = { name, kind: kind.name, fields: parsed.data as Record<string, unknown>, profile: kind.effect };
+  }
+  return actions;
+}
+
+/** inputs and vars are plain values: templates there are never evaluated, so they are refused. */
+function checkStaticSections(envelope: Envelope, report: Report): void {
+  for (const section of ['inputs', 'vars'] as const) {
+    for (const template of templateStrings(envelope.spec[section])) {
+      report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', ['spec', section, ...template.path], `spec.${section} holds plain values; "${template.text}" is a template`);
+    }
+  }
+}
+
+function compileTasks(envelope: Envelope, actions: Record<string, CompiledAction>, report: Report): CompiledTask[] {
+  const ids = new Set(envelope.spec.tasks.map((task) => task.id));
+  const seen = new Set<string>();
+  const tasks: CompiledTask[] = [];
+  envelope.spec.tasks.forEach((task, index) => {
+    const path: PathSegment[] = ['spec', 'tasks', index];
+    if (seen.has(task.id)) report('AGENTCTL_E_DUPLICATE_TASK', [...path, 'id'], `task id "${task.id}" is used twice`);
+    seen.add(task.id);
+    const [form, actionName] = task.uses.split(':') as [string, string];
+    if (form === 'agent') {
+      report('AGENTCTL_E_UNSUPPORTED', [...path, 'uses'], `task ${task.id} uses agent:${actionName}; agent tasks are not supported by this version`);
+      return;
+    }
+    const action = actions[actionName];
+    if (!action) {
+      if (!(actionName in envelope.spec.actions)) report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses action "${actionName}", which is not declared in spec.actions`);
+      return;
+    }
+    const needs = new Set<string>();
+    task.needs.forEach((need, needIndex) => {
+      if (!ids.has(need)) report('AGENTCTL_E_UNKNOWN_DEPENDENCY', [...path, 'needs', needIndex], `task ${task.id} needs "${need}", which is not a task`);
+      else if (needs.has(need)) report('AGENTCTL_E_SCHEMA', [...path, 'needs', needIndex], `task ${task.id} lists "${need}" twice in needs`);
+      needs.add(need);
+    });
+    const scope: ReferenceScope = { envelope, needs, taskIds: ids, owner: `task ${task.id}` };
+    for (const template of templateStrings(task.with)) checkTemplate(template.text, [...path, 'with', ...template.path], scope, report);
+    if (task.when !== undefined) {
+      const parsed = checkTemplate(task.when, [...path, 'when'], scope, report);
+      if (parsed && !parsed.whole) report('AGENTCTL_E_TEMPLATE_SYNTAX', [...path, 'when'], `when must be exactly one template, e.g. "\${{ inputs.enabled }}"`);
+    }
+    tasks.push({
+      id: task.id,
+      index,
+      uses: task.uses,
+      action: action.name,
+      kind: action.kind,
+      needs: [...needs],
+      with: task.with as JsonValue,
+      ...(task.when === undefined ? {} : { when: task.when }),
+      retry: task.retry,
+      ...(task.timeoutSeconds === undefined ? {} : { timeoutSeconds: task.timeoutSeconds }),
+      failure: task.failure,
+      ...(task.outputSchema === undefined ? {} : { outputSchema: task.outputSchema as JsonValue }),
+      profile: action.profile,
+    });
+  });
+  return tasks;
+}
+
+function checkOutputs(envelope: Envelope, report: Report): void {
+  const ids = new Set(envelope.spec.tasks.map((task) => task.id));
+  const scope: ReferenceScope = { envelope, needs: ids, taskIds: ids, owner: 'spec.outputs' };
+  for (const template of templateStrings(envelope.spec.outputs)) checkTemplate(template.text, ['spec', 'outputs', ...template.path], scope, report);
+}
+
+interface ReferenceScope {
+  readonly envelope: Envelope;
+  readonly needs: ReadonlySet<string>;
+  readonly taskIds: ReadonlySet<string>;
+  readonly owner: string;
+}
+
+function checkTemplate(text: string, path: PathSegment[], scope: ReferenceScope, report: Report) {
+  let parsed;
+  try {
+    parsed = parseTemplate(text);
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error;
+    report('AGENTCTL_E_TEMPLATE_SYNTAX', path, `bad template: ${error.message}`, 'templates are ${{ [not] PATH [OP LITERAL] }} with PATH rooted at inputs., vars., memory. or tasks.ID.output.');
+    return undefined;
+  }
+  for (const segment of parsed.segments) {
+    if ('expression' in segment) checkReference(segment.expression, path, scope, report);
+  }
+  return parsed;
+}
+
+function checkReference(expression: Expression, path: PathSegment[], scope: ReferenceScope, report: Report): void {
+  const [root, name, third] = expression.path;
+  const spec = scope.envelope.spec;
+  if ((root === 'inputs' || root === 'vars') && (name === undefined || !(name in spec[root]))) {
+    report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": ${root}.${name ?? ''} is not declared in spec.${root}`);
+  } else if (root === 'memory' && name === undefined) {
+    report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": memory needs a key, e.g. memory.notes`);
+  } else if (root === 'tasks') {
+    if (name === undefined || third !== 'output') {
+      report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": task references have the form tasks.ID.output[.FIELD...]`);
+    } else if (!scope.taskIds.has(name)) {
+      report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": there is no task "${name}"`);
+    } else if (!scope.needs.has(name)) {
+      report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": ${scope.owner} reads tasks.${name} but does not list it in needs`, `add "${name}" to needs`);
+    }
+  }
+}
+
+function orderTasks(tasks: CompiledTask[], envelope: Envelope, report: Report): CompiledTask[] {
+  const result = topologicalOrder(tasks);
+  if ('order' in result) {
+    const byId = new Map(tasks.map((task) => [task.id, task]));
+    return result.order.map((id) => byId.get(id)!);
+  }
+  const first = result.cycle[0]!;
+  const index = envelope.spec.tasks.findIndex((task) => task.id === first);
+  report('AGENTCTL_E_DEPENDENCY_CYCLE', ['spec', 'tasks', index, 'needs'], `tasks form a cycle: ${result.cycle.join(' → ')}`, 'remove one of these needs entries');
+  return tasks;
+}
+
+/** Declared defaults overridden by the caller's values. Unknown names are refused: a typo must not go unnoticed. */
+export function mergeInputs(declared: Record<string, unknown>, overrides: Readonly<Record<string, JsonValue>>): Record<string, JsonValue> {
+  const unknown = Object.keys(overrides).filter((key) => !Object.hasOwn(declared, key));
+  if (unknown.length > 0) {
+    const names = Object.keys(declared).join(', ') || '(none)';
+    throw new AgentctlError('AGENTCTL_E_INPUT_INVALID', `input ${unknown.map((key) => `"${key}"`).join(', ')} is not declared in spec.inputs`, {
+      help: `declared inputs: ${names}`,
+    });
+  }
+  return { ...(declared as Record<string, JsonValue>), ...overrides };
+}

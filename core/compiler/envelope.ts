@@ -1,0 +1,78 @@
+// The zod schema of the workflow document. Action objects are checked against their kind's own schema afterwards.
+import { z } from 'zod';
+
+export const API_VERSIONS = ['agentctl.dev/v1', 'agentctl.dev/v1alpha1'] as const;
+export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
+const name = (what: string) => z.string().regex(NAME_PATTERN, `${what} must start with a letter and contain only letters, digits, "_" and "-"`);
+const nameList = z.array(z.string().min(1));
+
+export const limits = {
+  timeoutSeconds: z.number().int().min(1).max(86400),
+};
+
+export const policySchema = z
+  .strictObject({
+    workspaceRoot: z.string().min(1).default('.').describe('Root for relative paths, relative to --workspace.'),
+    writableRoots: nameList.default([]).describe('Writes are allowed only below these folders.'),
+    processAllowlist: nameList.default([]).describe('Executable basenames process actions may launch.'),
+    environmentAllowlist: nameList.default([]).describe('Names an action env entry may set.'),
+    secretFileRoots: nameList.default([]).describe('Folders {file: ...} secret references may read from.'),
+    secretProcessAllowlist: nameList.default([]).describe('Basenames {process: ...} secret references may run.'),
+    networkAllowlist: nameList.default([]).describe('Hosts HTTP egress may reach.'),
+    toolsAllow: nameList.default([]).describe('Tool identities allowed (empty: all not denied).'),
+    toolsDeny: nameList.default([]).describe('Tool identities denied.'),
+    approval: z.enum(['never', 'mutations', 'high_risk', 'always']).default('mutations'),
+    nonInteractive: z.enum(['pause', 'deny_approval', 'fail']).default('pause'),
+  })
+  .describe('Policy (SPEC section 3).');
+
+export const runtimeSchema = z.strictObject({
+  maxConcurrency: z.number().int().min(1).max(64).default(1),
+  defaultTimeoutSeconds: limits.timeoutSeconds.default(120),
+});
+
+export const taskSchema = z.strictObject({
+  id: name('a task id'),
+  uses: z.string().regex(/^(action|agent):[A-Za-z][A-Za-z0-9_-]*$/, 'uses must be action:NAME or agent:NAME'),
+  needs: z.array(name('a needs entry')).default([]),
+  with: z.json().default({}),
+  when: z.string().optional().describe('A template that must evaluate to a boolean; false skips the task.'),
+  retry: z
+    .strictObject({
+      maxAttempts: z.number().int().min(1).max(20).default(1),
+      backoffMs: z.number().int().min(0).max(60000).default(0),
+    })
+    .default({ maxAttempts: 1, backoffMs: 0 }),
+  timeoutSeconds: limits.timeoutSeconds.optional(),
+  failure: z.enum(['stop', 'continue']).default('stop'),
+  outputSchema: z.record(z.string(), z.json()).optional().describe('JSON Schema (2020-12) the task output must match.'),
+});
+
+/** Common action fields; the rest are the kind's. */
+export const actionBaseSchema = z.looseObject({ kind: z.string().min(1) });
+
+export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchema>(action: Action = actionBaseSchema as unknown as Action) {
+  return z.strictObject({
+    apiVersion: z.enum(API_VERSIONS),
+    kind: z.literal('Workflow'),
+    metadata: z.strictObject({
+      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'metadata.name must be 1-128 letters, digits, ".", "_" or "-"'),
+      description: z.string().optional(),
+      labels: z.record(z.string(), z.string()).default({}),
+    }),
+    spec: z.strictObject({
+      inputs: z.record(name('an input name'), z.json()).default({}),
+      vars: z.record(name('a var name'), z.json()).default({}),
+      outputs: z.record(name('an output name'), z.json()).default({}),
+      policy: policySchema.default(policySchema.parse({})),
+      runtime: runtimeSchema.default(runtimeSchema.parse({})),
+      actions: z.record(name('an action name'), action).default({}),
+      tasks: z.array(taskSchema).min(1, 'a workflow needs at least one task'),
+    }),
+  });
+}
+
+export const workflowEnvelope = envelopeSchema(actionBaseSchema);
+export type Envelope = z.output<typeof workflowEnvelope>;
+export type TaskDocument = z.output<typeof taskSchema>;

@@ -1,0 +1,101 @@
+// What `agentctl plan` shows: order, inputs as far as they are known, effect profiles, and every process.
+import type { JsonValue, ProcessDescription } from './contracts.js';
+import type { Host } from './host.js';
+import type { CompiledPlan } from './plan.js';
+import { parseTemplate, renderString, type TemplateScope } from './compiler/templates.js';
+
+export interface PlanTaskView {
+  id: string;
+  uses: string;
+  kind: string;
+  needs: string[];
+  /** Inputs rendered where plan-time values suffice; templates on task outputs or memory stay as written. */
+  input: JsonValue;
+  /** `static`: the input is fully known now; `dynamic`: it depends on earlier task outputs or memory. */
+  predictability: 'static' | 'dynamic';
+  effectClass: string;
+  risk: string;
+  idempotency: string;
+  when: string | null;
+  failure: string;
+  retry: { maxAttempts: number; backoffMs: number };
+  timeoutSeconds: number;
+}
+
+export interface PlanProcessView extends ProcessDescription {
+  action: string;
+  kind: string;
+  tasks: string[];
+}
+
+export interface PlanView {
+  workflow: string;
+  digest: string;
+  order: string[];
+  inputs: Record<string, JsonValue>;
+  policy: CompiledPlan['policy'];
+  runtime: CompiledPlan['runtime'];
+  tasks: PlanTaskView[];
+  processes: PlanProcessView[];
+}
+
+export function describePlan(host: Host, plan: CompiledPlan): PlanView {
+  const scope: TemplateScope = { inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: {} };
+  const tasks = plan.tasks.map((task): PlanTaskView => {
+    const rendered = renderKnown(task.with, scope);
+    return {
+      id: task.id,
+      uses: task.uses,
+      kind: task.kind,
+      needs: [...task.needs],
+      input: rendered.value,
+      predictability: rendered.dynamic ? 'dynamic' : 'static',
+      effectClass: task.profile.effectClass,
+      risk: task.profile.risk,
+      idempotency: task.profile.idempotency,
+      when: task.when ?? null,
+      failure: task.failure,
+      retry: { ...task.retry },
+      timeoutSeconds: task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds,
+    };
+  });
+  const processes: PlanProcessView[] = [];
+  for (const action of Object.values(plan.actions)) {
+    const users = plan.tasks.filter((task) => task.action === action.name).map((task) => task.id);
+    if (users.length === 0) continue;
+    const description = host.actionKind(action.kind)?.describe?.(action.fields, { defaultTimeoutSeconds: plan.runtime.defaultTimeoutSeconds });
+    if (description?.process) processes.push({ action: action.name, kind: action.kind, tasks: users, ...description.process });
+  }
+  return {
+    workflow: plan.name,
+    digest: plan.digest,
+    order: plan.tasks.map((task) => task.id),
+    inputs: { ...plan.inputs },
+    policy: plan.policy,
+    runtime: plan.runtime,
+    tasks,
+    processes,
+  };
+}
+
+function renderKnown(value: JsonValue, scope: TemplateScope): { value: JsonValue; dynamic: boolean } {
+  if (typeof value === 'string') {
+    const parsed = parseTemplate(value);
+    const dynamic = parsed.segments.some((segment) => 'expression' in segment && (segment.expression.path[0] === 'tasks' || segment.expression.path[0] === 'memory'));
+    if (dynamic || parsed.segments.every((segment) => 'text' in segment)) return { value, dynamic };
+    try {
+      return { value: renderString(value, scope, parsed), dynamic: false };
+    } catch {
+      return { value, dynamic: true };
+    }
+  }
+  if (Array.isArray(value)) {
+    const items = value.map((item) => renderKnown(item, scope));
+    return { value: items.map((item) => item.value), dynamic: items.some((item) => item.dynamic) };
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).map(([key, item]) => [key, renderKnown(item, scope)] as const);
+    return { value: Object.fromEntries(entries.map(([key, item]) => [key, item.value])), dynamic: entries.some(([, item]) => item.dynamic) };
+  }
+  return { value, dynamic: false };
+}

@@ -1,0 +1,45 @@
+// The compiled plan: what `check` validates, `plan` prints and `run` executes.
+import type { EffectProfile, JsonValue, ResolvedPolicy } from './contracts.js';
+
+export interface CompiledAction {
+  readonly name: string;
+  readonly kind: string;
+  /** Action fields after the kind's schema parsed them (defaults applied), without `kind`. */
+  readonly fields: Readonly<Record<string, unknown>>;
+  readonly profile: EffectProfile;
+}
+
+export interface CompiledTask {
+  readonly id: string;
+  /** Position in the document; the scheduler breaks ties by it. */
+  readonly index: number;
+  readonly uses: string;
+  readonly action: string;
+  readonly kind: string;
+  readonly needs: readonly string[];
+  /** Raw `with`, templates not yet rendered. */
+  readonly with: JsonValue;
+  readonly when?: string;
+  readonly retry: { readonly maxAttempts: number; readonly backoffMs: number };
+  readonly timeoutSeconds?: number;
+  readonly failure: 'stop' | 'continue';
+  readonly outputSchema?: JsonValue;
+  readonly profile: EffectProfile;
+}
+
+export interface CompiledPlan {
+  readonly apiVersion: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** sha256 of the workflow source text. */
+  readonly digest: string;
+  readonly inputs: Readonly<Record<string, JsonValue>>;
+  readonly vars: Readonly<Record<string, JsonValue>>;
+  readonly outputs: Readonly<Record<string, JsonValue>>;
+  readonly policy: ResolvedPolicy;
+  readonly runtime: { readonly maxConcurrency: number; readonly defaultTimeoutSeconds: number };
+  readonly actions: Readonly<Record<string, CompiledAction>>;
+  /** Tasks in stable topological order. */
+  readonly tasks: readonly CompiledTask[];
+}

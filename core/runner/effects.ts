@@ -1,0 +1,130 @@
+// One effect's life: policy → (unchanged?) → approval → durable `requested` → `started` → outcome.
+import { createHash, randomBytes } from 'node:crypto';
+import type { EffectOptions, EffectProfile, EffectRequest, JsonValue, PolicyRequest, PolicyVerdict, ResolvedPolicy } from '../contracts.js';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError } from '../errors.js';
+import type { Hooks } from '../hooks.js';
+import type { Store } from '../store/store.js';
+
+/** Thrown when an effect waits for an operator: the task stops here and the run pauses. */
+export class ApprovalPending extends AgentctlError {
+  constructor(readonly approvalId: string, readonly effectId: string, reason: string) {
+    super('AGENTCTL_E_APPROVAL_PENDING', `approval ${approvalId} is pending: ${reason}`, { help: 'an operator approves or rejects it, then the run is resumed' });
+  }
+}
+
+export interface EffectScope {
+  readonly hooks: Hooks;
+  readonly store: Store;
+  readonly runId: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly kind: string;
+  readonly profile: EffectProfile;
+  readonly policy: ResolvedPolicy;
+  readonly workspaceRoot: string;
+  readonly signal: AbortSignal;
+  readonly redact: (text: string) => string;
+  /** Notifies observers after each durable commit. */
+  readonly committed: (type: string, data: Record<string, JsonValue>, effectId?: string) => Promise<void>;
+}
+
+/** Canonical JSON: sorted keys, so equal inputs have equal digests. */
+export function canonicalJson(value: JsonValue): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key]!)}`).join(',')}}`;
+}
+
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+export function effectId(parts: { runId: string; taskId: string; attempt: number; ordinal: number; operation: string; inputDigest: string }): string {
+  return `eff_${sha256(JSON.stringify([parts.runId, parts.taskId, parts.attempt, parts.ordinal, parts.operation, parts.inputDigest])).slice(0, 40)}`;
+}
+
+/** Creates the `effect` function of one task attempt's dispatch context. */
+export function createEffectRunner(scope: EffectScope) {
+  let ordinal = 0;
+  return async function effect<T extends JsonValue>(request: EffectRequest, perform: (signal: AbortSignal) => Promise<T>, options: EffectOptions<T> = {}): Promise<T> {
+    ordinal += 1;
+    const profile: EffectProfile = { ...scope.profile, ...request.profile };
+    const inputDigest = sha256(canonicalJson(request.input));
+    const id = effectId({ runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, operation: request.operation, inputDigest });
+
+    const existing = scope.store.effect(id);
+    if (existing?.state === 'succeeded') return JSON.parse(existing.result_json ?? 'null') as T;
+    if (existing) {
+      throw new AgentctlError('AGENTCTL_E_RUN_FAILED', `effect ${id} is already recorded as ${existing.state}; it is not repeated`, { help: 'inspect the effect and reconcile it' });
+    }
+
+    const verdict = await decide(scope, request, profile);
+    if (verdict.decision === 'deny') {
+      scope.store.transaction(() => scope.store.audit(scope.runId, { type: 'policy.denied', taskId: scope.taskId, data: { operation: request.operation, code: verdict.diagnostic.code, message: verdict.diagnostic.message } }));
+      await scope.committed('policy.denied', { operation: request.operation, code: verdict.diagnostic.code });
+      throw new AgentctlError(verdict.diagnostic.code, verdict.diagnostic.message, { diagnostics: [{ ...verdict.diagnostic, taskId: scope.taskId }] });
+    }
+    if (options.unchanged) {
+      const unchanged = await options.unchanged();
+      if (unchanged !== undefined) {
+        scope.store.transaction(() => scope.store.audit(scope.runId, { type: 'effect.unchanged', taskId: scope.taskId, data: { operation: request.operation } }));
+        return unchanged;
+      }
+    }
+    const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest };
+    if (verdict.decision === 'approval') return requireApproval(scope, record, verdict.reason);
+
+    scope.store.recordEffect(record, 'requested');
+    await scope.committed('effect.requested', { operation: request.operation }, id);
+    scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId });
+    let result: T;
+    try {
+      result = await perform(scope.signal);
+    } catch (error) {
+      const outcome = error instanceof EffectFailure ? error.outcome : 'uncertain';
+      const details = error instanceof EffectFailure ? error.details : null;
+      const code = isAgentctlError(error) ? error.code : 'AGENTCTL_E_PLUGIN_FAILED';
+      scope.store.updateEffect(scope.runId, id, outcome, { taskId: scope.taskId, result: details, error: { code, message: scope.redact(errorMessage(error)) } });
+      await scope.committed(`effect.${outcome}`, { operation: request.operation, code }, id);
+      throw error;
+    }
+    scope.store.updateEffect(scope.runId, id, 'succeeded', { taskId: scope.taskId, result });
+    await scope.committed('effect.succeeded', { operation: request.operation }, id);
+    return result;
+  };
+}
+
+async function decide(scope: EffectScope, request: EffectRequest, profile: EffectProfile): Promise<Exclude<PolicyVerdict, { decision: 'allow' }> | { decision: 'allow' }> {
+  const payload: PolicyRequest = Object.freeze({
+    runId: scope.runId,
+    taskId: scope.taskId,
+    kind: scope.kind,
+    operation: request.operation,
+    access: request.access,
+    profile,
+    policy: scope.policy,
+    workspaceRoot: scope.workspaceRoot,
+  });
+  try {
+    const verdict = await scope.hooks.policy.promise(payload);
+    if (verdict) return verdict;
+    return { decision: 'deny', diagnostic: diagnostic('AGENTCTL_E_POLICY_NO_VERDICT', { message: `no policy decided about ${request.operation}; denied` }) };
+  } catch (error) {
+    return { decision: 'deny', diagnostic: diagnostic('AGENTCTL_E_POLICY_NO_VERDICT', { message: `policy failed for ${request.operation} and denies it: ${errorMessage(error)}` }) };
+  }
+}
+
+function requireApproval(scope: EffectScope, record: Parameters<Store['recordEffect']>[0], reason: string): never {
+  const mode = scope.policy.nonInteractive;
+  if (mode === 'pause') {
+    const approvalId = `apr_${randomBytes(8).toString('hex')}`;
+    scope.store.recordEffect(record, 'waiting_for_approval', () =>
+      scope.store.insertApproval({ id: approvalId, runId: scope.runId, taskId: scope.taskId, effectId: record.id, reason }),
+    );
+    throw new ApprovalPending(approvalId, record.id, reason);
+  }
+  scope.store.transaction(() => scope.store.audit(scope.runId, { type: 'approval.denied', taskId: scope.taskId, data: { operation: record.operation, reason, nonInteractive: mode } }));
+  const code = mode === 'fail' ? 'AGENTCTL_E_APPROVAL_REQUIRED' : 'AGENTCTL_E_APPROVAL_DENIED';
+  throw new AgentctlError(code, `${record.operation} needs approval (${reason}) and policy.nonInteractive is ${mode}`, {
+    diagnostics: [diagnostic(code, { message: `${record.operation} needs approval and no operator can give it (nonInteractive: ${mode})`, help: 'set policy.approval or policy.nonInteractive: pause', taskId: scope.taskId })],
+  });
+}

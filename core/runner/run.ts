@@ -1,0 +1,230 @@
+// Executes a compiled plan: preflight, then tasks in waves of ready tasks, each wave committed in plan order.
+import { randomBytes } from 'node:crypto';
+import type { JsonValue, SecretReference } from '../contracts.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, wrapPluginError, type Diagnostic } from '../errors.js';
+import type { Host } from '../host.js';
+import type { CompiledPlan } from '../plan.js';
+import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
+import type { RunState, Store, TaskState } from '../store/store.js';
+import { executeTask, type TaskOutcome } from './task.js';
+import { SecretVault } from './secrets.js';
+
+export interface RunRequest {
+  readonly host: Host;
+  readonly store: Store;
+  readonly plan: CompiledPlan;
+  readonly file: string;
+  readonly source: string;
+  /** Absolute workspace root (policy.workspaceRoot resolved against --workspace). */
+  readonly workspaceRoot: string;
+  /** Aborted by SIGINT/SIGTERM or --timeout-seconds. */
+  readonly signal: AbortSignal;
+  readonly environment: NodeJS.ProcessEnv;
+}
+
+export interface RunResult {
+  readonly runId: string;
+  readonly traceId: string;
+  readonly state: RunState;
+  readonly output: Record<string, JsonValue>;
+  readonly tasks: Record<string, TaskState>;
+  /** Set when the run ended failed, paused or cancelled: what the CLI reports. */
+  readonly error?: AgentctlError;
+}
+
+const newRunId = () => `run_${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
+
+/** Resolves secrets and runs preflight taps. Throws (exit 2) before any run state exists. */
+async function preflight(request: RunRequest, vault: SecretVault): Promise<void> {
+  const { host, plan, workspaceRoot, signal } = request;
+  const references: { reference: SecretReference; where: string }[] = [];
+  for (const task of plan.tasks) {
+    const action = plan.actions[task.action]!;
+    const kind = host.actionKind(action.kind)!;
+    for (const reference of kind.secretReferences?.(action.fields) ?? []) references.push({ reference, where: `spec.actions.${action.name}` });
+  }
+  const problems: Diagnostic[] = await vault.resolve(host, references, { workspaceRoot, environment: request.environment, signal });
+  const tasks = plan.tasks.map((task) => Object.freeze({ id: task.id, kind: task.kind, action: plan.actions[task.action]!.fields }));
+  try {
+    await host.hooks.preflight.promise(Object.freeze({ workflowName: plan.name, tasks, workspaceRoot, signal, report: (item: Diagnostic) => void problems.push(item) }));
+  } catch (error) {
+    problems.push(...(isAgentctlError(error) ? error.diagnostics : [diagnostic('AGENTCTL_E_PLUGIN_FAILED', { message: errorMessage(error) })]));
+  }
+  if (problems.length > 0) {
+    const redact = vault.redactor.redact;
+    const safe = problems.map((item) => ({ ...item, message: redact(item.message) }));
+    throw new AgentctlError(safe[0]!.code, `preflight failed: ${safe[0]!.message}`, { diagnostics: safe });
+  }
+}
+
+export async function executeRun(request: RunRequest): Promise<RunResult> {
+  const { host, store, plan } = request;
+  const vault = new SecretVault();
+  await preflight(request, vault);
+  store.setRedactor(vault.redactor.redact);
+
+  const runId = newRunId();
+  const traceId = randomBytes(16).toString('hex');
+  store.createRun({
+    id: runId,
+    traceId,
+    workflowName: plan.name,
+    workflowDigest: plan.digest,
+    workflowFile: request.file,
+    workflowSource: request.source,
+    plan: plan as unknown as JsonValue,
+    inputs: plan.inputs as JsonValue,
+    workspace: request.workspaceRoot,
+    tasks: plan.tasks.map((task) => ({ id: task.id, kind: task.kind })),
+  });
+  const commitErrors: string[] = [];
+  const committed = async (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => {
+    try {
+      await host.hooks.commit.promise(Object.freeze({ type, runId, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data }));
+    } catch (error) {
+      commitErrors.push(errorMessage(wrapPluginError(error, 'commit observer', 'commit')));
+    }
+  };
+  await committed('run.started', { workflow: plan.name, traceId });
+
+  const states = new Map<string, TaskState>(plan.tasks.map((task) => [task.id, 'pending']));
+  const outputs: Record<string, { output: JsonValue }> = {};
+  const scope = (): TemplateScope => ({ inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: outputs });
+  let failure: TaskOutcome | undefined;
+  let pausedBy: TaskOutcome | undefined;
+  const renewTimer = setInterval(() => {
+    try {
+      store.renewLease(runId);
+    } catch {
+      // A lost lease surfaces at the next write; the timer must never crash the process.
+    }
+  }, 20_000);
+  renewTimer.unref();
+
+  try {
+    while (!request.signal.aborted && !failure) {
+      skipUnreachable(plan, states, store, runId);
+      const ready = plan.tasks.filter((task) => states.get(task.id) === 'pending' && task.needs.every((need) => states.get(need) === 'succeeded'));
+      if (ready.length === 0) break;
+      // With paused tasks, independent work goes on; only their dependents wait.
+      const wave = ready.slice(0, plan.runtime.maxConcurrency);
+      for (const task of wave) states.set(task.id, 'running');
+      const results = await Promise.all(
+        wave.map((task) => executeTask({ host, store, plan, task, runId, scope: scope(), signal: request.signal, vault, committed, workspaceRoot: request.workspaceRoot })),
+      );
+      // Ordered commit: results of one wave are written in plan order, in one transaction.
+      store.transaction(() => {
+        for (const result of results) commitOutcome(store, runId, result);
+      });
+      for (const result of results) {
+        states.set(result.task.id, result.state);
+        if (result.state === 'succeeded') outputs[result.task.id] = { output: result.output ?? null };
+        await committed(`task.${result.state}`, { attempt: result.attempt, durationMs: result.durationMs, ...(result.error ? { code: result.error.code } : {}) }, result.task.id);
+        if (result.state === 'failed' && result.task.failure === 'stop' && !failure) failure = result;
+        if (result.state === 'waiting_for_approval' && !pausedBy) pausedBy = result;
+        if (result.fatal && !failure) failure = result;
+      }
+    }
+  } finally {
+    clearInterval(renewTimer);
+  }
+  return finish({ request, runId, traceId, states, outputs, failure, pausedBy, scope, committed });
+}
+
+function skipUnreachable(plan: CompiledPlan, states: Map<string, TaskState>, store: Store, runId: string): void {
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const task of plan.tasks) {
+      if (states.get(task.id) !== 'pending') continue;
+      const blocked = task.needs.find((need) => ['failed', 'skipped', 'cancelled'].includes(states.get(need)!));
+      if (!blocked) continue;
+      states.set(task.id, 'skipped');
+      const error = { code: 'AGENTCTL_E_DEPENDENCY_FAILED', message: `skipped: needs ${blocked}, which ended ${states.get(blocked)}` };
+      store.updateTask(runId, task.id, { state: 'skipped', error, finished: true }, { type: 'task.skipped', data: { reason: error.message } });
+      changed = true;
+    }
+  }
+}
+
+function commitOutcome(store: Store, runId: string, result: TaskOutcome): void {
+  const error = result.error ? { code: result.error.code, message: result.error.message, diagnostics: result.error.diagnostics as unknown as JsonValue } : undefined;
+  store.writeTask(
+    runId,
+    result.task.id,
+    {
+      state: result.state,
+      attempt: result.attempt,
+      ...(result.output === undefined ? {} : { output: result.output }),
+      ...(error ? { error } : {}),
+      ...(result.state === 'succeeded' ? { disposition: 'executed' as const } : {}),
+      finished: result.state !== 'waiting_for_approval',
+    },
+    { type: `task.${result.state}`, data: { attempt: result.attempt, ...(error ? { code: error.code, message: error.message } : {}) } },
+  );
+  if (result.state === 'succeeded' || result.state === 'skipped') store.checkpoint(runId, result.task.id, { task: result.task.id, state: result.state });
+}
+
+interface FinishContext {
+  request: RunRequest;
+  runId: string;
+  traceId: string;
+  states: Map<string, TaskState>;
+  outputs: Record<string, { output: JsonValue }>;
+  failure: TaskOutcome | undefined;
+  pausedBy: TaskOutcome | undefined;
+  scope: () => TemplateScope;
+  committed: (type: string, data: Record<string, JsonValue>, taskId?: string) => Promise<void>;
+}
+
+async function finish(context: FinishContext): Promise<RunResult> {
+  const { request, runId, traceId, states, failure, pausedBy } = context;
+  const { store, plan } = request;
+  let state: RunState;
+  let error: AgentctlError | undefined;
+  let output: Record<string, JsonValue> = {};
+
+  if (request.signal.aborted) {
+    state = 'cancelled';
+    error = new AgentctlError('AGENTCTL_E_CANCELLED', `run ${runId} was cancelled (${String(request.signal.reason ?? 'signal')})`);
+  } else if (failure) {
+    state = 'failed';
+    const cause = failure.error!;
+    const diagnostics = cause.diagnostics.map((item) => ({ ...item, taskId: failure.task.id }));
+    error = new AgentctlError(cause.code === 'AGENTCTL_E_APPROVAL_REQUIRED' ? cause.code : 'AGENTCTL_E_RUN_FAILED', `task ${failure.task.id} failed: ${cause.message}`, { diagnostics });
+  } else if (pausedBy) {
+    state = 'paused';
+    error = pausedBy.error;
+  } else {
+    try {
+      output = renderValue(plan.outputs as JsonValue, context.scope()) as Record<string, JsonValue>;
+      state = 'succeeded';
+    } catch (renderError) {
+      if (!(renderError instanceof TemplateError)) throw renderError;
+      state = 'failed';
+      error = new AgentctlError('AGENTCTL_E_TEMPLATE_EVALUATION', `spec.outputs: ${renderError.message}`, {
+        diagnostics: [diagnostic('AGENTCTL_E_TEMPLATE_EVALUATION', { message: renderError.message, path: 'spec.outputs', file: request.file })],
+      });
+    }
+  }
+
+  const closing: TaskState = state === 'cancelled' ? 'cancelled' : 'skipped';
+  store.transaction(() => {
+    for (const task of plan.tasks) {
+      const current = states.get(task.id)!;
+      if (current === 'pending' && state !== 'paused') {
+        states.set(task.id, closing);
+        store.writeTask(runId, task.id, { state: closing, finished: true }, { type: `task.${closing}`, data: { reason: `run ${state}` } });
+      }
+    }
+  });
+  const errorJson = error ? { code: error.code, message: error.message } : undefined;
+  store.finishRun(runId, state, { output, ...(errorJson ? { error: errorJson } : {}) });
+  await context.committed(`run.${state}`, {});
+  if (error) {
+    error.runId = runId;
+    error.traceId = traceId;
+  }
+  return { runId, traceId, state, output, tasks: Object.fromEntries(states), ...(error ? { error } : {}) };
+}
+

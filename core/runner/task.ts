@@ -1,0 +1,184 @@
+// One task: `when`, rendered input, dispatch under a deadline, output contract, and retries of definite failures.
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvInstance } from 'ajv';
+import type { DispatchContext, JsonValue } from '../contracts.js';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, wrapPluginError } from '../errors.js';
+import type { Host } from '../host.js';
+import type { CompiledPlan, CompiledTask } from '../plan.js';
+import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
+import type { Store, TaskState } from '../store/store.js';
+import { ApprovalPending, createEffectRunner } from './effects.js';
+import type { SecretVault } from './secrets.js';
+
+export interface TaskRequest {
+  readonly host: Host;
+  readonly store: Store;
+  readonly plan: CompiledPlan;
+  readonly task: CompiledTask;
+  readonly runId: string;
+  readonly scope: TemplateScope;
+  readonly signal: AbortSignal;
+  readonly vault: SecretVault;
+  /** Absolute root for relative paths. */
+  readonly workspaceRoot: string;
+  readonly committed: (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => Promise<void>;
+}
+
+export interface TaskOutcome {
+  readonly task: CompiledTask;
+  readonly state: Extract<TaskState, 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'waiting_for_approval'>;
+  readonly attempt: number;
+  readonly durationMs: number;
+  readonly output?: JsonValue;
+  readonly error?: AgentctlError;
+  /** The whole run must stop regardless of `failure: continue` (e.g. nonInteractive: fail). */
+  readonly fatal?: boolean;
+}
+
+export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
+  const { task, store, runId } = request;
+  const started = performance.now();
+  const outcome = (state: TaskOutcome['state'], attempt: number, extra: Partial<TaskOutcome> = {}): TaskOutcome => ({
+    task,
+    state,
+    attempt,
+    durationMs: Math.round(performance.now() - started),
+    ...extra,
+  });
+
+  for (let attempt = 1; ; attempt += 1) {
+    store.updateTask(runId, task.id, { state: 'running', attempt, started: attempt === 1 }, { type: 'task.running', data: { attempt } });
+    try {
+      if (task.when !== undefined && !evaluateWhen(task)(request.scope)) return outcome('skipped', attempt, { output: null });
+      const output = await dispatch(request, attempt);
+      return outcome('succeeded', attempt, { output });
+    } catch (thrown) {
+      const error = asError(thrown, request);
+      if (error instanceof ApprovalPending) return outcome('waiting_for_approval', attempt, { error });
+      if (request.signal.aborted) return outcome('cancelled', attempt, { error: new AgentctlError('AGENTCTL_E_CANCELLED', `task ${task.id} was cancelled`) });
+      const retryable = error instanceof EffectFailure && error.outcome === 'failed';
+      if (!retryable || attempt >= task.retry.maxAttempts) {
+        return outcome('failed', attempt, { error, fatal: error.code === 'AGENTCTL_E_APPROVAL_REQUIRED' });
+      }
+      store.updateTask(runId, task.id, { state: 'retry_scheduled', error: { code: error.code, message: error.message } }, { type: 'task.retry_scheduled', data: { attempt, backoffMs: task.retry.backoffMs } });
+      await request.committed('task.retry_scheduled', { attempt, code: error.code }, task.id);
+      try {
+        await sleep(task.retry.backoffMs, undefined, { signal: request.signal });
+      } catch {
+        return outcome('cancelled', attempt, { error: new AgentctlError('AGENTCTL_E_CANCELLED', `task ${task.id} was cancelled`) });
+      }
+    }
+  }
+}
+
+const whenCache = new WeakMap<CompiledTask, (scope: TemplateScope) => boolean>();
+
+function evaluateWhen(task: CompiledTask): (scope: TemplateScope) => boolean {
+  let evaluator = whenCache.get(task);
+  if (!evaluator) {
+    const parsed = parseTemplate(task.when!);
+    evaluator = (scope) => {
+      const value = renderString(task.when!, scope, parsed);
+      if (typeof value !== 'boolean') throw new TemplateError(`when must evaluate to a boolean, got ${JSON.stringify(value)}`);
+      return value;
+    };
+    whenCache.set(task, evaluator);
+  }
+  return evaluator;
+}
+
+async function dispatch(request: TaskRequest, attempt: number): Promise<JsonValue> {
+  const { host, plan, task, runId } = request;
+  const action = plan.actions[task.action]!;
+  const kind = host.actionKind(action.kind)!;
+  const rendered = renderValue(task.with, request.scope);
+  const parsed = kind.inputSchema.safeParse(rendered);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue: { path: PropertyKey[]; message: string }) => `${issue.path.join('.') || 'with'}: ${issue.message}`).join('; ');
+    throw new AgentctlError('AGENTCTL_E_TASK_INPUT_INVALID', `task ${task.id} input does not match ${kind.name}: ${issues}`, {
+      help: `see the ${kind.name} input fields in \`agentctl schema\``,
+    });
+  }
+  const timeoutSeconds = task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds;
+  const deadline = AbortSignal.timeout(timeoutSeconds * 1000);
+  const signal = AbortSignal.any([request.signal, deadline]);
+  const workspaceRoot = request.workspaceRoot;
+  const redact = request.vault.redactor.redact;
+  const context: DispatchContext = Object.freeze({
+    kind: kind.name,
+    actionName: action.name,
+    action: action.fields,
+    input: parsed.data,
+    task: Object.freeze({ id: task.id, attempt, timeoutSeconds }),
+    run: Object.freeze({ id: runId, workspaceRoot }),
+    signal,
+    secrets: request.vault.forTask(),
+    resolvePath: (path: string) => resolve(workspaceRoot, path),
+    redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
+    effect: createEffectRunner({
+      hooks: host.hooks,
+      store: request.store,
+      runId,
+      taskId: task.id,
+      attempt,
+      kind: kind.name,
+      profile: kind.effect,
+      policy: plan.policy,
+      workspaceRoot,
+      signal,
+      redact,
+      committed: (type, data, effectId) => request.committed(type, data, task.id, effectId),
+    }),
+  });
+  let output: JsonValue | undefined;
+  try {
+    output = await host.hooks.dispatch.for(kind.name).promise(context);
+  } catch (error) {
+    if (deadline.aborted && !request.signal.aborted && !isAgentctlError(error)) {
+      throw new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `task ${task.id} exceeded its timeout of ${timeoutSeconds}s`);
+    }
+    throw error;
+  }
+  if (output === undefined) throw new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', `no dispatch handler returned an output for kind ${kind.name}`);
+  if (task.outputSchema !== undefined) checkOutput(task, output);
+  return output;
+}
+
+let ajv: AjvInstance | undefined;
+const validators = new WeakMap<CompiledTask, ReturnType<AjvInstance['compile']>>();
+
+function checkOutput(task: CompiledTask, output: JsonValue): void {
+  let validate = validators.get(task);
+  if (!validate) {
+    ajv ??= createAjv();
+    try {
+      validate = ajv.compile(task.outputSchema as object);
+    } catch (error) {
+      throw new AgentctlError('AGENTCTL_E_TASK_OUTPUT_INVALID', `task ${task.id} outputSchema is not a valid JSON Schema: ${errorMessage(error)}`);
+    }
+    validators.set(task, validate);
+  }
+  if (!validate(output)) {
+    const problems = (validate.errors ?? []).map((item) => `${item.instancePath || '/'} ${item.message}`).join('; ');
+    throw new AgentctlError('AGENTCTL_E_TASK_OUTPUT_INVALID', `task ${task.id} output does not match its outputSchema: ${problems}`);
+  }
+}
+
+function createAjv(): AjvInstance {
+  // Loaded on first use: most runs declare no outputSchema.
+  const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js').default;
+  return new Ajv2020({ allErrors: true, strict: false });
+}
+
+function asError(thrown: unknown, request: TaskRequest): AgentctlError {
+  if (thrown instanceof TemplateError) {
+    return new AgentctlError('AGENTCTL_E_TEMPLATE_EVALUATION', `task ${request.task.id}: ${thrown.message}`, {
+      diagnostics: [diagnostic('AGENTCTL_E_TEMPLATE_EVALUATION', { message: thrown.message, path: `tasks.${request.task.id}`, taskId: request.task.id })],
+    });
+  }
+  const error = isAgentctlError(thrown) ? thrown : wrapPluginError(thrown, request.task.kind, `dispatch:${request.task.kind}`);
+  error.message = request.vault.redactor.redact(error.message);
+  return error;
+}

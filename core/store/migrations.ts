@@ -1,0 +1,145 @@
+// Forward-only schema migrations, keyed on PRAGMA user_version. Never edit a shipped migration: add one.
+
+export interface Migration {
+  readonly version: number;
+  readonly description: string;
+  readonly sql: string;
+}
+
+const RUN_STATES = `'running','paused','succeeded','failed','cancelled'`;
+const TASK_STATES = `'pending','ready','running','waiting_for_approval','retry_scheduled','succeeded','failed','skipped','cancelled'`;
+const EFFECT_STATES = `'requested','started','succeeded','failed','uncertain','waiting_for_approval','cancelled'`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'runs, tasks, effects, approvals, reconciliations, audit events, checkpoints, artifacts',
+    sql: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        trace_id TEXT NOT NULL,
+        workflow_name TEXT NOT NULL,
+        workflow_digest TEXT NOT NULL,
+        workflow_file TEXT,
+        workflow_source TEXT NOT NULL,
+        plan_json TEXT NOT NULL,
+        inputs_json TEXT NOT NULL,
+        memory_json TEXT NOT NULL DEFAULT '{}',
+        output_json TEXT,
+        error_json TEXT,
+        workspace TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN (${RUN_STATES})),
+        mode TEXT NOT NULL DEFAULT 'execute' CHECK (mode IN ('execute','replay','retry','repair','fork')),
+        source_run_id TEXT REFERENCES runs(id),
+        lease_owner TEXT,
+        lease_expires_at INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        finished_at TEXT
+      ) STRICT;
+      CREATE INDEX runs_by_created ON runs(created_at);
+
+      CREATE TABLE tasks (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        task_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN (${TASK_STATES})),
+        attempt INTEGER NOT NULL DEFAULT 0,
+        input_json TEXT,
+        output_json TEXT,
+        error_json TEXT,
+        disposition TEXT CHECK (disposition IN ('executed','reused','recorded')),
+        started_at TEXT,
+        finished_at TEXT,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, task_id)
+      ) STRICT;
+
+      CREATE TABLE effects (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        ordinal INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        effect_class TEXT NOT NULL,
+        risk TEXT NOT NULL,
+        idempotency TEXT NOT NULL,
+        input_json TEXT NOT NULL,
+        input_digest TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN (${EFFECT_STATES})),
+        result_json TEXT,
+        error_json TEXT,
+        requested_at TEXT NOT NULL,
+        started_at TEXT,
+        finished_at TEXT,
+        updated_at TEXT NOT NULL,
+        FOREIGN KEY (run_id, task_id) REFERENCES tasks(run_id, task_id),
+        UNIQUE (run_id, task_id, attempt, ordinal)
+      ) STRICT;
+      CREATE INDEX effects_by_state ON effects(state);
+
+      CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        task_id TEXT NOT NULL,
+        effect_id TEXT NOT NULL REFERENCES effects(id),
+        state TEXT NOT NULL CHECK (state IN ('pending','approved','rejected')),
+        reason TEXT NOT NULL,
+        decision_reason TEXT,
+        actor TEXT,
+        requested_at TEXT NOT NULL,
+        decided_at TEXT
+      ) STRICT;
+      CREATE INDEX approvals_by_run ON approvals(run_id, state);
+
+      CREATE TABLE reconciliations (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        effect_id TEXT NOT NULL REFERENCES effects(id),
+        outcome TEXT NOT NULL CHECK (outcome IN ('applied','not_applied','compensated')),
+        reason TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE audit_events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        task_id TEXT,
+        effect_id TEXT,
+        type TEXT NOT NULL,
+        data_json TEXT NOT NULL,
+        at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX audit_by_run ON audit_events(run_id, seq);
+
+      CREATE TABLE checkpoints (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        seq INTEGER NOT NULL,
+        task_id TEXT,
+        state_json TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      ) STRICT;
+
+      CREATE TABLE artifacts (
+        digest TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE task_artifacts (
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        digest TEXT NOT NULL REFERENCES artifacts(digest),
+        PRIMARY KEY (run_id, task_id, path),
+        FOREIGN KEY (run_id, task_id) REFERENCES tasks(run_id, task_id)
+      ) STRICT;
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,268 @@
+// The effect ledger: every state change commits with the audit event that describes it.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { EffectProfile, JsonValue } from '../contracts.js';
+import { AgentctlError, errorMessage } from '../errors.js';
+import { openDatabase, type SqliteDatabase } from './database.js';
+
+export type RunState = 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+export type TaskState = 'pending' | 'ready' | 'running' | 'waiting_for_approval' | 'retry_scheduled' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+export type EffectState = 'requested' | 'started' | 'succeeded' | 'failed' | 'uncertain' | 'waiting_for_approval' | 'cancelled';
+export type Disposition = 'executed' | 'reused' | 'recorded';
+
+export interface NewRun {
+  readonly id: string;
+  readonly traceId: string;
+  readonly workflowName: string;
+  readonly workflowDigest: string;
+  readonly workflowFile: string;
+  readonly workflowSource: string;
+  readonly plan: JsonValue;
+  readonly inputs: JsonValue;
+  readonly workspace: string;
+  readonly tasks: readonly { readonly id: string; readonly kind: string }[];
+}
+
+export interface NewEffect {
+  readonly id: string;
+  readonly runId: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly ordinal: number;
+  readonly kind: string;
+  readonly operation: string;
+  readonly profile: EffectProfile;
+  readonly input: JsonValue;
+  readonly inputDigest: string;
+}
+
+export interface EffectRow {
+  id: string;
+  run_id: string;
+  task_id: string;
+  attempt: number;
+  ordinal: number;
+  kind: string;
+  operation: string;
+  effect_class: string;
+  risk: string;
+  idempotency: string;
+  input_json: string;
+  input_digest: string;
+  state: EffectState;
+  result_json: string | null;
+  error_json: string | null;
+  requested_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface TaskPatch {
+  readonly state: TaskState;
+  readonly attempt?: number;
+  readonly input?: JsonValue;
+  readonly output?: JsonValue;
+  readonly error?: JsonValue;
+  readonly disposition?: Disposition;
+  readonly started?: boolean;
+  readonly finished?: boolean;
+}
+
+export interface AuditEvent {
+  readonly type: string;
+  readonly taskId?: string;
+  readonly effectId?: string;
+  readonly data?: Record<string, JsonValue>;
+}
+
+const now = () => new Date().toISOString();
+const LEASE_MS = 60_000;
+
+/**
+ * One open database. `redact` is applied to every JSON document before it is written, as a last line of
+ * defence: secret values must never reach the file even if a plugin forgot to redact.
+ */
+export class Store {
+  readonly db: SqliteDatabase;
+  readonly leaseOwner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  #redact: (text: string) => string = (text) => text;
+  readonly #statements;
+
+  constructor(path: string, options: { create: boolean }) {
+    this.db = openDatabase(path, options);
+    const db = this.db;
+    this.#statements = {
+      insertAudit: db.prepare(`INSERT INTO audit_events (run_id, task_id, effect_id, type, data_json, at) VALUES (?, ?, ?, ?, ?, ?)`),
+      updateTask: db.prepare(`
+        UPDATE tasks SET state = @state, attempt = COALESCE(@attempt, attempt), input_json = COALESCE(@input, input_json),
+          output_json = COALESCE(@output, output_json), error_json = COALESCE(@error, error_json),
+          disposition = COALESCE(@disposition, disposition),
+          started_at = CASE WHEN @started = 1 THEN @at ELSE started_at END,
+          finished_at = CASE WHEN @finished = 1 THEN @at ELSE finished_at END, updated_at = @at
+        WHERE run_id = @runId AND task_id = @taskId`),
+      selectEffect: db.prepare(`SELECT * FROM effects WHERE id = ?`),
+      insertEffect: db.prepare(`
+        INSERT INTO effects (id, run_id, task_id, attempt, ordinal, kind, operation, effect_class, risk, idempotency,
+          input_json, input_digest, state, requested_at, updated_at)
+        VALUES (@id, @runId, @taskId, @attempt, @ordinal, @kind, @operation, @effectClass, @risk, @idempotency,
+          @input, @inputDigest, @state, @at, @at)`),
+      updateEffect: db.prepare(`
+        UPDATE effects SET state = @state, result_json = COALESCE(@result, result_json), error_json = COALESCE(@error, error_json),
+          started_at = CASE WHEN @state = 'started' THEN @at ELSE started_at END,
+          finished_at = CASE WHEN @state IN ('succeeded','failed','uncertain','cancelled') THEN @at ELSE finished_at END,
+          updated_at = @at WHERE id = @id`),
+      checkpointSeq: db.prepare(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM checkpoints WHERE run_id = ?`),
+      insertCheckpoint: db.prepare(`INSERT INTO checkpoints (run_id, seq, task_id, state_json, at) VALUES (?, ?, ?, ?, ?)`),
+    };
+  }
+
+  static open(path: string, options: { create: boolean } = { create: true }): Store {
+    return new Store(path, options);
+  }
+
+  /** Sets the redactor for the run this store is driving. */
+  setRedactor(redact: (text: string) => string): void {
+    this.#redact = redact;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  json(value: JsonValue | undefined): string | null {
+    return value === undefined ? null : this.#redact(JSON.stringify(value));
+  }
+
+  /** Runs `body` in one IMMEDIATE transaction; database failures become exit-5 errors. */
+  transaction<T>(body: () => T): T {
+    try {
+      return this.db.transaction(body).immediate();
+    } catch (error) {
+      if (error instanceof AgentctlError) throw error;
+      throw new AgentctlError('AGENTCTL_E_DB_WRITE', `database write failed: ${errorMessage(error)}`, { cause: error });
+    }
+  }
+
+  /** Like `transaction`, but the commit is synced to disk before returning (for effect intents). */
+  durableTransaction<T>(body: () => T): T {
+    this.db.pragma('synchronous = FULL');
+    try {
+      return this.transaction(body);
+    } finally {
+      this.db.pragma('synchronous = NORMAL');
+    }
+  }
+
+  audit(runId: string, event: AuditEvent): void {
+    this.#statements.insertAudit.run(runId, event.taskId ?? null, event.effectId ?? null, event.type, this.json(event.data ?? {}), now());
+  }
+
+  createRun(run: NewRun): void {
+    const at = now();
+    this.transaction(() => {
+      this.db
+        .prepare(`
+          INSERT INTO runs (id, trace_id, workflow_name, workflow_digest, workflow_file, workflow_source, plan_json, inputs_json,
+            workspace, state, mode, lease_owner, lease_expires_at, created_at, updated_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 'execute', ?, ?, ?, ?)`)
+        .run(run.id, run.traceId, run.workflowName, run.workflowDigest, run.workflowFile, this.#redact(run.workflowSource), this.json(run.plan), this.json(run.inputs), run.workspace, this.leaseOwner, Date.now() + LEASE_MS, at, at);
+      const insertTask = this.db.prepare(`INSERT INTO tasks (run_id, task_id, position, kind, state, updated_at) VALUES (?, ?, ?, ?, 'pending', ?)`);
+      run.tasks.forEach((task, position) => insertTask.run(run.id, task.id, position, task.kind, at));
+      this.audit(run.id, { type: 'run.started', data: { workflow: run.workflowName, digest: run.workflowDigest, traceId: run.traceId } });
+    });
+  }
+
+  /** Extends this process's lease on a run; another live owner means exit 5. */
+  renewLease(runId: string): void {
+    this.transaction(() => {
+      const row = this.db.prepare(`SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?`).get(runId) as { lease_owner: string | null; lease_expires_at: number | null } | undefined;
+      if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist`);
+      if (row.lease_owner && row.lease_owner !== this.leaseOwner && (row.lease_expires_at ?? 0) > Date.now()) {
+        throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${runId} is being driven by ${row.lease_owner}`, { help: 'wait for that process to finish, or for its lease to expire' });
+      }
+      this.db.prepare(`UPDATE runs SET lease_owner = ?, lease_expires_at = ? WHERE id = ?`).run(this.leaseOwner, Date.now() + LEASE_MS, runId);
+    });
+  }
+
+  updateTask(runId: string, taskId: string, patch: TaskPatch, event?: AuditEvent): void {
+    this.transaction(() => this.writeTask(runId, taskId, patch, event));
+  }
+
+  /** The task update and its audit event; call inside a transaction. */
+  writeTask(runId: string, taskId: string, patch: TaskPatch, event?: AuditEvent): void {
+    this.#statements.updateTask.run({
+      runId,
+      taskId,
+      state: patch.state,
+      attempt: patch.attempt ?? null,
+      input: this.json(patch.input),
+      output: this.json(patch.output),
+      error: this.json(patch.error),
+      disposition: patch.disposition ?? null,
+      started: patch.started ? 1 : 0,
+      finished: patch.finished ? 1 : 0,
+      at: now(),
+    });
+    if (event) this.audit(runId, { taskId, ...event });
+  }
+
+  checkpoint(runId: string, taskId: string | null, state: JsonValue): void {
+    const { next } = this.#statements.checkpointSeq.get(runId) as { next: number };
+    this.#statements.insertCheckpoint.run(runId, next, taskId, this.json(state), now());
+  }
+
+  effect(id: string): EffectRow | undefined {
+    return this.#statements.selectEffect.get(id) as EffectRow | undefined;
+  }
+
+  /** Records an effect before it is dispatched, synced to disk. */
+  recordEffect(effect: NewEffect, state: 'requested' | 'waiting_for_approval', extra?: () => void): void {
+    this.durableTransaction(() => {
+      this.#statements.insertEffect.run({
+        id: effect.id,
+        runId: effect.runId,
+        taskId: effect.taskId,
+        attempt: effect.attempt,
+        ordinal: effect.ordinal,
+        kind: effect.kind,
+        operation: effect.operation,
+        effectClass: effect.profile.effectClass,
+        risk: effect.profile.risk,
+        idempotency: effect.profile.idempotency,
+        input: this.json(effect.input),
+        inputDigest: effect.inputDigest,
+        state,
+        at: now(),
+      });
+      this.audit(effect.runId, { type: `effect.${state}`, taskId: effect.taskId, effectId: effect.id, data: { operation: effect.operation } });
+      extra?.();
+    });
+  }
+
+  updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string } = {}): void {
+    this.transaction(() => {
+      this.#statements.updateEffect.run({ id: effectId, state, result: this.json(update.result), error: this.json(update.error), at: now() });
+      this.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}) });
+    });
+  }
+
+  insertApproval(approval: { id: string; runId: string; taskId: string; effectId: string; reason: string }): void {
+    this.db
+      .prepare(`INSERT INTO approvals (id, run_id, task_id, effect_id, state, reason, requested_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`)
+      .run(approval.id, approval.runId, approval.taskId, approval.effectId, approval.reason, now());
+    this.audit(approval.runId, { type: 'approval.requested', taskId: approval.taskId, effectId: approval.effectId, data: { approvalId: approval.id, reason: approval.reason } });
+  }
+
+  finishRun(runId: string, state: RunState, result: { output?: JsonValue; error?: JsonValue; memory?: JsonValue }): void {
+    this.transaction(() => {
+      const at = now();
+      const terminal = state !== 'paused' && state !== 'running';
+      this.db
+        .prepare(`
+          UPDATE runs SET state = ?, output_json = COALESCE(?, output_json), error_json = ?, memory_json = COALESCE(?, memory_json),
+            updated_at = ?, finished_at = ?, lease_owner = NULL, lease_expires_at = NULL WHERE id = ?`)
+        .run(state, this.json(result.output), this.json(result.error), this.json(result.memory), at, terminal ? at : null, runId);
+      this.audit(runId, { type: `run.${state}`, ...(result.error === undefined ? {} : { data: { error: result.error } }) });
+    });
+  }
+}
