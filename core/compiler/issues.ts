@@ -23,7 +23,7 @@ export function issuesToDiagnostics(issues: readonly z.core.$ZodIssue[], source:
       continue;
     }
     out.push(
-      diagnostic(path.length === 2 && (path[0] === 'apiVersion' || path[0] === 'kind') ? 'AGENTCTL_E_API_VERSION' : 'AGENTCTL_E_SCHEMA', {
+      diagnostic(path.length === 1 && (path[0] === 'apiVersion' || path[0] === 'kind') ? 'AGENTCTL_E_API_VERSION' : 'AGENTCTL_E_SCHEMA', {
         message: `${formatPath(path) || 'document'}: ${issue.message}`,
         file: source.file,
         ...source.locate(path),

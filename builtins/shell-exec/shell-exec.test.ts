@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runAction, testActionKind } from '../../sdk/testing/index.js';
+
+const allow = (...names: string[]) => ({ processAllowlist: names });
+
+testActionKind('builtin.shell.exec', {
+  valid: [
+    { name: 'echo by bare name', action: { command: 'echo', args: ['a b', '$HOME'] }, policy: allow('echo'), output: { exitCode: 0, stdout: 'a b $HOME\n', stderr: '' } },
+    { name: 'an empty environment', action: { command: '/usr/bin/env' }, policy: allow('env'), output: { exitCode: 0, stdout: '', stderr: '' } },
+    {
+      name: 'plain and secret env values, the secret redacted',
+      action: { command: 'env', env: { LANG: 'C', TOKEN: { env: 'SOURCE' } } },
+      policy: { ...allow('env'), environmentAllowlist: ['LANG', 'TOKEN'] },
+      environment: { SOURCE: 'hunter2-secret' },
+      output: { exitCode: 0, stdout: 'LANG=C\nTOKEN=[REDACTED]\n', stderr: '' },
+    },
+  ],
+  invalid: [
+    { name: 'basename not allowlisted', action: { command: 'echo' }, policy: allow('true'), code: 'AGENTCTL_E_POLICY_PROCESS_DENIED' },
+    { name: 'env name not allowlisted', action: { command: 'env', env: { X: 'y' } }, policy: allow('env'), code: 'AGENTCTL_E_POLICY_ENV_DENIED' },
+    { name: 'cwd escapes with ..', action: { command: 'true', cwd: '../' }, policy: allow('true'), code: 'AGENTCTL_E_POLICY_PATH_ESCAPE' },
+    { name: 'cwd outside the workspace', action: { command: 'true', cwd: '/tmp' }, policy: allow('true'), code: 'AGENTCTL_E_POLICY_PATH_ESCAPE' },
+    { name: 'relative command paths are refused', action: { command: './run.sh' }, policy: allow('run.sh'), code: 'AGENTCTL_E_SCHEMA' },
+    { name: 'a command that does not exist fails preflight', action: { command: 'agentctl-no-such-command' }, policy: allow('agentctl-no-such-command'), code: 'AGENTCTL_E_COMMAND_NOT_FOUND' },
+    { name: 'non-zero exit fails', action: { command: 'false' }, policy: allow('false'), code: 'AGENTCTL_E_PROCESS_EXIT' },
+    { name: 'a missing secret fails preflight', action: { command: 'env', env: { T: { env: 'ABSENT' } } }, policy: { ...allow('env'), environmentAllowlist: ['T'] }, code: 'AGENTCTL_E_SECRET_MISSING' },
+    { name: 'an unknown secret form', action: { command: 'env', env: { T: { vault: 'x' } } }, policy: { ...allow('env'), environmentAllowlist: ['T'] }, code: 'AGENTCTL_E_SECRET_FORM_UNKNOWN' },
+    { name: 'limits are bounded to 16 MiB', action: { command: 'true', stdoutLimitBytes: 17 * 1024 * 1024 }, policy: allow('true'), code: 'AGENTCTL_E_SCHEMA' },
+    { name: 'templates are not allowed in action fields', action: { command: 'echo', args: ['${{ inputs.x }}'] }, policy: allow('echo'), code: 'AGENTCTL_E_TEMPLATE_NOT_ALLOWED' },
+    { name: 'with takes no fields', action: { command: 'true' }, input: { args: ['x'] }, policy: allow('true'), code: 'AGENTCTL_E_TASK_INPUT_INVALID' },
+    { name: 'toolsAllow without process.exec', action: { command: 'true' }, policy: { ...allow('true'), toolsAllow: ['filesystem.read'] }, code: 'AGENTCTL_E_POLICY_TOOL_DENIED' },
+  ],
+});
+
+describe('builtin.shell.exec outcomes', () => {
+  it('never searches the caller PATH for a bare name', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'agentctl-path-'));
+    writeFileSync(join(bin, 'agentctl-path-probe'), '#!/bin/sh\necho found\n', { mode: 0o755 });
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}:${saved}`;
+    try {
+      const result = await runAction('builtin.shell.exec', { action: { command: 'agentctl-path-probe' }, policy: allow('agentctl-path-probe') });
+      expect(result.code).to.equal('AGENTCTL_E_COMMAND_NOT_FOUND');
+    } finally {
+      process.env.PATH = saved;
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
+  it('records a failed effect with the exit status and redacted output', async () => {
+    const result = await runAction('builtin.shell.exec', {
+      action: { command: 'sh', args: ['-c', 'echo out-$T; echo err-$T >&2; exit 3'], env: { T: { env: 'S' } } },
+      policy: { processAllowlist: ['sh'], environmentAllowlist: ['T'] },
+      environment: { S: 'canary-7f3a' },
+    });
+    expect(result.state).to.equal('failed');
+    expect(result.code).to.equal('AGENTCTL_E_PROCESS_EXIT');
+    const [effect] = result.inspection!.effects;
+    expect(effect!.state).to.equal('failed');
+    expect(effect!.result).to.deep.equal({ exitCode: 3, signal: null, stdout: 'out-[REDACTED]\n', stderr: 'err-[REDACTED]\n' });
+    expect(JSON.stringify(result.inspection)).not.to.contain('canary-7f3a');
+    expect((effect!.input as { env: { T: { digest: string } } }).env.T.digest).to.match(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('a stderr overflow fails naming stderr', async () => {
+    const result = await runAction('builtin.shell.exec', {
+      action: { command: 'sh', args: ['-c', 'yes >&2'], stderrLimitBytes: 1000 },
+      policy: { processAllowlist: ['sh'] },
+    });
+    expect(result.code).to.equal('AGENTCTL_E_PROCESS_OUTPUT_LIMIT');
+    expect(result.diagnostics[0]!.message).to.contain('stderr').and.to.contain('1000');
+    const effect = result.inspection!.effects[0]!;
+    expect(effect.state).to.equal('failed');
+    expect((effect.result as { stderr: string }).stderr.length).to.equal(1000);
+  });
+
+  it('the combined limit applies across both streams', async () => {
+    const result = await runAction('builtin.shell.exec', {
+      action: { command: 'sh', args: ['-c', 'yes | head -c 3000; yes >&2'], combinedOutputLimitBytes: 4000, stdoutLimitBytes: 3500, stderrLimitBytes: 3500 },
+      policy: { processAllowlist: ['sh'] },
+    });
+    expect(result.code).to.equal('AGENTCTL_E_PROCESS_OUTPUT_LIMIT');
+    expect(result.diagnostics[0]!.message).to.contain('combined');
+  });
+
+  it('a task timeout shorter than the action timeout ends the process as an uncertain timeout', async () => {
+    const started = Date.now();
+    const result = await runAction('builtin.shell.exec', { action: { command: 'sleep', args: ['30'], timeoutSeconds: 60 }, task: { timeoutSeconds: 1 }, policy: { processAllowlist: ['sleep'] } });
+    expect(Date.now() - started).to.be.below(10_000);
+    expect(result.code).to.equal('AGENTCTL_E_PROCESS_TIMEOUT');
+    expect(result.inspection!.effects[0]!.state).to.equal('uncertain');
+  });
+});

@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import { runProcess, type ProcessSpec } from './spawn.js';
+
+const limits = { stdout: 1 << 20, stderr: 1 << 20, combined: 2 << 20 };
+const spec = (args: string[], extra: Partial<ProcessSpec> = {}): ProcessSpec => ({
+  executable: '/bin/sh',
+  args: ['-c', ...args],
+  cwd: '/',
+  env: {},
+  timeoutMs: 10_000,
+  limits,
+  signal: new AbortController().signal,
+  ...extra,
+});
+
+/** Live (non-zombie) processes whose command line contains `marker`. */
+function alive(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (cmdline.includes(marker) && state !== 'Z') found.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
+describe('runProcess', () => {
+  it('captures both streams and the exit status', async () => {
+    const result = await runProcess(spec(['echo out; echo err >&2; exit 7']));
+    expect(result).to.include({ end: 'exited', exitCode: 7, truncated: false });
+    expect(result.stdout.toString()).to.equal('out\n');
+    expect(result.stderr.toString()).to.equal('err\n');
+  });
+
+  it('kills a backgrounded grandchild when the leader exits', async () => {
+    const result = await runProcess(spec(['sleep 41.5 & echo started']));
+    expect(result.end).to.equal('exited');
+    expect(result.durationMs).to.be.below(3000);
+    expect(alive('sleep 41.5')).to.deep.equal([]);
+  });
+
+  it('kills the whole tree at the deadline', async () => {
+    const result = await runProcess(spec(['sleep 42.5 & sleep 42.5'], { timeoutMs: 300 }));
+    expect(result.end).to.equal('timeout');
+    expect(result.durationMs).to.be.below(3000);
+    expect(alive('sleep 42.5')).to.deep.equal([]);
+  });
+
+  it('kills the whole tree on abort and reports the reason', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort('SIGTERM'), 200);
+    const result = await runProcess(spec(['sleep 43.5 & sleep 43.5'], { signal: controller.signal }));
+    expect(result).to.include({ end: 'aborted', reason: 'SIGTERM' });
+    expect(alive('sleep 43.5')).to.deep.equal([]);
+  });
+
+  it('does not wait past the grace period for a setsid escapee holding the pipes', async () => {
+    const result = await runProcess(spec(['setsid sleep 44.5 & echo done'], { timeoutMs: 20_000 }));
+    expect(result.end).to.equal('exited');
+    expect(result.durationMs).to.be.below(5000);
+    for (const pid of alive('sleep 44.5')) process.kill(pid, 'SIGKILL');
+  });
+
+  it('stops at the stdout limit with bounded capture', async () => {
+    const result = await runProcess(spec(['yes'], { limits: { ...limits, stdout: 4096 } }));
+    expect(result).to.include({ end: 'overflow', stream: 'stdout', limit: 4096, truncated: true });
+    expect(result.stdout.length).to.equal(4096);
+  });
+
+  it('reports a spawn error for a missing executable', async () => {
+    const result = await runProcess({ ...spec([]), executable: '/nonexistent/agentctl-binary' });
+    expect(result.end).to.equal('spawn_error');
+  });
+
+  it('passes only the given environment', async () => {
+    const result = await runProcess({ ...spec([]), executable: '/usr/bin/env', args: [], env: { ONLY: '1' } });
+    expect(result.stdout.toString()).to.equal('ONLY=1\n');
+  });
+});

@@ -1,0 +1,63 @@
+// Runs the real CLI (the built dist/, exactly what users get) as a child process.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BIN = join(ROOT, 'bin', 'agentctl.js');
+
+export interface CliResult {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+/** A clean environment: the tests decide exactly what agentctl sees. */
+export function baseEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...extra };
+}
+
+export function runCli(args: string[], options: CliOptions = {}): CliResult {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: options.env ?? baseEnv(),
+    encoding: 'utf8',
+    timeout: options.timeoutMs ?? 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Starts the CLI without waiting, for signal tests. */
+export function startCli(args: string[], options: CliOptions = {}): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: options.env ?? baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** The single JSON document of a stream (asserts there is exactly one line). */
+export function parseDocument(text: string): any {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  if (lines.length !== 1) throw new Error(`expected one JSON line, got ${lines.length}:\n${text}`);
+  return JSON.parse(lines[0]!);
+}
+
+/** A fresh temporary workspace folder with the given files; removed by `cleanup`. */
+export function workspace(files: Record<string, string> = {}): { dir: string; db: string; file(name: string): string; write(name: string, content: string): string; cleanup(): void } {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-test-')));
+  const write = (name: string, content: string) => {
+    const path = join(dir, name);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, content);
+    return path;
+  };
+  for (const [name, content] of Object.entries(files)) write(name, content);
+  return { dir, db: join(dir, 'state', 'runtime.db'), file: (name) => join(dir, name), write, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}

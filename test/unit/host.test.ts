@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { z } from 'zod';
+import { Host } from '../../core/host.js';
+import { createHost } from '../../core/setup.js';
+import { AgentctlError } from '../../core/errors.js';
+import { defineActionKind, definePlugin } from '../../sdk/index.js';
+
+const kind = (name: string, hostRange = '^0.1.0') =>
+  defineActionKind({
+    name,
+    version: '1.0.0',
+    hostRange,
+    description: 'test kind',
+    actionSchema: z.strictObject({}),
+    inputSchema: z.strictObject({}),
+    effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' },
+    dispatch: async () => ({ ok: true }),
+  });
+
+const codeOf = (body: () => unknown) => {
+  try {
+    body();
+  } catch (error) {
+    return (error as AgentctlError).code;
+  }
+  return undefined;
+};
+
+describe('plugin host', () => {
+  it('registers builtins through the SDK and lists them', () => {
+    const plugins = createHost().plugins();
+    expect(plugins.map((plugin) => plugin.name)).to.include.members(['builtin.assign', 'builtin.shell.exec', 'builtin.secrets.env']);
+    expect(plugins.find((plugin) => plugin.name === 'builtin.shell.exec')!.actionKinds).to.deep.equal(['builtin.shell.exec']);
+  });
+
+  it('refuses duplicate plugins and duplicate kinds', () => {
+    const host = new Host();
+    host.register(kind('test.one'));
+    expect(codeOf(() => host.register(kind('test.one')))).to.equal('AGENTCTL_E_PLUGIN_DUPLICATE');
+    const second = definePlugin({ name: 'other', version: '1.0.0', hostRange: '*', setup: (api) => api.registerActionKind(kind('test.one').kind) });
+    expect(codeOf(() => host.register(second))).to.equal('AGENTCTL_E_PLUGIN_DUPLICATE');
+  });
+
+  it('refuses a host range mismatch and a malformed identity', () => {
+    expect(codeOf(() => new Host().register(kind('test.two', '^2.0.0')))).to.equal('AGENTCTL_E_PLUGIN_HOST_RANGE');
+    expect(codeOf(() => new Host().register(definePlugin({ name: 'Bad Name', version: 'x', hostRange: '*', setup: () => undefined })))).to.equal('AGENTCTL_E_PLUGIN_INVALID');
+  });
+
+  it('closes registration when ready, for plugins and for taps handed out earlier', () => {
+    let saved: Parameters<Parameters<typeof definePlugin>[0]['setup']>[0] | undefined;
+    const host = new Host();
+    host.register(definePlugin({ name: 'keeper', version: '1.0.0', hostRange: '*', setup: (api) => void (saved = api) }));
+    host.ready();
+    expect(codeOf(() => host.register(kind('test.late')))).to.equal('AGENTCTL_E_PLUGIN_REGISTRATION_CLOSED');
+    expect(codeOf(() => saved!.hooks.commit.tapPromise('late', async () => undefined))).to.equal('AGENTCTL_E_PLUGIN_REGISTRATION_CLOSED');
+  });
+
+  it('hands plugins tap-only hooks: no call, no promise', () => {
+    let hooks: Record<string, unknown> = {};
+    new Host().register(definePlugin({ name: 'peek', version: '1.0.0', hostRange: '*', setup: (api) => void (hooks = api.hooks as never) }));
+    for (const name of ['compile', 'policy', 'preflight', 'commit']) {
+      const facade = hooks[name] as Record<string, unknown>;
+      expect(Object.keys(facade), name).to.deep.equal(['tapPromise']);
+      expect(facade).not.to.have.property('promise');
+      expect(facade).not.to.have.property('call');
+    }
+    expect(Object.isFrozen(hooks)).to.equal(true);
+  });
+
+  it('wraps a plugin error with the plugin name and hook', async () => {
+    const host = new Host();
+    host.register(definePlugin({ name: 'thrower', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.commit.tapPromise('thrower', async () => { throw new Error('boom'); }) }));
+    host.ready();
+    try {
+      await host.hooks.commit.promise({ type: 'x', runId: 'r', data: {} });
+      expect.fail('expected a throw');
+    } catch (error) {
+      expect((error as AgentctlError).code).to.equal('AGENTCTL_E_PLUGIN_FAILED');
+      expect((error as Error).message).to.contain('thrower').and.to.contain('commit').and.to.contain('boom');
+    }
+  });
+
+  it('declares every hook frozen', () => {
+    const host = new Host();
+    expect(Object.isFrozen(host.hooks)).to.equal(true);
+    expect(Object.keys(host.hooks)).to.deep.equal(['compile', 'policy', 'preflight', 'dispatch', 'commit', 'secretResolver']);
+  });
+});
