@@ -43,6 +43,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_SECRET_MISSING: { exitCode: EXIT.usage, summary: 'A secret reference cannot be resolved.' },
   AGENTCTL_E_SECRET_FORM_UNKNOWN: { exitCode: EXIT.usage, summary: 'No secret resolver handles this reference form.' },
   AGENTCTL_E_COMMAND_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A process command does not resolve to an executable file.' },
+  AGENTCTL_E_COMPILE_REJECTED: { exitCode: EXIT.usage, summary: 'A compile plugin rejected the workflow.' },
   AGENTCTL_E_RUN_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No run with this id exists in the database.' },
 
   // Plugin host (exit 2: the configuration of the host is wrong)

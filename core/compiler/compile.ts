@@ -1,7 +1,7 @@
 // Workflow compiler: source → validated envelope → action fields → templates → graph → compiled plan.
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '../contracts.js';
-import { AgentctlError, diagnostic, type Diagnostic } from '../errors.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic } from '../errors.js';
 import type { Host } from '../host.js';
 import type { CompiledAction, CompiledPlan, CompiledTask } from '../plan.js';
 import { workflowEnvelope, type Envelope } from './envelope.js';
@@ -57,7 +57,13 @@ export async function compileText(host: Host, file: string, text: string, option
     actions,
     tasks: ordered,
   };
-  return { plan: await host.hooks.compile.promise(plan, { file, source: text }), source };
+  try {
+    return { plan: await host.hooks.compile.promise(plan, { file, source: text }), source };
+  } catch (error) {
+    if (isAgentctlError(error) && error.code !== 'AGENTCTL_E_PLUGIN_FAILED') throw error;
+    const message = errorMessage(error);
+    throw new AgentctlError('AGENTCTL_E_COMPILE_REJECTED', message, { diagnostics: [diagnostic('AGENTCTL_E_COMPILE_REJECTED', { message, file, line: 1, column: 1 })], cause: error });
+  }
 }
 
 function fail(diagnostics: Diagnostic[], file: string): never {

@@ -30,6 +30,8 @@ export interface RunResult {
   readonly tasks: Record<string, TaskState>;
   /** Set when the run ended failed, paused or cancelled: what the CLI reports. */
   readonly error?: AgentctlError;
+  /** Problems that did not change the outcome, e.g. a commit observer that threw. */
+  readonly warnings?: readonly Diagnostic[];
 }
 
 const newRunId = () => `run_${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
@@ -125,10 +127,21 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
         if (result.fatal && !failure) failure = result;
       }
     }
+  } catch (error) {
+    // A bug or a database failure mid-run: leave a terminal, explained record behind if the database still works.
+    try {
+      store.finishRun(runId, 'failed', { error: { code: isAgentctlError(error) ? error.code : 'AGENTCTL_E_INTERNAL', message: errorMessage(error) } });
+    } catch {
+      // the original error is the one to report
+    }
+    if (isAgentctlError(error)) Object.assign(error, { runId, traceId });
+    throw error;
   } finally {
     clearInterval(renewTimer);
   }
-  return finish({ request, runId, traceId, states, outputs, failure, pausedBy, scope, committed });
+  const result = await finish({ request, runId, traceId, states, outputs, failure, pausedBy, scope, committed });
+  const warnings = commitErrors.map((message) => diagnostic('AGENTCTL_E_PLUGIN_FAILED', { severity: 'warning', message }));
+  return { ...result, warnings };
 }
 
 function skipUnreachable(plan: CompiledPlan, states: Map<string, TaskState>, store: Store, runId: string): void {

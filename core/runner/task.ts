@@ -50,6 +50,7 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
 
   for (let attempt = 1; ; attempt += 1) {
     store.updateTask(runId, task.id, { state: 'running', attempt, started: attempt === 1 }, { type: 'task.running', data: { attempt } });
+    await request.committed('task.running', { attempt }, task.id);
     try {
       if (task.when !== undefined && !evaluateWhen(task)(request.scope)) return outcome('skipped', attempt, { output: null });
       const output = await dispatch(request, attempt);

@@ -86,7 +86,10 @@ function watchCancellation(timeoutSeconds: number | undefined) {
 }
 
 function report(result: RunResult, output: OutputOptions): number {
-  if (result.state === 'failed' && result.error) throw result.error;
+  if (result.state === 'failed' && result.error) {
+    result.error.diagnostics.push(...(result.warnings ?? []));
+    throw result.error;
+  }
   const data = { runId: result.runId, traceId: result.traceId, state: result.state, output: result.output, tasks: result.tasks };
   const counts = Object.values(result.tasks).reduce<Record<string, number>>((tally, state) => ({ ...tally, [state]: (tally[state] ?? 0) + 1 }), {});
   const summary = Object.entries(counts).map(([state, count]) => `${count} ${state}`).join(', ');
@@ -95,7 +98,7 @@ function report(result: RunResult, output: OutputOptions): number {
   const ok = result.state === 'succeeded';
   emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${result.error.message}` : ''}`, {
     ok,
-    diagnostics: ok ? [] : (result.error?.diagnostics ?? []),
+    diagnostics: [...(ok ? [] : (result.error?.diagnostics ?? [])), ...(result.warnings ?? [])],
   });
   return ok ? 0 : result.error?.exitCode ?? 1;
 }

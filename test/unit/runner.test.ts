@@ -1,0 +1,91 @@
+import { expect } from 'chai';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compileText } from '../../core/compiler/compile.js';
+import { executeRun } from '../../core/runner/run.js';
+import { createHost } from '../../core/setup.js';
+import { Store } from '../../core/store/store.js';
+import { definePlugin, diagnostic, type PluginDefinition } from '../../sdk/index.js';
+import { runAction } from '../../sdk/testing/index.js';
+
+const document = `apiVersion: agentctl.dev/v1
+kind: Workflow
+metadata: { name: r }
+spec:
+  policy: { approval: never, writableRoots: [out] }
+  actions:
+    set: { kind: builtin.assign }
+    save: { kind: builtin.write }
+  tasks:
+    - { id: a, uses: "action:set", with: { v: 1 } }
+    - { id: w, uses: "action:save", needs: [a], with: { path: out/x.txt, content: "v=\${{ tasks.a.output.v }}" } }
+  outputs: { v: "\${{ tasks.a.output.v }}" }
+`;
+
+async function run(plugins: PluginDefinition[]) {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-runner-')));
+  const host = createHost({ plugins });
+  const store = Store.open(join(dir, 'db.sqlite'));
+  try {
+    const { plan } = await compileText(host, 'w.yaml', document);
+    return await executeRun({ host, store, plan, file: 'w.yaml', source: document, workspaceRoot: dir, signal: new AbortController().signal, environment: {} });
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('runner and hooks', () => {
+  it('a throwing commit observer becomes a warning and never changes the outcome', async () => {
+    const observer = definePlugin({ name: 'observer', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.commit.tapPromise('observer', async () => { throw new Error('observer down'); }) });
+    const result = await run([observer]);
+    expect(result.state).to.equal('succeeded');
+    expect(result.output).to.deep.equal({ v: 1 });
+    expect(result.warnings!.length).to.be.greaterThan(0);
+    expect(result.warnings![0]).to.include({ code: 'AGENTCTL_E_PLUGIN_FAILED', severity: 'warning' });
+  });
+
+  it('a third-party policy tap can deny an effect the builtin policy allows', async () => {
+    const guard = definePlugin({
+      name: 'guard',
+      version: '1.0.0',
+      hostRange: '*',
+      setup: (api) =>
+        api.hooks.policy.tapPromise({ stage: -500 }, async (request) =>
+          request.access.tool === 'filesystem.write' ? { decision: 'deny', diagnostic: diagnostic('AGENTCTL_E_POLICY_TOOL_DENIED', { message: 'no writes today' }) } : undefined,
+        ),
+    });
+    const result = await run([guard]);
+    expect(result.state).to.equal('failed');
+    expect(result.error!.diagnostics[0]).to.include({ code: 'AGENTCTL_E_POLICY_TOOL_DENIED', message: 'no writes today', taskId: 'w' });
+  });
+
+  it('a policy tap that throws denies the effect (fail closed)', async () => {
+    const broken = definePlugin({ name: 'broken', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.policy.tapPromise({ stage: -500 }, async () => { throw new Error('policy backend down'); }) });
+    const result = await runAction('builtin.read', { input: { path: 'x' } }, [broken]);
+    expect(result.code).to.equal('AGENTCTL_E_POLICY_NO_VERDICT');
+    expect(result.inspection!.effects).to.deep.equal([]);
+  });
+
+  it('a preflight report stops the run before any state exists', async () => {
+    const gate = definePlugin({ name: 'gate', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.preflight.tapPromise('gate', async (context) => context.report(diagnostic('AGENTCTL_E_SECRET_MISSING', { message: 'no credentials' }))) });
+    try {
+      await run([gate]);
+      expect.fail('expected preflight to fail');
+    } catch (error) {
+      expect((error as { code: string }).code).to.equal('AGENTCTL_E_SECRET_MISSING');
+    }
+  });
+
+  it('a compile tap sees the plan and can refuse it', async () => {
+    const lint = definePlugin({ name: 'lint', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.compile.tapPromise('lint', async (plan) => { if (plan.tasks.length > 1) throw new Error('too many tasks'); return plan; }) });
+    try {
+      await run([lint]);
+      expect.fail('expected compile to fail');
+    } catch (error) {
+      expect((error as { code: string }).code).to.equal('AGENTCTL_E_COMPILE_REJECTED');
+      expect((error as Error).message).to.contain('lint').and.to.contain('too many tasks');
+    }
+  });
+});
