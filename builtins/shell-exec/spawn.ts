@@ -1,5 +1,6 @@
 // Runs one process: no shell, own process group, bounded concurrent drain, deadline, whole-tree kill.
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface OutputLimits {
   readonly stdout: number;
@@ -56,12 +57,18 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       windowsHide: true,
     });
 
+    let exited = false;
     const killTree = () => {
       if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // ESRCH: the group is already gone.
+      // Descendants first (found before the leader dies and they are reparented), then the whole group. Once the
+      // leader is reaped its pid may be reused, so only the group is signalled then.
+      const pids = exited ? [] : [...descendants(child.pid), child.pid];
+      for (const pid of [-child.pid, ...pids]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // ESRCH: already gone.
+        }
       }
     };
 
@@ -119,9 +126,46 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     });
     child.once('exit', (exitCode, signal) => {
       // The leader is gone; nothing it left in its group may outlive the task.
+      exited = true;
       killTree();
       graceTimer = setTimeout(() => finish(ending ?? { end: 'exited', exitCode, signal }), PIPE_GRACE_MS);
       child.once('close', () => finish(ending ?? { end: 'exited', exitCode, signal }));
     });
   });
+}
+
+/**
+ * Every live descendant of `root` by parent pid, read from /proc (Linux). This also finds children that left the
+ * process group with setsid while their parent was still alive. Elsewhere it returns none: the group kill remains.
+ */
+export function descendants(root: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 4 (ppid) follows the parenthesised command name, which may itself contain spaces or parentheses.
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(parent) ?? [];
+      list.push(Number(entry));
+      children.set(parent, list);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
 }

@@ -21,23 +21,26 @@ export function openDatabase(path: string, options: OpenOptions): SqliteDatabase
     mkdirSync(dirname(path), { recursive: true });
     db = new Database(path);
     db.pragma('busy_timeout = 5000');
-    db.pragma('journal_mode = WAL');
-    db.pragma('foreign_keys = ON');
-    // NORMAL: a commit survives a crash of agentctl; effect intents are additionally synced (see Store).
-    db.pragma('synchronous = NORMAL');
   } catch (error) {
     throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be opened: ${errorMessage(error)}`, { cause: error });
   }
   try {
+    // The version is checked before anything could change the file: a newer database stays untouched.
+    refuseNewer(db, path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    // NORMAL: a commit survives a crash of agentctl; effect intents are additionally synced (see Store).
+    db.pragma('synchronous = NORMAL');
     migrate(db, path);
   } catch (error) {
     db.close();
-    throw error;
+    if (error instanceof AgentctlError) throw error;
+    throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be opened: ${errorMessage(error)}`, { cause: error });
   }
   return db;
 }
 
-function migrate(db: SqliteDatabase, path: string): void {
+function refuseNewer(db: SqliteDatabase, path: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
     throw new AgentctlError(
@@ -46,6 +49,10 @@ function migrate(db: SqliteDatabase, path: string): void {
       { help: 'use the agentctl version that created this database, or a newer one' },
     );
   }
+}
+
+function migrate(db: SqliteDatabase, path: string): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
   const pending = MIGRATIONS.filter((migration) => migration.version > current);
   if (pending.length === 0) return;
   try {
