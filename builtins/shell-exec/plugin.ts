@@ -110,7 +110,7 @@ async function execute(context: DispatchContext<ShellExecAction, Record<string, 
 
 function outcome(result: ProcessResult, context: DispatchContext<ShellExecAction, Record<string, never>>, name: string, timeoutSeconds: number) {
   const options = { truncated: result.truncated };
-  const captured = { stdout: context.redact(result.stdout.toString('utf8'), options), stderr: context.redact(result.stderr.toString('utf8'), options) };
+  const captured = { stdout: context.redact(decode(result.stdout, result.truncated), options), stderr: context.redact(decode(result.stderr, result.truncated), options) };
   switch (result.end) {
     case 'exited': {
       const details = { exitCode: result.exitCode, signal: result.signal, ...captured };
@@ -135,6 +135,11 @@ function outcome(result: ProcessResult, context: DispatchContext<ShellExecAction
     case 'spawn_error':
       throw new EffectFailure('uncertain', 'AGENTCTL_E_PROCESS_SPAWN', `${name} could not be started: ${result.message}`, { details: captured });
   }
+}
+
+/** UTF-8 text; output cut at a byte limit drops a trailing partial character instead of growing a U+FFFD. */
+function decode(bytes: Buffer, truncated: boolean): string {
+  return truncated ? new TextDecoder('utf-8').decode(bytes, { stream: true }) : bytes.toString('utf8');
 }
 
 function tail(stderr: string): string {

@@ -24,6 +24,8 @@ export interface EffectScope {
   readonly workspaceRoot: string;
   readonly signal: AbortSignal;
   readonly redact: (text: string) => string;
+  /** Written in the same transaction as the task's first recorded effect (the task becomes `running`). */
+  readonly firstRecord: () => void;
   /** Notifies observers after each durable commit. */
   readonly committed: (type: string, data: Record<string, JsonValue>, effectId?: string) => Promise<void>;
 }
@@ -45,6 +47,12 @@ export function effectId(parts: { runId: string; taskId: string; attempt: number
 /** Creates the `effect` function of one task attempt's dispatch context. */
 export function createEffectRunner(scope: EffectScope) {
   let ordinal = 0;
+  let recorded = false;
+  const withFirstRecord = (extra?: () => void) => () => {
+    if (!recorded) scope.firstRecord();
+    recorded = true;
+    extra?.();
+  };
   return async function effect<T extends JsonValue>(request: EffectRequest, perform: (signal: AbortSignal) => Promise<T>, options: EffectOptions<T> = {}): Promise<T> {
     ordinal += 1;
     const profile: EffectProfile = { ...scope.profile, ...request.profile };
@@ -71,9 +79,9 @@ export function createEffectRunner(scope: EffectScope) {
       }
     }
     const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest };
-    if (verdict.decision === 'approval') return requireApproval(scope, record, verdict.reason);
+    if (verdict.decision === 'approval') return requireApproval(scope, record, verdict.reason, withFirstRecord);
 
-    scope.store.recordEffect(record, 'requested');
+    scope.store.recordEffect(record, 'requested', withFirstRecord());
     await scope.committed('effect.requested', { operation: request.operation }, id);
     scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId });
     let result: T;
@@ -113,12 +121,14 @@ async function decide(scope: EffectScope, request: EffectRequest, profile: Effec
   }
 }
 
-function requireApproval(scope: EffectScope, record: Parameters<Store['recordEffect']>[0], reason: string): never {
+function requireApproval(scope: EffectScope, record: Parameters<Store['recordEffect']>[0], reason: string, withFirstRecord: (extra: () => void) => () => void): never {
   const mode = scope.policy.nonInteractive;
   if (mode === 'pause') {
     const approvalId = `apr_${randomBytes(8).toString('hex')}`;
-    scope.store.recordEffect(record, 'waiting_for_approval', () =>
-      scope.store.insertApproval({ id: approvalId, runId: scope.runId, taskId: scope.taskId, effectId: record.id, reason }),
+    scope.store.recordEffect(
+      record,
+      'waiting_for_approval',
+      withFirstRecord(() => scope.store.insertApproval({ id: approvalId, runId: scope.runId, taskId: scope.taskId, effectId: record.id, reason })),
     );
     throw new ApprovalPending(approvalId, record.id, reason);
   }

@@ -7,6 +7,7 @@ import type { CompiledPlan } from '../plan.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { RunState, Store, TaskState } from '../store/store.js';
 import { executeTask, type TaskOutcome } from './task.js';
+import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
 
 export interface RunRequest {
@@ -89,7 +90,7 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
   };
   await committed('run.started', { workflow: plan.name, traceId });
 
-  const states = new Map<string, TaskState>(plan.tasks.map((task) => [task.id, 'pending']));
+  const scheduler = new Scheduler(plan.tasks);
   const outputs: Record<string, { output: JsonValue }> = {};
   const scope = (): TemplateScope => ({ inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: outputs });
   let failure: TaskOutcome | undefined;
@@ -105,27 +106,32 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
 
   try {
     while (!request.signal.aborted && !failure) {
-      skipUnreachable(plan, states, store, runId);
-      const ready = plan.tasks.filter((task) => states.get(task.id) === 'pending' && task.needs.every((need) => states.get(need) === 'succeeded'));
-      if (ready.length === 0) break;
-      // With paused tasks, independent work goes on; only their dependents wait.
-      const wave = ready.slice(0, plan.runtime.maxConcurrency);
-      for (const task of wave) states.set(task.id, 'running');
+      // With a paused task, independent work goes on; only its dependents wait.
+      const wave = scheduler.take(plan.runtime.maxConcurrency);
+      if (wave.length === 0) break;
       const results = await Promise.all(
         wave.map((task) => executeTask({ host, store, plan, task, runId, scope: scope(), signal: request.signal, vault, committed, workspaceRoot: request.workspaceRoot })),
       );
-      // Ordered commit: results of one wave are written in plan order, in one transaction.
-      store.transaction(() => {
-        for (const result of results) commitOutcome(store, runId, result);
-      });
+      // Ordered commit: a wave's outcomes, and the skips they cause, are written in plan order in one transaction.
+      const skips = store.transaction(() =>
+        results.flatMap((result) => {
+          commitOutcome(store, runId, result);
+          const skipped = scheduler.complete(result.task.id, result.state);
+          for (const skip of skipped) {
+            const reason = `needs ${skip.blockedBy}, which ended ${skip.blockedState}`;
+            store.writeTask(runId, skip.task.id, { state: 'skipped', error: { code: 'AGENTCTL_E_DEPENDENCY_FAILED', message: `skipped: ${reason}` }, finished: true }, { type: 'task.skipped', data: { reason } });
+          }
+          return skipped;
+        }),
+      );
       for (const result of results) {
-        states.set(result.task.id, result.state);
         if (result.state === 'succeeded') outputs[result.task.id] = { output: result.output ?? null };
         await committed(`task.${result.state}`, { attempt: result.attempt, durationMs: result.durationMs, ...(result.error ? { code: result.error.code } : {}) }, result.task.id);
         if (result.state === 'failed' && result.task.failure === 'stop' && !failure) failure = result;
         if (result.state === 'waiting_for_approval' && !pausedBy) pausedBy = result;
         if (result.fatal && !failure) failure = result;
       }
+      for (const skip of skips) await committed('task.skipped', { blockedBy: skip.blockedBy }, skip.task.id);
     }
   } catch (error) {
     // A bug or a database failure mid-run: leave a terminal, explained record behind if the database still works.
@@ -139,25 +145,9 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
   } finally {
     clearInterval(renewTimer);
   }
-  const result = await finish({ request, runId, traceId, states, outputs, failure, pausedBy, scope, committed });
+  const result = await finish({ request, runId, traceId, scheduler, failure, pausedBy, scope, committed });
   const warnings = commitErrors.map((message) => diagnostic('AGENTCTL_E_PLUGIN_FAILED', { severity: 'warning', message }));
   return { ...result, warnings };
-}
-
-function skipUnreachable(plan: CompiledPlan, states: Map<string, TaskState>, store: Store, runId: string): void {
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const task of plan.tasks) {
-      if (states.get(task.id) !== 'pending') continue;
-      const blocked = task.needs.find((need) => ['failed', 'skipped', 'cancelled'].includes(states.get(need)!));
-      if (!blocked) continue;
-      states.set(task.id, 'skipped');
-      const error = { code: 'AGENTCTL_E_DEPENDENCY_FAILED', message: `skipped: needs ${blocked}, which ended ${states.get(blocked)}` };
-      store.updateTask(runId, task.id, { state: 'skipped', error, finished: true }, { type: 'task.skipped', data: { reason: error.message } });
-      changed = true;
-    }
-  }
 }
 
 function commitOutcome(store: Store, runId: string, result: TaskOutcome): void {
@@ -171,6 +161,7 @@ function commitOutcome(store: Store, runId: string, result: TaskOutcome): void {
       ...(result.output === undefined ? {} : { output: result.output }),
       ...(error ? { error } : {}),
       ...(result.state === 'succeeded' ? { disposition: 'executed' as const } : {}),
+      started: true,
       finished: result.state !== 'waiting_for_approval',
     },
     { type: `task.${result.state}`, data: { attempt: result.attempt, ...(error ? { code: error.code, message: error.message } : {}) } },
@@ -182,8 +173,7 @@ interface FinishContext {
   request: RunRequest;
   runId: string;
   traceId: string;
-  states: Map<string, TaskState>;
-  outputs: Record<string, { output: JsonValue }>;
+  scheduler: Scheduler;
   failure: TaskOutcome | undefined;
   pausedBy: TaskOutcome | undefined;
   scope: () => TemplateScope;
@@ -191,7 +181,7 @@ interface FinishContext {
 }
 
 async function finish(context: FinishContext): Promise<RunResult> {
-  const { request, runId, traceId, states, failure, pausedBy } = context;
+  const { request, runId, traceId, scheduler, failure, pausedBy } = context;
   const { store, plan } = request;
   let state: RunState;
   let error: AgentctlError | undefined;
@@ -221,16 +211,13 @@ async function finish(context: FinishContext): Promise<RunResult> {
     }
   }
 
-  const closing: TaskState = state === 'cancelled' ? 'cancelled' : 'skipped';
-  store.transaction(() => {
-    for (const task of plan.tasks) {
-      const current = states.get(task.id)!;
-      if (current === 'pending' && state !== 'paused') {
-        states.set(task.id, closing);
-        store.writeTask(runId, task.id, { state: closing, finished: true }, { type: `task.${closing}`, data: { reason: `run ${state}` } });
-      }
-    }
-  });
+  if (state !== 'paused') {
+    const closing: TaskState = state === 'cancelled' ? 'cancelled' : 'skipped';
+    const closed = scheduler.closePending(closing);
+    store.transaction(() => {
+      for (const task of closed) store.writeTask(runId, task.id, { state: closing, finished: true }, { type: `task.${closing}`, data: { reason: `run ${state}` } });
+    });
+  }
   const errorJson = error ? { code: error.code, message: error.message } : undefined;
   store.finishRun(runId, state, { output, ...(errorJson ? { error: errorJson } : {}) });
   await context.committed(`run.${state}`, {});
@@ -238,6 +225,6 @@ async function finish(context: FinishContext): Promise<RunResult> {
     error.runId = runId;
     error.traceId = traceId;
   }
-  return { runId, traceId, state, output, tasks: Object.fromEntries(states), ...(error ? { error } : {}) };
+  return { runId, traceId, state, output, tasks: scheduler.snapshot(), ...(error ? { error } : {}) };
 }
 

@@ -49,8 +49,6 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
   });
 
   for (let attempt = 1; ; attempt += 1) {
-    store.updateTask(runId, task.id, { state: 'running', attempt, started: attempt === 1 }, { type: 'task.running', data: { attempt } });
-    await request.committed('task.running', { attempt }, task.id);
     try {
       if (task.when !== undefined && !evaluateWhen(task)(request.scope)) return outcome('skipped', attempt, { output: null });
       const output = await dispatch(request, attempt);
@@ -103,8 +101,8 @@ async function dispatch(request: TaskRequest, attempt: number): Promise<JsonValu
     });
   }
   const timeoutSeconds = task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds;
-  const deadline = AbortSignal.timeout(timeoutSeconds * 1000);
-  const signal = AbortSignal.any([request.signal, deadline]);
+  const deadline = taskDeadline(request.signal, timeoutSeconds);
+  const signal = deadline.signal;
   const workspaceRoot = request.workspaceRoot;
   const redact = request.vault.redactor.redact;
   const context: DispatchContext = Object.freeze({
@@ -130,6 +128,7 @@ async function dispatch(request: TaskRequest, attempt: number): Promise<JsonValu
       workspaceRoot,
       signal,
       redact,
+      firstRecord: () => request.store.writeTask(runId, task.id, { state: 'running', attempt, started: true }, { type: 'task.running', data: { attempt } }),
       committed: (type, data, effectId) => request.committed(type, data, task.id, effectId),
     }),
   });
@@ -137,10 +136,12 @@ async function dispatch(request: TaskRequest, attempt: number): Promise<JsonValu
   try {
     output = await host.hooks.dispatch.for(kind.name).promise(context);
   } catch (error) {
-    if (deadline.aborted && !request.signal.aborted && !isAgentctlError(error)) {
+    if (deadline.expired() && !request.signal.aborted && !isAgentctlError(error)) {
       throw new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `task ${task.id} exceeded its timeout of ${timeoutSeconds}s`);
     }
     throw error;
+  } finally {
+    deadline.dispose();
   }
   if (output === undefined) throw new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', `no dispatch handler returned an output for kind ${kind.name}`);
   if (task.outputSchema !== undefined) checkOutput(task, output);
@@ -182,4 +183,25 @@ function asError(thrown: unknown, request: TaskRequest): AgentctlError {
   const error = isAgentctlError(thrown) ? thrown : wrapPluginError(thrown, request.task.kind, `dispatch:${request.task.kind}`);
   error.message = request.vault.redactor.redact(error.message);
   return error;
+}
+
+/** The task's signal: aborted by the run's cancellation or at the task deadline (reason: a TimeoutError). */
+function taskDeadline(run: AbortSignal, timeoutSeconds: number) {
+  const controller = new AbortController();
+  let expired = false;
+  const onRunAbort = () => controller.abort(run.reason);
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort(new DOMException(`task deadline of ${timeoutSeconds}s`, 'TimeoutError'));
+  }, timeoutSeconds * 1000);
+  if (run.aborted) onRunAbort();
+  else run.addEventListener('abort', onRunAbort, { once: true });
+  return {
+    signal: controller.signal,
+    expired: () => expired,
+    dispose() {
+      clearTimeout(timer);
+      run.removeEventListener('abort', onRunAbort);
+    },
+  };
 }

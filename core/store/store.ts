@@ -87,6 +87,7 @@ export class Store {
   readonly leaseOwner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   #redact: (text: string) => string = (text) => text;
   readonly #statements;
+  readonly #checkpointSeq = new Map<string, number>();
 
   constructor(path: string, options: { create: boolean }) {
     this.db = openDatabase(path, options);
@@ -97,7 +98,7 @@ export class Store {
         UPDATE tasks SET state = @state, attempt = COALESCE(@attempt, attempt), input_json = COALESCE(@input, input_json),
           output_json = COALESCE(@output, output_json), error_json = COALESCE(@error, error_json),
           disposition = COALESCE(@disposition, disposition),
-          started_at = CASE WHEN @started = 1 THEN @at ELSE started_at END,
+          started_at = CASE WHEN @started = 1 THEN COALESCE(started_at, @at) ELSE started_at END,
           finished_at = CASE WHEN @finished = 1 THEN @at ELSE finished_at END, updated_at = @at
         WHERE run_id = @runId AND task_id = @taskId`),
       selectEffect: db.prepare(`SELECT * FROM effects WHERE id = ?`),
@@ -206,9 +207,11 @@ export class Store {
     if (event) this.audit(runId, { taskId, ...event });
   }
 
+  /** Call inside a transaction. Sequence numbers are kept in memory: this process holds the run's lease. */
   checkpoint(runId: string, taskId: string | null, state: JsonValue): void {
-    const { next } = this.#statements.checkpointSeq.get(runId) as { next: number };
+    const next = this.#checkpointSeq.get(runId) ?? (this.#statements.checkpointSeq.get(runId) as { next: number }).next;
     this.#statements.insertCheckpoint.run(runId, next, taskId, this.json(state), now());
+    this.#checkpointSeq.set(runId, next + 1);
   }
 
   effect(id: string): EffectRow | undefined {
