@@ -29,6 +29,7 @@ export async function main(args: string[]): Promise<void> {
     .command(pluginsCommand)
     .command(schemaCommand)
     .command(versionCommand)
+    .completion('completion', 'Print a bash/zsh completion script')
     .demandCommand(1, 'name a command; see agentctl --help')
     .recommendCommands()
     .strict()

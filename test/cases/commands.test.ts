@@ -122,3 +122,18 @@ describe('usage errors', () => {
     expect(result.stderr).to.contain('AGENTCTL_E_USAGE');
   });
 });
+
+describe('completion and --version', () => {
+  it('completion prints a shell completion script naming the commands', () => {
+    const result = runCli(['completion']);
+    expect(result.status).to.equal(0);
+    expect(result.stdout).to.contain('agentctl').and.to.contain('complete');
+  });
+
+  it('--version prints the bare version and exits 0', () => {
+    const result = runCli(['--version']);
+    expect(result.status).to.equal(0);
+    expect(result.stdout).to.match(/^\d+\.\d+\.\d+\n$/);
+    expect(result.stderr).to.equal('');
+  });
+});
