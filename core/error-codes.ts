@@ -65,6 +65,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_APPROVAL_REQUIRED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is fail.' },
 
   // Task and run failures (exit 4)
+  AGENTCTL_E_APPROVAL_REJECTED: { exitCode: EXIT.runFailed, summary: 'An operator rejected an effect; its task fails.' },
   AGENTCTL_E_RUN_FAILED: { exitCode: EXIT.runFailed, summary: 'The run ended failed.' },
   AGENTCTL_E_TASK_INPUT_INVALID: { exitCode: EXIT.runFailed, summary: 'A rendered task input does not match its action kind.' },
   AGENTCTL_E_TASK_OUTPUT_INVALID: { exitCode: EXIT.runFailed, summary: 'A task output does not match its outputSchema.' },

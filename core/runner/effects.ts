@@ -12,6 +12,25 @@ export class ApprovalPending extends AgentctlError {
   }
 }
 
+/** What an operator at a terminal is asked, and answers. */
+export interface ApprovalQuestion {
+  readonly runId: string;
+  readonly taskId: string;
+  readonly operation: string;
+  readonly reason: string;
+  /** The recorded effect input, redacted. */
+  readonly input: string;
+}
+
+export interface ApprovalAnswer {
+  readonly approved: boolean;
+  readonly actor: string;
+  readonly reason: string;
+}
+
+/** Asks a person; present only when agentctl runs interactively. */
+export type Approver = (question: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalAnswer>;
+
 export interface EffectScope {
   readonly hooks: Hooks;
   readonly store: Store;
@@ -24,6 +43,7 @@ export interface EffectScope {
   readonly workspaceRoot: string;
   readonly signal: AbortSignal;
   readonly redact: (text: string) => string;
+  readonly approver?: Approver;
   /** Written in the same transaction as the task's first recorded effect (the task becomes `running`). */
   readonly firstRecord: () => void;
   /** Notifies observers after each durable commit. */
@@ -48,7 +68,7 @@ export function effectId(parts: { runId: string; taskId: string; attempt: number
 export function createEffectRunner(scope: EffectScope) {
   let ordinal = 0;
   let recorded = false;
-  const withFirstRecord = (extra?: () => void) => () => {
+  const withFirstRecord = (extra?: () => void) => (): void => {
     if (!recorded) scope.firstRecord();
     recorded = true;
     extra?.();
@@ -79,9 +99,13 @@ export function createEffectRunner(scope: EffectScope) {
       }
     }
     const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest };
-    if (verdict.decision === 'approval') return requireApproval(scope, record, verdict.reason, withFirstRecord);
+    let approved: (() => void) | undefined;
+    if (verdict.decision === 'approval') {
+      if (!scope.approver) return requireApproval(scope, record, verdict.reason, withFirstRecord);
+      approved = await askOperator(scope, record, verdict.reason);
+    }
 
-    scope.store.recordEffect(record, 'requested', withFirstRecord());
+    scope.store.recordEffect(record, 'requested', withFirstRecord(approved));
     await scope.committed('effect.requested', { operation: request.operation }, id);
     scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId });
     let result: T;
@@ -119,6 +143,19 @@ async function decide(scope: EffectScope, request: EffectRequest, profile: Effec
   } catch (error) {
     return { decision: 'deny', diagnostic: diagnostic('AGENTCTL_E_POLICY_NO_VERDICT', { message: `policy failed for ${request.operation} and denies it: ${errorMessage(error)}` }) };
   }
+}
+
+/** Interactive approval: an approval is recorded with the effect intent; a rejection fails the task. */
+async function askOperator(scope: EffectScope, record: Parameters<Store['recordEffect']>[0], reason: string): Promise<() => void> {
+  const answer = await scope.approver!({ runId: scope.runId, taskId: scope.taskId, operation: record.operation, reason, input: scope.redact(JSON.stringify(record.input)) }, scope.signal);
+  const approvalId = `apr_${randomBytes(8).toString('hex')}`;
+  if (!answer.approved) {
+    scope.store.transaction(() =>
+      scope.store.audit(scope.runId, { type: 'approval.rejected', taskId: scope.taskId, data: { approvalId, operation: record.operation, actor: answer.actor, reason: answer.reason } }),
+    );
+    throw new AgentctlError('AGENTCTL_E_APPROVAL_REJECTED', `${record.operation} was rejected by ${answer.actor}: ${answer.reason}`);
+  }
+  return () => scope.store.insertApproval({ id: approvalId, runId: scope.runId, taskId: scope.taskId, effectId: record.id, reason, decision: { actor: answer.actor, reason: answer.reason } });
 }
 
 function requireApproval(scope: EffectScope, record: Parameters<Store['recordEffect']>[0], reason: string, withFirstRecord: (extra: () => void) => () => void): never {

@@ -6,6 +6,7 @@ import type { Host } from '../host.js';
 import type { CompiledPlan } from '../plan.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { RunState, Store, TaskState } from '../store/store.js';
+import type { Approver } from './effects.js';
 import { executeTask, type TaskOutcome } from './task.js';
 import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
@@ -21,6 +22,8 @@ export interface RunRequest {
   /** Aborted by SIGINT/SIGTERM or --timeout-seconds. */
   readonly signal: AbortSignal;
   readonly environment: NodeJS.ProcessEnv;
+  /** Asks a person at a terminal; without it, policy.nonInteractive decides. */
+  readonly approver?: Approver;
 }
 
 export interface RunResult {
@@ -110,7 +113,7 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
       const wave = scheduler.take(plan.runtime.maxConcurrency);
       if (wave.length === 0) break;
       const results = await Promise.all(
-        wave.map((task) => executeTask({ host, store, plan, task, runId, scope: scope(), signal: request.signal, vault, committed, workspaceRoot: request.workspaceRoot })),
+        wave.map((task) => executeTask({ host, store, plan, task, runId, scope: scope(), signal: request.signal, vault, committed, workspaceRoot: request.workspaceRoot, ...(request.approver ? { approver: request.approver } : {}) })),
       );
       // Ordered commit: a wave's outcomes, and the skips they cause, are written in plan order in one transaction.
       const skips = store.transaction(() =>

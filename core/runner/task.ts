@@ -9,7 +9,7 @@ import type { Host } from '../host.js';
 import type { CompiledPlan, CompiledTask } from '../plan.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store, TaskState } from '../store/store.js';
-import { ApprovalPending, createEffectRunner } from './effects.js';
+import { ApprovalPending, createEffectRunner, type Approver } from './effects.js';
 import type { SecretVault } from './secrets.js';
 
 export interface TaskRequest {
@@ -23,6 +23,7 @@ export interface TaskRequest {
   readonly vault: SecretVault;
   /** Absolute root for relative paths. */
   readonly workspaceRoot: string;
+  readonly approver?: Approver;
   readonly committed: (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => Promise<void>;
 }
 
@@ -128,6 +129,7 @@ async function dispatch(request: TaskRequest, attempt: number): Promise<JsonValu
       workspaceRoot,
       signal,
       redact,
+      ...(request.approver ? { approver: request.approver } : {}),
       firstRecord: () => request.store.writeTask(runId, task.id, { state: 'running', attempt, started: true }, { type: 'task.running', data: { attempt } }),
       committed: (type, data, effectId) => request.committed(type, data, task.id, effectId),
     }),

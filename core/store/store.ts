@@ -249,11 +249,15 @@ export class Store {
     });
   }
 
-  insertApproval(approval: { id: string; runId: string; taskId: string; effectId: string; reason: string }): void {
+  /** A pending request, or one already decided by an operator at the terminal. Call inside a transaction. */
+  insertApproval(approval: { id: string; runId: string; taskId: string; effectId: string; reason: string; decision?: { actor: string; reason: string } }): void {
+    const at = now();
+    const decision = approval.decision;
     this.db
-      .prepare(`INSERT INTO approvals (id, run_id, task_id, effect_id, state, reason, requested_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`)
-      .run(approval.id, approval.runId, approval.taskId, approval.effectId, approval.reason, now());
+      .prepare(`INSERT INTO approvals (id, run_id, task_id, effect_id, state, reason, actor, decision_reason, requested_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(approval.id, approval.runId, approval.taskId, approval.effectId, decision ? 'approved' : 'pending', approval.reason, decision?.actor ?? null, decision?.reason ?? null, at, decision ? at : null);
     this.audit(approval.runId, { type: 'approval.requested', taskId: approval.taskId, effectId: approval.effectId, data: { approvalId: approval.id, reason: approval.reason } });
+    if (decision) this.audit(approval.runId, { type: 'approval.approved', taskId: approval.taskId, effectId: approval.effectId, data: { approvalId: approval.id, actor: decision.actor, reason: decision.reason } });
   }
 
   finishRun(runId: string, state: RunState, result: { output?: JsonValue; error?: JsonValue; memory?: JsonValue }): void {

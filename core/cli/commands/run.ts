@@ -8,6 +8,7 @@ import { installProgress } from '../../progress.js';
 import { executeRun, type RunResult } from '../../runner/run.js';
 import { createHost } from '../../setup.js';
 import { Store } from '../../store/store.js';
+import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
 import { emit, palette, type OutputOptions } from '../output.js';
@@ -56,6 +57,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         workspaceRoot: resolve(workspace, plan.policy.workspaceRoot),
         signal: cancellation.signal,
         environment: process.env,
+        ...(isInteractive(process.env) ? { approver: terminalApprover(process.env) } : {}),
       });
       return report(result, output);
     } finally {

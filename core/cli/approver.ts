@@ -1,0 +1,41 @@
+// Interactive approval: with a person at a terminal, an effect that needs approval is asked about on stderr.
+import { userInfo } from 'node:os';
+import { createInterface } from 'node:readline/promises';
+import type { Approver } from '../runner/effects.js';
+
+/** A terminal on both stdin and stderr, and not CI: only then is anyone there to answer. */
+export function isInteractive(environment: NodeJS.ProcessEnv): boolean {
+  const ci = environment.CI !== undefined && environment.CI !== '' && environment.CI !== 'false';
+  return Boolean(process.stdin.isTTY && process.stderr.isTTY) && !ci;
+}
+
+function actorName(environment: NodeJS.ProcessEnv): string {
+  try {
+    return `${userInfo().username}@terminal`;
+  } catch {
+    return `${environment.USER ?? 'unknown'}@terminal`;
+  }
+}
+
+/** Questions are asked one at a time, even when tasks run concurrently. */
+export function terminalApprover(environment: NodeJS.ProcessEnv): Approver {
+  let queue: Promise<unknown> = Promise.resolve();
+  const actor = actorName(environment);
+  return (question, signal) => {
+    const ask = async () => {
+      const preview = question.input.length > 400 ? `${question.input.slice(0, 400)}…` : question.input;
+      const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+      try {
+        process.stderr.write(`\napproval needed for task ${question.taskId}: ${question.operation}\n  ${question.reason}\n  ${preview}\n`);
+        const answer = (await lines.question('approve? [y/N] ', { signal })).trim().toLowerCase();
+        const approved = answer === 'y' || answer === 'yes';
+        return { approved, actor, reason: approved ? 'approved at the terminal' : `rejected at the terminal (answer: ${JSON.stringify(answer)})` };
+      } finally {
+        lines.close();
+      }
+    };
+    const next = queue.then(ask, ask);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+}
