@@ -14,8 +14,9 @@ type AnyHook =
 
 type TapOptions = string | (Omit<Tap, 'name'> & { name?: string });
 
-/** What a plugin may do with a hook: add taps. Calling hooks is the core's alone. */
+/** What a plugin may do with a hook: add taps (synchronous or promise-returning). Calling hooks is the core's alone. */
 export interface TapOnly<Args extends unknown[], Result> {
+  tap(options: TapOptions, fn: (...args: Args) => Result): void;
   tapPromise(options: TapOptions, fn: (...args: Args) => Promise<Result>): void;
 }
 
@@ -132,8 +133,8 @@ export class Host {
     const guard = () => {
       if (this.#ready) throw new AgentctlError('AGENTCTL_E_PLUGIN_REGISTRATION_CLOSED', `plugin ${record.name} tapped a hook after the host was ready`);
     };
-    const facade = <H extends AnyHook>(hook: H, hookName: string): TapOnlyHook<H> => ({
-      tapPromise: (options, fn) => {
+    const facade = <H extends AnyHook>(hook: H, hookName: string): TapOnlyHook<H> => {
+      const tapPromise: TapOnlyHook<H>['tapPromise'] = (options, fn) => {
         guard();
         const tap = typeof options === 'string' ? { name: options } : { name: record.name, ...options };
         (hook as unknown as { tapPromise(tap: object, fn: (...args: unknown[]) => Promise<unknown>): void }).tapPromise(tap, async (...args: unknown[]) => {
@@ -143,8 +144,11 @@ export class Host {
             throw wrapPluginError(error, record.name, hookName);
           }
         });
-      },
-    });
+      };
+      // A synchronous tap runs through the same wrapper, so its errors name the plugin and hook too.
+      const tap: TapOnlyHook<H>['tap'] = (options, fn) => tapPromise(options, async (...args) => (fn as (...a: unknown[]) => unknown)(...args) as never);
+      return Object.freeze({ tap, tapPromise });
+    };
     const hooks: PluginHooks = Object.freeze({
       compile: facade(this.hooks.compile, 'compile'),
       policy: facade(this.hooks.policy, 'policy'),

@@ -61,10 +61,19 @@ export function describePlan(host: Host, plan: CompiledPlan): PlanView {
   });
   const processes: PlanProcessView[] = [];
   for (const action of Object.values(plan.actions)) {
-    const users = plan.tasks.filter((task) => task.action === action.name).map((task) => task.id);
-    if (users.length === 0) continue;
-    const description = host.actionKind(action.kind)?.describe?.(action.fields, { defaultTimeoutSeconds: plan.runtime.defaultTimeoutSeconds });
-    if (description?.process) processes.push({ action: action.name, kind: action.kind, tasks: users, ...description.process });
+    const describe = host.actionKind(action.kind)?.describe;
+    if (!describe) continue;
+    // One entry per distinct set of limits: tasks sharing an action may give it different timeouts.
+    const groups = new Map<string, PlanProcessView>();
+    for (const task of plan.tasks.filter((candidate) => candidate.action === action.name)) {
+      const description = describe(action.fields, { defaultTimeoutSeconds: plan.runtime.defaultTimeoutSeconds, ...(task.timeoutSeconds === undefined ? {} : { taskTimeoutSeconds: task.timeoutSeconds }) });
+      if (!description.process) continue;
+      const key = JSON.stringify(description.process);
+      const group = groups.get(key);
+      if (group) group.tasks.push(task.id);
+      else groups.set(key, { action: action.name, kind: action.kind, tasks: [task.id], ...description.process });
+    }
+    processes.push(...groups.values());
   }
   return {
     workflow: plan.name,

@@ -9,6 +9,6 @@ export function installProgress(host: Host, write: (line: string) => void): void
     const attempt = typeof event.data.attempt === 'number' && event.data.attempt > 1 ? ` (attempt ${event.data.attempt})` : '';
     const duration = typeof event.data.durationMs === 'number' ? ` in ${event.data.durationMs} ms` : '';
     const code = typeof event.data.code === 'string' ? ` ${event.data.code}` : '';
-    write(`${event.type.replace('.', ' ')} ${event.taskId ?? ''}${attempt}${duration}${code}\n`);
+    write(`${event.type.replace('.', ' ')} ${event.taskId ?? ''}${attempt}${duration}${code}`);
   });
 }

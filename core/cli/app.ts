@@ -12,7 +12,7 @@ import { colorEnabled, emitError, type OutputOptions } from './output.js';
 function rawOutputOptions(args: readonly string[]): OutputOptions {
   const index = args.findIndex((arg) => arg === '--output' || arg.startsWith('--output='));
   const value = index < 0 ? undefined : args[index]!.includes('=') ? args[index]!.split('=')[1] : args[index + 1];
-  return { mode: value === 'json' ? 'json' : 'human', color: colorEnabled(undefined, process.stderr, process.env) };
+  return { mode: value === 'json' ? 'json' : 'human', color: colorEnabled(undefined, process.stderr, process.env), colorStdout: colorEnabled(undefined, process.stdout, process.env) };
 }
 
 export async function main(args: string[]): Promise<void> {

@@ -7,7 +7,7 @@ export interface GlobalArgs {
 }
 
 export function outputOptions(argv: GlobalArgs): OutputOptions {
-  return { mode: argv.output, color: colorEnabled(argv.color, process.stderr, process.env) };
+  return { mode: argv.output, color: colorEnabled(argv.color, process.stderr, process.env), colorStdout: colorEnabled(argv.color, process.stdout, process.env) };
 }
 
 /** `body` returns the exit code; anything it throws is reported on stderr. */

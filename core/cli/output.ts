@@ -7,7 +7,10 @@ export type OutputMode = 'human' | 'json';
 
 export interface OutputOptions {
   readonly mode: OutputMode;
+  /** Color on stderr (progress, diagnostics). */
   readonly color: boolean;
+  /** Color on stdout (the summary), decided by stdout's own terminal status. */
+  readonly colorStdout: boolean;
 }
 
 export function colorEnabled(setting: string | undefined, stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv): boolean {

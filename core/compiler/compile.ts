@@ -8,7 +8,7 @@ import { workflowEnvelope, type Envelope } from './envelope.js';
 import { topologicalOrder } from './graph.js';
 import { issuesToDiagnostics } from './issues.js';
 import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
-import { parseTemplate, TemplateError, templateStrings, type Expression } from './templates.js';
+import { hasTemplate, parseTemplate, TemplateError, templateStrings, type Expression } from './templates.js';
 
 export interface CompileOptions {
   /** Input values that override the declared defaults (already merged from the CLI). */
@@ -34,7 +34,7 @@ export async function compileText(host: Host, file: string, text: string, option
     diagnostics.push(diagnostic(code, { message, file, ...source.locate(path), path: formatPath(path), ...(help ? { help } : {}) }));
 
   const actions = compileActions(host, envelope, source, diagnostics, report);
-  checkStaticSections(envelope, report);
+  checkTemplatePlacement(source.value, report);
   const tasks = compileTasks(envelope, actions, report);
   checkOutputs(envelope, report);
   const inputs = mergeInputs(envelope.spec.inputs, options.inputs ?? {});
@@ -98,13 +98,27 @@ function compileActions(host: Host, envelope: Envelope, source: SourceDocument, 
   return actions;
 }
 
-/** inputs and vars are plain values: templates there are never evaluated, so they are refused. */
-function checkStaticSections(envelope: Envelope, report: Report): void {
-  for (const section of ['inputs', 'vars'] as const) {
-    for (const template of templateStrings(envelope.spec[section])) {
-      report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', ['spec', section, ...template.path], `spec.${section} holds plain values; "${template.text}" is a template`);
+/**
+ * Templates are evaluated only in a task's `with` and `when` and in `spec.outputs` values. Anywhere else they would
+ * silently stay literal text, so they are refused. (Action fields are reported by compileActions.)
+ */
+function checkTemplatePlacement(document: unknown, report: Report): void {
+  const evaluated = (path: PathSegment[]) =>
+    (path[0] === 'spec' && path[1] === 'tasks' && (path[3] === 'with' || (path[3] === 'when' && path.length === 4))) || (path[0] === 'spec' && path[1] === 'outputs' && path.length > 2);
+  const visit = (value: unknown, path: PathSegment[]): void => {
+    if (path[0] === 'spec' && path[1] === 'actions') return;
+    if (typeof value === 'string') {
+      if (hasTemplate(value) && !evaluated(path)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', path, `templates are not evaluated at ${formatPath(path)}; "${value}" would stay literal text`, 'templates work in a task\'s with and when, and in spec.outputs');
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => visit(item, [...path, index]));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        if (hasTemplate(key)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', [...path, key], `"${key}" is a template used as a key; keys are never evaluated`);
+        visit(item, [...path, key]);
+      }
     }
-  }
+  };
+  visit(document, []);
 }
 
 function compileTasks(envelope: Envelope, actions: Record<string, CompiledAction>, report: Report): CompiledTask[] {
@@ -189,8 +203,8 @@ function checkReference(expression: Expression, path: PathSegment[], scope: Refe
   const spec = scope.envelope.spec;
   if ((root === 'inputs' || root === 'vars') && (name === undefined || !(name in spec[root]))) {
     report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": ${root}.${name ?? ''} is not declared in spec.${root}`);
-  } else if (root === 'memory' && name === undefined) {
-    report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": memory needs a key, e.g. memory.notes`);
+  } else if (root === 'memory') {
+    report('AGENTCTL_E_UNSUPPORTED', path, `"${expression.source}": working memory is not available in this version; nothing can write memory.${name ?? ''}`);
   } else if (root === 'tasks') {
     if (name === undefined || third !== 'output') {
       report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": task references have the form tasks.ID.output[.FIELD...]`);

@@ -52,7 +52,16 @@ export function parseSource(file: string, text: string): SourceDocument {
     });
     throw new AgentctlError('AGENTCTL_E_YAML_SYNTAX', `${file} is not valid YAML: ${diagnostics[0]!.message}`, { diagnostics });
   }
-  const value = document.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // e.g. alias expansion beyond the limit (a "billion laughs" document)
+    const message = error instanceof Error ? error.message : String(error);
+    throw new AgentctlError('AGENTCTL_E_YAML_SYNTAX', `${file}: ${message}`, {
+      diagnostics: [diagnostic('AGENTCTL_E_YAML_SYNTAX', { message, file, line: 1, column: 1, help: 'use fewer YAML aliases (at most 100 references)' })],
+    });
+  }
   return {
     file,
     text,

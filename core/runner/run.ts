@@ -102,7 +102,8 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
     try {
       store.renewLease(runId);
     } catch {
-      // A lost lease surfaces at the next write; the timer must never crash the process.
+      // The timer must never crash the process. Only this process drives a new run; taking over a run's
+      // lease (resume) is where RUN_LEASED surfaces.
     }
   }, 20_000);
   renewTimer.unref();

@@ -183,7 +183,12 @@ function asError(thrown: unknown, request: TaskRequest): AgentctlError {
     });
   }
   const error = isAgentctlError(thrown) ? thrown : wrapPluginError(thrown, request.task.kind, `dispatch:${request.task.kind}`);
-  error.message = request.vault.redactor.redact(error.message);
+  // Plugins may echo anything in an error: nothing leaves the task unredacted.
+  const redact = request.vault.redactor.redact;
+  error.message = redact(error.message);
+  error.diagnostics.forEach((item, index) => {
+    error.diagnostics[index] = { ...item, message: redact(item.message), ...(item.help === undefined ? {} : { help: redact(item.help) }) };
+  });
   return error;
 }
 

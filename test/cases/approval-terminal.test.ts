@@ -35,7 +35,7 @@ describe('interactive approval at a terminal', function () {
   it('an approved effect runs once, with the approval recorded with its actor', async () => {
     const space = workspace({ 'wf.yaml': document });
     try {
-      const { status, screen } = await runOnTerminal(['run', 'wf.yaml', '--db', space.db, '--output', 'json'], 'y', space.dir);
+      const { status, screen } = await runOnTerminal(['run', 'wf.yaml', '--db', space.db], 'y', space.dir);
       expect(status, screen).to.equal(0);
       expect(screen).to.contain('approval needed for task cmd: process.exec');
       expect(existsSync(space.file('marker'))).to.equal(true);
@@ -52,10 +52,22 @@ describe('interactive approval at a terminal', function () {
     }
   });
 
+  it('JSON mode never prompts: policy.nonInteractive decides (pause, exit 3)', async () => {
+    const space = workspace({ 'wf.yaml': document });
+    try {
+      const { status, screen } = await runOnTerminal(['run', 'wf.yaml', '--db', space.db, '--output', 'json'], 'y', space.dir);
+      expect(status, screen).to.equal(3);
+      expect(screen).not.to.contain('approve?');
+      expect(existsSync(space.file('marker'))).to.equal(false);
+    } finally {
+      space.cleanup();
+    }
+  });
+
   it('a rejected effect never runs and fails the run with exit 4', async () => {
     const space = workspace({ 'wf.yaml': document });
     try {
-      const { status, screen } = await runOnTerminal(['run', 'wf.yaml', '--db', space.db, '--output', 'json'], 'n', space.dir);
+      const { status, screen } = await runOnTerminal(['run', 'wf.yaml', '--db', space.db], 'n', space.dir);
       expect(status, screen).to.equal(4);
       expect(screen).to.contain('AGENTCTL_E_APPROVAL_REJECTED');
       expect(existsSync(space.file('marker'))).to.equal(false);

@@ -134,4 +134,26 @@ ${assignTasks}  tasks:
     );
     expect(diagnostics.map((item) => item.path)).to.have.members(['spec.runtime.maxConcurrency', 'spec.tasks[0].retry.maxAttempts', 'spec.tasks[0].timeoutSeconds']);
   });
+
+  it('refuses templates where they would stay literal: policy, metadata, keys', async () => {
+    const diagnostics = await diagnosticsOf(
+      workflow(`  inputs: { dir: out }\n  policy: { writableRoots: ["\${{ inputs.dir }}"] }\n${assignTasks}  tasks: [{ id: a, uses: "action:set", with: { "\${{ inputs.dir }}": 1 } }]\n`).replace('name: sample', 'name: sample\n  description: "\${{ inputs.dir }}"'),
+    );
+    expect(diagnostics.map((item) => `${item.code} ${item.path}`)).to.have.members([
+      'AGENTCTL_E_TEMPLATE_NOT_ALLOWED metadata.description',
+      'AGENTCTL_E_TEMPLATE_NOT_ALLOWED spec.policy.writableRoots[0]',
+      'AGENTCTL_E_TEMPLATE_NOT_ALLOWED spec.tasks[0].with.${{ inputs.dir }}',
+    ]);
+  });
+
+  it('refuses memory references: nothing writes memory in this version', async () => {
+    const [first] = await diagnosticsOf(workflow(`${assignTasks}  tasks: [{ id: a, uses: "action:set", with: { x: "\${{ memory.notes }}" } }]\n`));
+    expect(first!.code).to.equal('AGENTCTL_E_UNSUPPORTED');
+  });
+
+  it('a YAML alias bomb is a syntax error, not a crash', async () => {
+    const anchors = Array.from({ length: 120 }, (_, index) => `    - *a`).join('\n');
+    const [first] = await diagnosticsOf(`apiVersion: agentctl.dev/v1\nx: &a [1]\ny:\n${anchors}\n`);
+    expect(first!.code).to.equal('AGENTCTL_E_YAML_SYNTAX');
+  });
 });

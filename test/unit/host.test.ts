@@ -60,7 +60,7 @@ describe('plugin host', () => {
     new Host().register(definePlugin({ name: 'peek', version: '1.0.0', hostRange: '*', setup: (api) => void (hooks = api.hooks as never) }));
     for (const name of ['compile', 'policy', 'preflight', 'commit']) {
       const facade = hooks[name] as Record<string, unknown>;
-      expect(Object.keys(facade), name).to.deep.equal(['tapPromise']);
+      expect(Object.keys(facade), name).to.deep.equal(['tap', 'tapPromise']);
       expect(facade).not.to.have.property('promise');
       expect(facade).not.to.have.property('call');
     }
@@ -78,6 +78,15 @@ describe('plugin host', () => {
       expect((error as AgentctlError).code).to.equal('AGENTCTL_E_PLUGIN_FAILED');
       expect((error as Error).message).to.contain('thrower').and.to.contain('commit').and.to.contain('boom');
     }
+  });
+
+  it('a synchronous tap works and its errors are wrapped too', async () => {
+    const host = new Host();
+    const seen: string[] = [];
+    host.register(definePlugin({ name: 'sync', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.commit.tap('sync', (event) => void seen.push(event.type)) }));
+    host.ready();
+    await host.hooks.commit.promise({ type: 'run.started', runId: 'r', data: {} });
+    expect(seen).to.deep.equal(['run.started']);
   });
 
   it('declares every hook frozen', () => {

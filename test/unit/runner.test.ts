@@ -6,7 +6,8 @@ import { compileText } from '../../core/compiler/compile.js';
 import { executeRun } from '../../core/runner/run.js';
 import { createHost } from '../../core/setup.js';
 import { Store } from '../../core/store/store.js';
-import { definePlugin, diagnostic, type PluginDefinition } from '../../sdk/index.js';
+import { z } from 'zod';
+import { AgentctlError, defineActionKind, definePlugin, diagnostic, type PluginDefinition } from '../../sdk/index.js';
 import { runAction } from '../../sdk/testing/index.js';
 
 const document = `apiVersion: agentctl.dev/v1
@@ -86,6 +87,31 @@ describe('runner and hooks', () => {
     } catch (error) {
       expect((error as { code: string }).code).to.equal('AGENTCTL_E_COMPILE_REJECTED');
       expect((error as Error).message).to.contain('lint').and.to.contain('too many tasks');
+    }
+  });
+
+  it('a plugin error that echoes a secret is redacted in the message and every diagnostic', async () => {
+    const leaky = defineActionKind({
+      name: 'test.leaky',
+      version: '1.0.0',
+      hostRange: '*',
+      description: 'throws errors holding its secret',
+      actionSchema: z.strictObject({ mode: z.enum(['plain', 'coded']) }),
+      inputSchema: z.strictObject({}),
+      effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' },
+      secretReferences: () => [{ env: 'LEAKY' }],
+      async dispatch(context) {
+        const value = context.secrets.value({ env: 'LEAKY' });
+        if (context.action.mode === 'plain') throw new Error(`bad token ${value}`);
+        throw new AgentctlError('AGENTCTL_E_FILE_READ', `coded ${value}`, { diagnostics: [diagnostic('AGENTCTL_E_FILE_READ', { message: `diag ${value}`, help: `help ${value}` })] });
+      },
+    });
+    for (const mode of ['plain', 'coded']) {
+      const result = await runAction('test.leaky', { action: { mode }, environment: { LEAKY: 'leaky-canary-42' } }, [leaky]);
+      expect(result.state).to.equal('failed');
+      expect(JSON.stringify(result.diagnostics), mode).not.to.contain('leaky-canary-42');
+      expect(JSON.stringify(result.inspection), mode).not.to.contain('leaky-canary-42');
+      expect(JSON.stringify(result.diagnostics), mode).to.contain('[REDACTED]');
     }
   });
 });

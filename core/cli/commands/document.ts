@@ -28,7 +28,7 @@ export const checkCommand: CommandModule<GlobalArgs, FileArgs> = {
   handler: handler<FileArgs>(async (argv, output) => {
     const { plan } = await compileFile(createHost(), argv.file);
     const data = { file: argv.file, workflow: plan.name, digest: plan.digest, tasks: plan.tasks.length, actions: Object.keys(plan.actions).length };
-    emit(output, 'CheckResult', data, () => `${palette(output.color).green('ok')}: ${argv.file} (workflow ${plan.name}, ${plan.tasks.length} tasks)`);
+    emit(output, 'CheckResult', data, () => `${palette(output.colorStdout).green('ok')}: ${argv.file} (workflow ${plan.name}, ${plan.tasks.length} tasks)`);
     return 0;
   }),
 };

@@ -1,5 +1,6 @@
 // `inspect RUN` and `runs list`: read-only views of the database.
 import type { CommandModule } from 'yargs';
+import { AgentctlError } from '../../errors.js';
 import { inspectRun, listRuns } from '../../store/inspection.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
@@ -50,6 +51,9 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
       .option('db', { type: 'string', default: DEFAULT_DB, describe: 'SQLite database file' })
       .option('limit', { type: 'number', default: 50, describe: 'at most this many runs, newest first' }) as never,
   handler: handler<ListArgs>(async (argv, output) => {
+    if (!Number.isInteger(argv.limit) || argv.limit < 1 || argv.limit > 10_000) {
+      throw new AgentctlError('AGENTCTL_E_USAGE', `--limit must be a whole number from 1 to 10000, got ${argv.limit}`);
+    }
     const store = Store.open(argv.db, { create: false });
     try {
       const runs = listRuns(store, argv.limit);

@@ -37,11 +37,11 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
   handler: handler<RunArgs>(async (argv, output) => {
     const timeout = argv['timeout-seconds'];
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86400)) {
-      throw new AgentctlError('AGENTCTL_E_USAGE', `--timeout-seconds must be a number of seconds between 0 and 86400, got ${timeout}`);
+      throw new AgentctlError('AGENTCTL_E_USAGE', `--timeout-seconds must be more than 0 and at most 86400, got ${timeout}`);
     }
     const inputs = collectInputs(argv);
     const colors = palette(output.color);
-    const host = createHost({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(colors.dim(line))) });
+    const host = createHost({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
     const source = readBoundedFile(argv.file, 'workflow file');
     const { plan } = await compileText(host, argv.file, source, { inputs });
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
@@ -57,7 +57,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         workspaceRoot: resolve(workspace, plan.policy.workspaceRoot),
         signal: cancellation.signal,
         environment: process.env,
-        ...(isInteractive(process.env) ? { approver: terminalApprover(process.env) } : {}),
+        // JSON mode is for programs: its stderr holds one document, so nobody is prompted there.
+        ...(output.mode === 'human' && isInteractive(process.env) ? { approver: terminalApprover(process.env) } : {}),
       });
       return report(result, output);
     } finally {
@@ -95,7 +96,7 @@ function report(result: RunResult, output: OutputOptions): number {
   const data = { runId: result.runId, traceId: result.traceId, state: result.state, output: result.output, tasks: result.tasks };
   const counts = Object.values(result.tasks).reduce<Record<string, number>>((tally, state) => ({ ...tally, [state]: (tally[state] ?? 0) + 1 }), {});
   const summary = Object.entries(counts).map(([state, count]) => `${count} ${state}`).join(', ');
-  const colors = palette(output.color);
+  const colors = palette(output.colorStdout);
   const mark = { succeeded: colors.green('succeeded'), paused: colors.yellow('paused'), cancelled: colors.yellow('cancelled') }[result.state as 'succeeded' | 'paused' | 'cancelled'];
   const ok = result.state === 'succeeded';
   emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${result.error.message}` : ''}`, {
