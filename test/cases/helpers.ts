@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { stringify } from 'yaml';
-import { parseDocument, type CliResult } from '../support/cli.js';
+import { parseDocument, workspace, type CliResult } from '../support/cli.js';
 
 export const CLI_API_VERSION = 'agentctl.dev/cli/v1';
 
@@ -136,4 +136,24 @@ export function finished(child: ChildProcess): Promise<CliResult> {
     child.once('error', reject);
     child.once('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
   });
+}
+
+/**
+ * A fresh workspace per test, plus a list of pids the test saw and must not leave behind: only processes the test
+ * started (found by their unique argument) are ever killed.
+ */
+export function useWorkspace(): { readonly ws: ReturnType<typeof workspace>; readonly leftovers: number[] } {
+  const state = { ws: undefined as unknown as ReturnType<typeof workspace>, leftovers: [] as number[] };
+  beforeEach(() => (state.ws = workspace()));
+  afterEach(() => {
+    for (const pid of state.leftovers.splice(0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    state.ws.cleanup();
+  });
+  return state;
 }

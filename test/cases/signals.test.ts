@@ -1,27 +1,14 @@
 // Cancellation: SIGTERM, SIGINT and --timeout-seconds end the run `cancelled` (exit 130) and kill the child tree.
 import { expect } from 'chai';
-import { runCli, startCli, workspace } from '../support/cli.js';
-import { finished, liveProcessesWith, outcome, rows, shellWorkflow, uniqueSleep, waitFor, workflow } from './helpers.js';
+import { runCli, startCli } from '../support/cli.js';
+import { finished, liveProcessesWith, outcome, rows, shellWorkflow, uniqueSleep, useWorkspace, waitFor, workflow } from './helpers.js';
 
-type Workspace = ReturnType<typeof workspace>;
 
 describe('cancellation', () => {
-  let ws: Workspace;
-  const leftovers: number[] = [];
-  beforeEach(() => (ws = workspace()));
-  afterEach(() => {
-    for (const pid of leftovers.splice(0)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-    ws.cleanup();
-  });
+  const state = useWorkspace();
 
   const longTask = (duration: string) =>
-    ws.write(
+    state.ws.write(
       'wf.yaml',
       workflow({
         policy: { processAllowlist: ['sh'], approval: 'never' },
@@ -42,15 +29,15 @@ describe('cancellation', () => {
     expect(document.data.state).to.equal('cancelled');
     expect(document.data.runId).to.match(/^run_/);
     expect(document.data.output).to.deep.equal({});
-    const [run] = rows(ws.db, 'SELECT id, state, finished_at FROM runs');
+    const [run] = rows(state.ws.db, 'SELECT id, state, finished_at FROM runs');
     expect(run.id).to.equal(document.data.runId);
     expect(run.state).to.equal('cancelled');
     expect(run.finished_at).to.be.a('string');
-    expect(rows(ws.db, 'SELECT task_id, state FROM tasks ORDER BY position')).to.deep.equal([
+    expect(rows(state.ws.db, 'SELECT task_id, state FROM tasks ORDER BY position')).to.deep.equal([
       { task_id: 'cmd', state: 'cancelled' },
       { task_id: 'after', state: 'cancelled' },
     ]);
-    const [effect] = rows(ws.db, 'SELECT state, error_json FROM effects');
+    const [effect] = rows(state.ws.db, 'SELECT state, error_json FROM effects');
     // A killed process may have done part of its work: the effect is uncertain (SPEC §5).
     expect(effect.state).to.equal('uncertain');
     expect(JSON.parse(effect.error_json).code).to.equal('AGENTCTL_E_CANCELLED');
@@ -61,23 +48,23 @@ describe('cancellation', () => {
     it(`${signal} during a long shell task: exit 130, RunOutcome cancelled, child tree gone`, async () => {
       const duration = uniqueSleep(301);
       longTask(duration);
-      const child = startCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']);
+      const child = startCli(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json']);
       const done = finished(child);
       try {
         // Both sleeps are up: sh has started its background job and the foreground one.
         await waitFor('the task to be running', () => liveProcessesWith(duration).length >= 2);
-        await waitFor('the started effect', () => rows(ws.db, `SELECT state FROM effects WHERE state = 'started'`).length === 1);
+        await waitFor('the started effect', () => rows(state.ws.db, `SELECT state FROM effects WHERE state = 'started'`).length === 1);
         const sent = Date.now();
         child.kill(signal);
         const result = await done;
-        leftovers.push(...liveProcessesWith(duration).map((entry) => entry.pid));
+        state.leftovers.push(...liveProcessesWith(duration).map((entry) => entry.pid));
         expect(Date.now() - sent, 'time to exit after the signal').to.be.below(3000);
         expect(result.signal).to.equal(null);
         const document = outcome(result, 130);
         assertCancelled(document, duration);
       } finally {
         child.kill('SIGKILL');
-        leftovers.push(...liveProcessesWith(duration).map((entry) => entry.pid));
+        state.leftovers.push(...liveProcessesWith(duration).map((entry) => entry.pid));
       }
     });
   }
@@ -86,40 +73,40 @@ describe('cancellation', () => {
     const duration = uniqueSleep(304);
     longTask(duration);
     const started = Date.now();
-    const result = runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json', '--timeout-seconds', '1']);
+    const result = runCli(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json', '--timeout-seconds', '1']);
     const elapsed = Date.now() - started;
-    leftovers.push(...liveProcessesWith(duration).map((entry) => entry.pid));
+    state.leftovers.push(...liveProcessesWith(duration).map((entry) => entry.pid));
     const document = outcome(result, 130);
     expect(elapsed).to.be.below(4000);
     assertCancelled(document, duration);
   });
 
   it('SIGTERM while a task waits for its retry backoff: exit 130 at once, run and task cancelled', async () => {
-    ws.write(
+    state.ws.write(
       'wf.yaml',
       shellWorkflow({ command: 'false' }, { processAllowlist: ['false'], approval: 'never' }, { retry: { maxAttempts: 3, backoffMs: 60000 } }),
     );
-    const child = startCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']);
+    const child = startCli(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json']);
     const done = finished(child);
     try {
-      await waitFor('the retry to be scheduled', () => rows(ws.db, `SELECT state FROM tasks WHERE state = 'retry_scheduled'`).length === 1);
+      await waitFor('the retry to be scheduled', () => rows(state.ws.db, `SELECT state FROM tasks WHERE state = 'retry_scheduled'`).length === 1);
       const sent = Date.now();
       child.kill('SIGTERM');
       const result = await done;
       expect(Date.now() - sent).to.be.below(3000);
       const document = outcome(result, 130);
       expect(document.data.state).to.equal('cancelled');
-      expect(rows(ws.db, 'SELECT state FROM runs')).to.deep.equal([{ state: 'cancelled' }]);
-      expect(rows(ws.db, 'SELECT state, attempt FROM tasks')).to.deep.equal([{ state: 'cancelled', attempt: 1 }]);
-      expect(rows(ws.db, 'SELECT attempt, state FROM effects')).to.deep.equal([{ attempt: 1, state: 'failed' }]);
+      expect(rows(state.ws.db, 'SELECT state FROM runs')).to.deep.equal([{ state: 'cancelled' }]);
+      expect(rows(state.ws.db, 'SELECT state, attempt FROM tasks')).to.deep.equal([{ state: 'cancelled', attempt: 1 }]);
+      expect(rows(state.ws.db, 'SELECT attempt, state FROM effects')).to.deep.equal([{ attempt: 1, state: 'failed' }]);
     } finally {
       child.kill('SIGKILL');
     }
   });
 
   it('--timeout-seconds 0 is a usage error', () => {
-    ws.write('wf.yaml', shellWorkflow({ command: 'true' }, { processAllowlist: ['true'], approval: 'never' }));
-    const result = runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json', '--timeout-seconds', '0']);
+    state.ws.write('wf.yaml', shellWorkflow({ command: 'true' }, { processAllowlist: ['true'], approval: 'never' }));
+    const result = runCli(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json', '--timeout-seconds', '0']);
     expect(result.status).to.equal(2);
     expect(JSON.parse(result.stderr).diagnostics[0].code).to.equal('AGENTCTL_E_USAGE');
   });

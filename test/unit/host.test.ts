@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { codeOf } from '../support/errors.js';
 import { z } from 'zod';
 import { Host } from '../../core/host.js';
 import { createHost } from '../../core/setup.js';
@@ -17,14 +18,6 @@ const kind = (name: string, hostRange = '^0.1.0') =>
     dispatch: async () => ({ ok: true }),
   });
 
-const codeOf = (body: () => unknown) => {
-  try {
-    body();
-  } catch (error) {
-    return (error as AgentctlError).code;
-  }
-  return undefined;
-};
 
 describe('plugin host', () => {
   it('registers builtins through the SDK and lists them', () => {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
+import { codeOf } from '../support/errors.js';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentctlError } from '../../core/errors.js';
 import { SCHEMA_VERSION } from '../../core/store/migrations.js';
 import { Store } from '../../core/store/store.js';
 
@@ -12,14 +12,6 @@ describe('store', () => {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'agentctl-store-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const codeOf = (body: () => unknown) => {
-    try {
-      body();
-    } catch (error) {
-      return (error as AgentctlError).code;
-    }
-    return undefined;
-  };
 
   it('creates the schema with WAL, foreign keys and the schema version', () => {
     const store = Store.open(join(dir, 'nested', 'runtime.db'));
