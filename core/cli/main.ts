@@ -1,10 +1,13 @@
 // CLI entry. `--version` answers before any heavy module is loaded; everything else loads the app lazily.
+import module from 'node:module';
 import { HOST_VERSION } from '../version.js';
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${HOST_VERSION}\n`);
 } else {
+  // Node 22.1+ caches compiled modules on disk (a no-op where unavailable or not writable); Node 20 has no cache.
+  (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   const { main } = await import('./app.js');
   await main(args);
 }
