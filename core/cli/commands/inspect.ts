@@ -30,10 +30,13 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
       const view = inspectRun(store, argv.run);
       emit(output, 'RunInspection', view, () => {
         const lines = [`run ${view.run.runId}  ${view.run.workflow}  ${view.run.state}  (trace ${view.run.traceId})`];
+        const failure = view.run.error as { code?: string; message?: string } | null;
+        if (failure) lines.push(`  error: ${failure.code} ${failure.message}`);
         for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}`);
         for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}`);
         for (const approval of view.approvals) lines.push(`  approval ${approval.approvalId} ${approval.state} (${approval.taskId}): ${approval.reason}`);
-        lines.push(`  ${view.audit.length} audit events`);
+        lines.push('  audit:');
+        for (const event of view.audit) lines.push(`    ${String(event.seq).padStart(4)} ${event.at} ${String(event.type).padEnd(26)} ${event.taskId ?? ''}`);
         return lines.join('\n');
       });
       return 0;
