@@ -1,10 +1,14 @@
 import { testActionKind } from '../../sdk/testing/index.js';
 
 testActionKind('builtin.assert', {
-  valid: [{ name: 'true passes', input: { that: true }, output: { passed: true } }],
+  valid: [
+    { name: 'true passes', input: { that: true }, output: { passed: true } },
+    { name: 'a comparison template keeps its boolean type', inputs: { count: 3 }, input: { that: '${{ inputs.count > 2 }}' }, output: { passed: true } },
+  ],
   invalid: [
     { name: 'false fails with the message', input: { that: false, message: 'nope' }, code: 'AGENTCTL_E_ASSERTION_FAILED' },
-    { name: 'that must be a boolean', input: { that: 'yes' }, code: 'AGENTCTL_E_TASK_INPUT_INVALID' },
-    { name: 'unknown input field', input: { that: true, extra: 1 }, code: 'AGENTCTL_E_TASK_INPUT_INVALID' },
+    { name: 'that must be a boolean', input: { that: 'yes' }, code: 'AGENTCTL_E_SCHEMA' },
+    { name: 'a templated input is checked when it is rendered', inputs: { flag: 'yes' }, input: { that: '${{ inputs.flag }}' }, code: 'AGENTCTL_E_TASK_INPUT_INVALID' },
+    { name: 'unknown input field', input: { that: true, extra: 1 }, code: 'AGENTCTL_E_SCHEMA' },
   ],
 });

@@ -6,7 +6,7 @@ testActionKind('builtin.assign', {
     { name: 'empty input', input: {}, output: {} },
   ],
   invalid: [
-    { name: 'input must be an object', input: [1, 2] as never, code: 'AGENTCTL_E_TASK_INPUT_INVALID' },
+    { name: 'input must be an object', input: [1, 2] as never, code: 'AGENTCTL_E_SCHEMA' },
     { name: 'no action fields', action: { extra: 1 }, code: 'AGENTCTL_E_UNKNOWN_FIELD' },
   ],
 });

@@ -1,5 +1,6 @@
 // builtin.read: reads a UTF-8 file inside the workspace, at most 1 MiB.
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineActionKind, EffectFailure } from '../../sdk/index.js';
@@ -27,7 +28,8 @@ export default defineActionKind({
 async function readBounded(absolute: string, path: string): Promise<Buffer> {
   let handle;
   try {
-    handle = await open(absolute, 'r');
+    // Non-blocking open: a FIFO in the workspace must not hang the run; it is refused just below.
+    handle = await open(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     throw new EffectFailure('failed', 'AGENTCTL_E_FILE_READ', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }

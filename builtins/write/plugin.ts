@@ -1,6 +1,6 @@
 // builtin.write: atomic write below a writable root; no effect when the content is already in place.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { defineActionKind, EffectFailure } from '../../sdk/index.js';
@@ -30,17 +30,22 @@ export default defineActionKind({
         await writeAtomically(absolute, bytes, path);
         return result(true);
       },
-      { unchanged: async () => ((await currentDigest(absolute)) === sha256 ? result(false) : undefined) },
+      { unchanged: async () => ((await currentDigest(absolute, bytes.length, path)) === sha256 ? result(false) : undefined) },
     );
   },
 });
 
-async function currentDigest(absolute: string): Promise<string | undefined> {
+/** Digest of the file in place when it could equal the new content; a target that is not a regular file is refused. */
+async function currentDigest(absolute: string, size: number, path: string): Promise<string | undefined> {
+  let stats;
   try {
-    return createHash('sha256').update(await readFile(absolute)).digest('hex');
+    stats = await lstat(absolute);
   } catch {
     return undefined;
   }
+  if (!stats.isFile()) throw new EffectFailure('failed', 'AGENTCTL_E_FILE_WRITE', `cannot write ${path}: it exists and is not a regular file`);
+  if (stats.size !== size) return undefined;
+  return createHash('sha256').update(await readFile(absolute)).digest('hex');
 }
 
 async function writeAtomically(absolute: string, bytes: Buffer, path: string): Promise<void> {
@@ -63,7 +68,8 @@ async function writeAtomically(absolute: string, bytes: Buffer, path: string): P
       await directory.close();
     }
   } catch (error) {
-    await rm(temporary, { force: true });
+    // A failed cleanup must not hide the definite failure that caused it.
+    await rm(temporary, { force: true }).catch(() => undefined);
     throw new EffectFailure('failed', 'AGENTCTL_E_FILE_WRITE', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
 }

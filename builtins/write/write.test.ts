@@ -13,7 +13,7 @@ testActionKind('builtin.write', {
     { name: 'no writable roots: writes are disabled', workspace: folder, input: { path: 'out/x.txt', content: 'x' }, code: 'AGENTCTL_E_POLICY_NOT_WRITABLE' },
     { name: 'outside the writable root', workspace: folder, policy: { writableRoots: ['out'] }, input: { path: 'other/x.txt', content: 'x' }, code: 'AGENTCTL_E_POLICY_NOT_WRITABLE' },
     { name: 'a .. component', workspace: folder, policy: { writableRoots: ['out'] }, input: { path: 'out/../x.txt', content: 'x' }, code: 'AGENTCTL_E_POLICY_PATH_ESCAPE' },
-    { name: 'content must be a string', workspace: folder, policy: { writableRoots: ['out'] }, input: { path: 'out/x.txt', content: 5 }, code: 'AGENTCTL_E_TASK_INPUT_INVALID' },
+    { name: 'content must be a string', workspace: folder, policy: { writableRoots: ['out'] }, input: { path: 'out/x.txt', content: 5 }, code: 'AGENTCTL_E_SCHEMA' },
     { name: 'approval pauses a write under approval: mutations', workspace: folder, policy: { writableRoots: ['out'], approval: 'mutations' }, input: { path: 'out/p.txt', content: 'x' }, code: 'AGENTCTL_E_APPROVAL_PENDING' },
   ],
 });

@@ -1,10 +1,10 @@
 // Run inputs from --inputs, --inputs-file and repeated --input KEY=VALUE (later sources win).
 import type { JsonValue } from '../contracts.js';
 import { AgentctlError, errorMessage } from '../errors.js';
-import { readBoundedFile } from '../compiler/source.js';
+import { checkDepth, MAX_DEPTH, readBoundedFile } from '../compiler/source.js';
 
 export interface InputArgs {
-  input?: string[];
+  input?: string | string[];
   inputs?: string;
   'inputs-file'?: string;
 }
@@ -15,13 +15,14 @@ export function collectInputs(argv: InputArgs): Record<string, JsonValue> {
   const merged: Record<string, JsonValue> = {};
   if (argv['inputs-file'] !== undefined) Object.assign(merged, parseObject(readBoundedFile(argv['inputs-file'], 'inputs file'), `--inputs-file ${argv['inputs-file']}`));
   if (argv.inputs !== undefined) Object.assign(merged, parseObject(argv.inputs, '--inputs'));
-  for (const pair of argv.input ?? []) {
+  for (const pair of ([] as string[]).concat(argv.input ?? [])) {
     const equals = pair.indexOf('=');
     const key = equals < 0 ? pair : pair.slice(0, equals);
     if (equals < 0 || !KEY.test(key)) {
       throw new AgentctlError('AGENTCTL_E_INPUT_INVALID', `--input ${JSON.stringify(pair)} is not KEY=VALUE with KEY a valid input name`, { help: 'example: --input reportPath=out/r.txt' });
     }
     merged[key] = parseValue(pair.slice(equals + 1));
+    checkValue(merged[key], `--input ${key}`);
   }
   return merged;
 }
@@ -45,5 +46,17 @@ function parseObject(text: string, what: string): Record<string, JsonValue> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new AgentctlError('AGENTCTL_E_INPUT_INVALID', `${what} must be a JSON object of input names to values`);
   }
+  // Own keys only, copied one by one: a "__proto__" key must be refused, not merged into a prototype.
+  const bad = Object.keys(value).filter((key) => !KEY.test(key));
+  if (bad.length > 0) throw new AgentctlError('AGENTCTL_E_INPUT_INVALID', `${what}: ${bad.map((key) => JSON.stringify(key)).join(', ')} is not a valid input name`);
+  checkValue(value, what);
   return value as Record<string, JsonValue>;
+}
+
+function checkValue(value: unknown, what: string): void {
+  try {
+    checkDepth(value, MAX_DEPTH);
+  } catch (error) {
+    throw new AgentctlError('AGENTCTL_E_INPUT_INVALID', `${what}: ${errorMessage(error)}`);
+  }
 }

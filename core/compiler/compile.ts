@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { JsonValue } from '../contracts.js';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic } from '../errors.js';
 import type { Host } from '../host.js';
+import { outputValidator } from '../output-schema.js';
 import type { CompiledAction, CompiledPlan, CompiledTask } from '../plan.js';
 import { workflowEnvelope, type Envelope } from './envelope.js';
 import { topologicalOrder } from './graph.js';
@@ -35,7 +36,7 @@ export async function compileText(host: Host, file: string, text: string, option
 
   const actions = compileActions(host, envelope, source, diagnostics, report);
   checkTemplatePlacement(source.value, report);
-  const tasks = compileTasks(envelope, actions, report);
+  const tasks = compileTasks(host, envelope, actions, report);
   checkOutputs(envelope, report);
   const inputs = mergeInputs(envelope.spec.inputs, options.inputs ?? {});
   if (diagnostics.length > 0) fail(diagnostics, file);
@@ -113,6 +114,7 @@ function checkTemplatePlacement(document: unknown, report: Report): void {
       value.forEach((item, index) => visit(item, [...path, index]));
     } else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
+        if (key === '__proto__') report('AGENTCTL_E_SCHEMA', [...path, key], `"__proto__" is a reserved key and cannot be used`);
         if (hasTemplate(key)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', [...path, key], `"${key}" is a template used as a key; keys are never evaluated`);
         visit(item, [...path, key]);
       }
@@ -121,7 +123,7 @@ function checkTemplatePlacement(document: unknown, report: Report): void {
   visit(document, []);
 }
 
-function compileTasks(envelope: Envelope, actions: Record<string, CompiledAction>, report: Report): CompiledTask[] {
+function compileTasks(host: Host, envelope: Envelope, actions: Record<string, CompiledAction>, report: Report): CompiledTask[] {
   const ids = new Set(envelope.spec.tasks.map((task) => task.id));
   const seen = new Set<string>();
   const tasks: CompiledTask[] = [];
@@ -134,9 +136,9 @@ function compileTasks(envelope: Envelope, actions: Record<string, CompiledAction
       report('AGENTCTL_E_UNSUPPORTED', [...path, 'uses'], `task ${task.id} uses agent:${actionName}; agent tasks are not supported by this version`);
       return;
     }
-    const action = actions[actionName];
+    const action = Object.hasOwn(actions, actionName) ? actions[actionName] : undefined;
     if (!action) {
-      if (!(actionName in envelope.spec.actions)) report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses action "${actionName}", which is not declared in spec.actions`);
+      if (!Object.hasOwn(envelope.spec.actions, actionName)) report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses action "${actionName}", which is not declared in spec.actions`);
       return;
     }
     const needs = new Set<string>();
@@ -146,7 +148,11 @@ function compileTasks(envelope: Envelope, actions: Record<string, CompiledAction
       needs.add(need);
     });
     const scope: ReferenceScope = { envelope, needs, taskIds: ids, owner: `task ${task.id}` };
-    for (const template of templateStrings(task.with)) checkTemplate(template.text, [...path, 'with', ...template.path], scope, report);
+    const templates = [...templateStrings(task.with)];
+    for (const template of templates) checkTemplate(template.text, [...path, 'with', ...template.path], scope, report);
+    // A `with` without templates is known now: check it against the kind before anything runs.
+    if (templates.length === 0) checkStaticInput(host, action.kind, task.with, [...path, 'with'], report);
+    if (task.outputSchema !== undefined) checkOutputSchema(task.outputSchema as JsonValue, [...path, 'outputSchema'], report);
     if (task.when !== undefined) {
       const parsed = checkTemplate(task.when, [...path, 'when'], scope, report);
       if (parsed && !parsed.whole) report('AGENTCTL_E_TEMPLATE_SYNTAX', [...path, 'when'], `when must be exactly one template, e.g. "\${{ inputs.enabled }}"`);
@@ -168,6 +174,23 @@ function compileTasks(envelope: Envelope, actions: Record<string, CompiledAction
     });
   });
   return tasks;
+}
+
+function checkStaticInput(host: Host, kindName: string, input: unknown, path: PathSegment[], report: Report): void {
+  const parsed = host.actionKind(kindName)!.inputSchema.safeParse(input);
+  if (parsed.success) return;
+  for (const issue of parsed.error.issues) {
+    const where = [...path, ...(issue.path as PathSegment[])];
+    report('AGENTCTL_E_SCHEMA', where, `${formatPath(where)}: ${issue.message} (input of ${kindName})`, `see the ${kindName} input fields in \`agentctl schema\``);
+  }
+}
+
+function checkOutputSchema(schema: JsonValue, path: PathSegment[], report: Report): void {
+  try {
+    outputValidator(schema);
+  } catch (error) {
+    report('AGENTCTL_E_SCHEMA', path, `outputSchema is not a valid JSON Schema: ${errorMessage(error)}`);
+  }
 }
 
 function checkOutputs(envelope: Envelope, report: Report): void {
@@ -201,7 +224,7 @@ function checkTemplate(text: string, path: PathSegment[], scope: ReferenceScope,
 function checkReference(expression: Expression, path: PathSegment[], scope: ReferenceScope, report: Report): void {
   const [root, name, third] = expression.path;
   const spec = scope.envelope.spec;
-  if ((root === 'inputs' || root === 'vars') && (name === undefined || !(name in spec[root]))) {
+  if ((root === 'inputs' || root === 'vars') && (name === undefined || !Object.hasOwn(spec[root], name))) {
     report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": ${root}.${name ?? ''} is not declared in spec.${root}`);
   } else if (root === 'memory') {
     report('AGENTCTL_E_UNSUPPORTED', path, `"${expression.source}": working memory is not available in this version; nothing can write memory.${name ?? ''}`);

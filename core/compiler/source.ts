@@ -38,7 +38,15 @@ export function readBoundedFile(file: string, what: string): string {
 
 export function parseSource(file: string, text: string): SourceDocument {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+  // logLevel error: problems become diagnostics below, never warnings printed to stderr.
+  let document: Document;
+  try {
+    document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, logLevel: 'error' });
+  } catch (error) {
+    // e.g. nesting so deep that the parser runs out of stack
+    const message = error instanceof Error ? error.message : String(error);
+    throw new AgentctlError('AGENTCTL_E_YAML_SYNTAX', `${file}: ${message}`, { diagnostics: [diagnostic('AGENTCTL_E_YAML_SYNTAX', { message, file, line: 1, column: 1 })] });
+  }
   if (document.errors.length > 0) {
     const diagnostics: Diagnostic[] = document.errors.map((error) => {
       const position = lineCounter.linePos(error.pos[0]);
@@ -55,11 +63,12 @@ export function parseSource(file: string, text: string): SourceDocument {
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: 100 });
+    checkDepth(value, MAX_DEPTH);
   } catch (error) {
     // e.g. alias expansion beyond the limit (a "billion laughs" document)
     const message = error instanceof Error ? error.message : String(error);
     throw new AgentctlError('AGENTCTL_E_YAML_SYNTAX', `${file}: ${message}`, {
-      diagnostics: [diagnostic('AGENTCTL_E_YAML_SYNTAX', { message, file, line: 1, column: 1, help: 'use fewer YAML aliases (at most 100 references)' })],
+      diagnostics: [diagnostic('AGENTCTL_E_YAML_SYNTAX', { message, file, line: 1, column: 1, help: `at most 100 alias references and ${MAX_DEPTH} levels of nesting` })],
     });
   }
   return {
@@ -99,6 +108,20 @@ function offsetOf(document: Document, path: readonly PathSegment[], wantKey: boo
 function rangeStart(node: unknown): number | undefined {
   const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
   return range ? range[0] : undefined;
+}
+
+/** Deeper documents are refused: every later step walks values recursively. */
+export const MAX_DEPTH = 64;
+
+/** Throws when a JSON-like value nests deeper than `limit`. Iterative, so it cannot overflow the stack itself. */
+export function checkDepth(value: unknown, limit: number): void {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= limit) throw new Error(`values are nested more than ${limit} levels deep`);
+    for (const inner of Object.values(item)) stack.push([inner, depth + 1]);
+  }
 }
 
 /** `spec.tasks[2].with` from `['spec', 'tasks', 2, 'with']`. */

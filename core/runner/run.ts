@@ -67,7 +67,7 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
   const { host, store, plan } = request;
   const vault = new SecretVault();
   await preflight(request, vault);
-  store.setRedactor(vault.redactor.redact);
+  store.setRedactor(vault.redactor.redactValue);
 
   const runId = newRunId();
   const traceId = randomBytes(16).toString('hex');
@@ -149,7 +149,7 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
   } finally {
     clearInterval(renewTimer);
   }
-  const result = await finish({ request, runId, traceId, scheduler, failure, pausedBy, scope, committed });
+  const result = await finish({ request, runId, traceId, scheduler, failure, pausedBy, scope, committed, redactValue: vault.redactor.redactValue });
   const warnings = commitErrors.map((message) => diagnostic('AGENTCTL_E_PLUGIN_FAILED', { severity: 'warning', message }));
   return { ...result, warnings };
 }
@@ -181,6 +181,7 @@ interface FinishContext {
   failure: TaskOutcome | undefined;
   pausedBy: TaskOutcome | undefined;
   scope: () => TemplateScope;
+  redactValue: <T>(value: T) => T;
   committed: (type: string, data: Record<string, JsonValue>, taskId?: string) => Promise<void>;
 }
 
@@ -204,13 +205,15 @@ async function finish(context: FinishContext): Promise<RunResult> {
     error = pausedBy.error;
   } else {
     try {
-      output = renderValue(plan.outputs as JsonValue, context.scope()) as Record<string, JsonValue>;
+      // Outputs leave the process on stdout: any secret value a task produced is redacted there too.
+      output = context.redactValue(renderValue(plan.outputs as JsonValue, context.scope()) as Record<string, JsonValue>);
       state = 'succeeded';
     } catch (renderError) {
       if (!(renderError instanceof TemplateError)) throw renderError;
       state = 'failed';
-      error = new AgentctlError('AGENTCTL_E_TEMPLATE_EVALUATION', `spec.outputs: ${renderError.message}`, {
-        diagnostics: [diagnostic('AGENTCTL_E_TEMPLATE_EVALUATION', { message: renderError.message, path: 'spec.outputs', file: request.file })],
+      const message = context.redactValue(renderError.message);
+      error = new AgentctlError('AGENTCTL_E_TEMPLATE_EVALUATION', `spec.outputs: ${message}`, {
+        diagnostics: [diagnostic('AGENTCTL_E_TEMPLATE_EVALUATION', { message, path: 'spec.outputs', file: request.file })],
       });
     }
   }

@@ -6,35 +6,49 @@ import type { Host } from '../host.js';
 
 export const REDACTED = '[REDACTED]';
 
-/** Replaces every known secret value in text. Longer values first, so a secret containing another is fully hidden. */
+/**
+ * Replaces every known secret value in text. All occurrences of all values (raw and JSON-escaped) are found in the
+ * original text first and overlapping ones merged, so two overlapping secrets cannot leave a piece of either behind.
+ */
 export class Redactor {
-  #values: string[] = [];
+  #patterns: string[] = [];
 
   add(value: string): void {
-    if (value.length === 0 || this.#values.includes(value)) return;
-    this.#values = [...this.#values, value].sort((a, b) => b.length - a.length);
+    if (value.length === 0 || this.#patterns.includes(value)) return;
+    const escaped = JSON.stringify(value).slice(1, -1);
+    const twice = JSON.stringify(escaped).slice(1, -1);
+    this.#patterns = [...new Set([...this.#patterns, value, escaped, twice])];
   }
 
   get size(): number {
-    return this.#values.length;
+    return this.#patterns.length;
   }
 
   redact = (text: string): string => {
-    if (this.#values.length === 0) return text;
-    let out = text;
-    for (const value of this.#values) {
-      if (out.includes(value)) out = out.split(value).join(REDACTED);
-      // JSON-encoded form, for values with quotes, backslashes or control characters.
-      const encoded = JSON.stringify(value).slice(1, -1);
-      if (encoded !== value && out.includes(encoded)) out = out.split(encoded).join(REDACTED);
+    if (this.#patterns.length === 0) return text;
+    const spans: [number, number][] = [];
+    for (const pattern of this.#patterns) {
+      for (let at = text.indexOf(pattern); at >= 0; at = text.indexOf(pattern, at + 1)) spans.push([at, at + pattern.length]);
     }
-    return out;
+    return spans.length === 0 ? text : replaceSpans(text, spans);
   };
 
-  /** Also hides a trailing prefix of a secret, for output that was cut at a byte limit mid-secret. */
+  /** Redacts every string (and key) inside a JSON value; the result is always valid JSON. */
+  redactValue = <T>(value: T): T => {
+    if (this.#patterns.length === 0) return value;
+    const visit = (item: unknown): unknown => {
+      if (typeof item === 'string') return this.redact(item);
+      if (Array.isArray(item)) return item.map(visit);
+      if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, inner]) => [this.redact(key), visit(inner)]));
+      return item;
+    };
+    return visit(value) as T;
+  };
+
+  /** Also hides a trailing prefix (4 characters or more) of a secret, for output cut at a byte limit mid-secret. */
   redactTruncated(text: string): string {
     let out = this.redact(text);
-    for (const value of this.#values) {
+    for (const value of this.#patterns) {
       for (let length = Math.min(value.length - 1, out.length); length >= 4; length -= 1) {
         if (out.endsWith(value.slice(0, length))) {
           out = out.slice(0, out.length - length) + REDACTED;
@@ -44,6 +58,23 @@ export class Redactor {
     }
     return out;
   }
+}
+
+function replaceSpans(text: string, spans: [number, number][]): string {
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let cursor = 0;
+  let [start, end] = spans[0]!;
+  for (const [from, to] of spans.slice(1)) {
+    if (from <= end) {
+      end = Math.max(end, to);
+      continue;
+    }
+    out += text.slice(cursor, start) + REDACTED;
+    cursor = end;
+    [start, end] = [from, to];
+  }
+  return out + text.slice(cursor, start) + REDACTED + text.slice(end);
 }
 
 export function referenceKey(reference: SecretReference): string {

@@ -1,11 +1,10 @@
 // One task: `when`, rendered input, dispatch under a deadline, output contract, and retries of definite failures.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createRequire } from 'node:module';
-import type { Ajv as AjvInstance } from 'ajv';
 import type { DispatchContext, JsonValue } from '../contracts.js';
 import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, wrapPluginError } from '../errors.js';
 import type { Host } from '../host.js';
+import { outputProblems } from '../output-schema.js';
 import type { CompiledPlan, CompiledTask } from '../plan.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store, TaskState } from '../store/store.js';
@@ -150,41 +149,26 @@ async function dispatch(request: TaskRequest, attempt: number): Promise<JsonValu
   return output;
 }
 
-let ajv: AjvInstance | undefined;
-const validators = new WeakMap<CompiledTask, ReturnType<AjvInstance['compile']>>();
-
 function checkOutput(task: CompiledTask, output: JsonValue): void {
-  let validate = validators.get(task);
-  if (!validate) {
-    ajv ??= createAjv();
-    try {
-      validate = ajv.compile(task.outputSchema as object);
-    } catch (error) {
-      throw new AgentctlError('AGENTCTL_E_TASK_OUTPUT_INVALID', `task ${task.id} outputSchema is not a valid JSON Schema: ${errorMessage(error)}`);
-    }
-    validators.set(task, validate);
+  let problems: string[];
+  try {
+    problems = outputProblems(task.outputSchema!, output);
+  } catch (error) {
+    throw new AgentctlError('AGENTCTL_E_TASK_OUTPUT_INVALID', `task ${task.id} outputSchema is not a valid JSON Schema: ${errorMessage(error)}`);
   }
-  if (!validate(output)) {
-    const problems = (validate.errors ?? []).map((item) => `${item.instancePath || '/'} ${item.message}`).join('; ');
-    throw new AgentctlError('AGENTCTL_E_TASK_OUTPUT_INVALID', `task ${task.id} output does not match its outputSchema: ${problems}`);
-  }
-}
-
-function createAjv(): AjvInstance {
-  // Loaded on first use: most runs declare no outputSchema.
-  const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js').default;
-  return new Ajv2020({ allErrors: true, strict: false });
+  if (problems.length > 0) throw new AgentctlError('AGENTCTL_E_TASK_OUTPUT_INVALID', `task ${task.id} output does not match its outputSchema: ${problems.join('; ')}`);
 }
 
 function asError(thrown: unknown, request: TaskRequest): AgentctlError {
+  // Plugins and templates may echo any value in an error: nothing leaves the task unredacted.
+  const redact = request.vault.redactor.redact;
   if (thrown instanceof TemplateError) {
-    return new AgentctlError('AGENTCTL_E_TEMPLATE_EVALUATION', `task ${request.task.id}: ${thrown.message}`, {
-      diagnostics: [diagnostic('AGENTCTL_E_TEMPLATE_EVALUATION', { message: thrown.message, path: `tasks.${request.task.id}`, taskId: request.task.id })],
+    const message = redact(thrown.message);
+    return new AgentctlError('AGENTCTL_E_TEMPLATE_EVALUATION', `task ${request.task.id}: ${message}`, {
+      diagnostics: [diagnostic('AGENTCTL_E_TEMPLATE_EVALUATION', { message, path: `tasks.${request.task.id}`, taskId: request.task.id })],
     });
   }
   const error = isAgentctlError(thrown) ? thrown : wrapPluginError(thrown, request.task.kind, `dispatch:${request.task.kind}`);
-  // Plugins may echo anything in an error: nothing leaves the task unredacted.
-  const redact = request.vault.redactor.redact;
   error.message = redact(error.message);
   error.diagnostics.forEach((item, index) => {
     error.diagnostics[index] = { ...item, message: redact(item.message), ...(item.help === undefined ? {} : { help: redact(item.help) }) };

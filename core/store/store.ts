@@ -79,13 +79,14 @@ const now = () => new Date().toISOString();
 const LEASE_MS = 60_000;
 
 /**
- * One open database. `redact` is applied to every JSON document before it is written, as a last line of
- * defence: secret values must never reach the file even if a plugin forgot to redact.
+ * One open database. Every JSON document of run-time data (outputs, results, errors, audit data) is redacted value by
+ * value before it is serialized, as a last line of defence: secret values must never reach the file even if a
+ * plugin forgot to redact. The workflow source and plan are not redacted: they hold secret references, never values.
  */
 export class Store {
   readonly db: SqliteDatabase;
   readonly leaseOwner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  #redact: (text: string) => string = (text) => text;
+  #redact: <T>(value: T) => T = (value) => value;
   readonly #statements;
   readonly #checkpointSeq = new Map<string, number>();
 
@@ -121,8 +122,8 @@ export class Store {
     return new Store(path, options);
   }
 
-  /** Sets the redactor for the run this store is driving. */
-  setRedactor(redact: (text: string) => string): void {
+  /** Sets the value redactor for the run this store is driving. */
+  setRedactor(redact: <T>(value: T) => T): void {
     this.#redact = redact;
   }
 
@@ -131,7 +132,7 @@ export class Store {
   }
 
   json(value: JsonValue | undefined): string | null {
-    return value === undefined ? null : this.#redact(JSON.stringify(value));
+    return value === undefined ? null : JSON.stringify(this.#redact(value));
   }
 
   /** Runs `body` in one IMMEDIATE transaction; database failures become exit-5 errors. */
@@ -166,7 +167,7 @@ export class Store {
           INSERT INTO runs (id, trace_id, workflow_name, workflow_digest, workflow_file, workflow_source, plan_json, inputs_json,
             workspace, state, mode, lease_owner, lease_expires_at, created_at, updated_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 'execute', ?, ?, ?, ?)`)
-        .run(run.id, run.traceId, run.workflowName, run.workflowDigest, run.workflowFile, this.#redact(run.workflowSource), this.json(run.plan), this.json(run.inputs), run.workspace, this.leaseOwner, Date.now() + LEASE_MS, at, at);
+        .run(run.id, run.traceId, run.workflowName, run.workflowDigest, run.workflowFile, run.workflowSource, JSON.stringify(run.plan), this.json(run.inputs), run.workspace, this.leaseOwner, Date.now() + LEASE_MS, at, at);
       const insertTask = this.db.prepare(`INSERT INTO tasks (run_id, task_id, position, kind, state, updated_at) VALUES (?, ?, ?, ?, 'pending', ?)`);
       run.tasks.forEach((task, position) => insertTask.run(run.id, task.id, position, task.kind, at));
       this.audit(run.id, { type: 'run.started', data: { workflow: run.workflowName, digest: run.workflowDigest, traceId: run.traceId } });

@@ -27,6 +27,8 @@ export interface ActionCase {
   readonly policy?: Record<string, unknown>;
   /** Environment that secret resolvers see (agentctl's own environment is not used). */
   readonly environment?: Record<string, string>;
+  /** Declared workflow inputs, for a `with` that uses templates. */
+  readonly inputs?: Record<string, JsonValue>;
   /** Extra task fields (timeoutSeconds, retry, failure, outputSchema, ...). */
   readonly task?: Record<string, unknown>;
   /** Existing workspace folder; a fresh temporary one otherwise. */
@@ -57,6 +59,7 @@ export async function runAction(kind: string, testCase: ActionCase = {}, plugins
     kind: 'Workflow',
     metadata: { name: 'kit' },
     spec: {
+      inputs: testCase.inputs ?? {},
       policy: { approval: 'never', ...testCase.policy },
       actions: { subject: { kind, ...testCase.action } },
       tasks: [{ id: 'subject', uses: 'action:subject', with: testCase.input ?? {}, ...testCase.task }],

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from '../../core/store/migrations.js';
 import { Store } from '../../core/store/store.js';
+import { Redactor } from '../../core/runner/secrets.js';
 
 describe('store', () => {
   let dir: string;
@@ -53,7 +54,9 @@ describe('store', () => {
 
   it('redacts every JSON document it writes', () => {
     const store = Store.open(join(dir, 'redact.db'));
-    store.setRedactor((text) => text.replaceAll('s3cret', '[REDACTED]'));
+    const redactor = new Redactor();
+    redactor.add('s3cret');
+    store.setRedactor(redactor.redactValue);
     store.createRun({ id: 'run_2', traceId: 't', workflowName: 'w', workflowDigest: 'd', workflowFile: 'f', workflowSource: 'src', plan: {}, inputs: { token: 's3cret' }, workspace: dir, tasks: [{ id: 'a', kind: 'k' }] });
     store.updateTask('run_2', 'a', { state: 'succeeded', output: { text: 'value s3cret' } });
     const row = store.db.prepare(`SELECT inputs_json FROM runs`).get() as { inputs_json: string };

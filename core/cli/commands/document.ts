@@ -15,7 +15,7 @@ interface FileArgs extends GlobalArgs, InputArgs {
 /** --input, --inputs and --inputs-file, shared by plan and run. */
 export function inputOptions<T>(yargs: import('yargs').Argv<T>) {
   return yargs
-    .option('input', { type: 'string', array: true, describe: 'KEY=VALUE (VALUE parsed as JSON, else a string); repeatable' })
+    .option('input', { type: 'string', nargs: 1, describe: 'KEY=VALUE (VALUE parsed as JSON, else a string); repeatable' })
     .option('inputs', { type: 'string', describe: 'a JSON object of inputs' })
     .option('inputs-file', { type: 'string', describe: 'a file holding a JSON object of inputs (at most 1 MiB)' })
     .conflicts('inputs', 'inputs-file');

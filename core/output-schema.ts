@@ -1,0 +1,28 @@
+// Task outputSchema: JSON Schema 2020-12, compiled once per schema with Ajv (loaded on first use).
+import { createRequire } from 'node:module';
+import type { Ajv as AjvInstance, ValidateFunction } from 'ajv';
+import type { JsonValue } from './contracts.js';
+
+let ajv: AjvInstance | undefined;
+const cache = new Map<string, ValidateFunction>();
+
+/** A validator for `schema`; throws with Ajv's message when the schema itself is invalid. */
+export function outputValidator(schema: JsonValue): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = cache.get(key);
+  if (!validate) {
+    if (!ajv) {
+      const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js').default;
+      ajv = new Ajv2020({ allErrors: true, strict: false });
+    }
+    validate = ajv.compile(schema as object);
+    cache.set(key, validate);
+  }
+  return validate;
+}
+
+/** Problems of `value` against `schema`, or an empty list. */
+export function outputProblems(schema: JsonValue, value: JsonValue): string[] {
+  const validate = outputValidator(schema);
+  return validate(value) ? [] : (validate.errors ?? []).map((item) => `${item.instancePath || '/'} ${item.message}`);
+}
