@@ -2,6 +2,8 @@
 import { z } from 'zod';
 
 const MiB = 1024 * 1024;
+/** A string the kernel can pass to a process: no NUL byte. */
+const processString = () => z.string().refine((text) => !text.includes('\0'), 'must not contain a NUL byte');
 const byteLimit = (fallback: number) => z.number().int().min(1).max(16 * MiB).default(fallback);
 
 /** A secret reference: exactly one key naming its form, e.g. {env: TOKEN}. */
@@ -10,15 +12,14 @@ export const secretReferenceSchema = z
   .refine((value) => Object.keys(value).length === 1, 'a secret reference has exactly one key, e.g. {env: NAME}');
 
 export const shellExecActionSchema = z.strictObject({
-  command: z
-    .string()
+  command: processString()
     .min(1)
     .refine((command) => command.startsWith('/') || !command.includes('/'), 'command must be an absolute path or a bare name (no relative paths)')
     .describe('Absolute path, or a bare name looked up in /usr/local/bin:/usr/bin:/bin (never PATH).'),
-  args: z.array(z.string()).default([]).describe('Arguments, passed directly: there is never a shell.'),
-  cwd: z.string().min(1).default('.').describe('Working directory inside the workspace root.'),
+  args: z.array(processString()).default([]).describe('Arguments, passed directly: there is never a shell.'),
+  cwd: processString().min(1).default('.').describe('Working directory inside the workspace root.'),
   env: z
-    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment names are letters, digits and "_"'), z.union([z.string(), secretReferenceSchema]))
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment names are letters, digits and "_"'), z.union([processString(), secretReferenceSchema]))
     .default({})
     .describe('The child environment (otherwise empty): a secret reference such as {env: NAME}, or a plain non-secret string.'),
   isolation: z.literal('process').default('process').describe('process: a child process with an allowlisted command; not a sandbox.'),

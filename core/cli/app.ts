@@ -8,11 +8,21 @@ import { runCommand } from './commands/run.js';
 import type { GlobalArgs } from './handler.js';
 import { colorEnabled, emitError, type OutputOptions } from './output.js';
 
-/** Output mode read from raw args, for errors raised before yargs has parsed them. */
+/** The value of `--name VALUE` or `--name=VALUE` in raw args. */
+function rawOption(args: readonly string[], name: string): string | undefined {
+  const index = args.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
+  if (index < 0) return undefined;
+  return args[index]!.includes('=') ? args[index]!.slice(args[index]!.indexOf('=') + 1) : args[index + 1];
+}
+
+/** Output options read from raw args, for errors raised before yargs has parsed them. */
 function rawOutputOptions(args: readonly string[]): OutputOptions {
-  const index = args.findIndex((arg) => arg === '--output' || arg.startsWith('--output='));
-  const value = index < 0 ? undefined : args[index]!.includes('=') ? args[index]!.split('=')[1] : args[index + 1];
-  return { mode: value === 'json' ? 'json' : 'human', color: colorEnabled(undefined, process.stderr, process.env), colorStdout: colorEnabled(undefined, process.stdout, process.env) };
+  const color = rawOption(args, 'color');
+  return {
+    mode: rawOption(args, 'output') === 'json' ? 'json' : 'human',
+    color: colorEnabled(color, process.stderr, process.env),
+    colorStdout: colorEnabled(color, process.stdout, process.env),
+  };
 }
 
 export async function main(args: string[]): Promise<void> {

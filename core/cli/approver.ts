@@ -25,6 +25,8 @@ export function terminalApprover(environment: NodeJS.ProcessEnv): Approver {
     const ask = async () => {
       const preview = question.input.length > 400 ? `${question.input.slice(0, 400)}…` : question.input;
       const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+      // The terminal is in raw mode while asking: Ctrl+C arrives as a readline event, and means cancel the run.
+      lines.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
       try {
         process.stderr.write(`\napproval needed for task ${question.taskId}: ${question.operation}\n  ${question.reason}\n  ${preview}\n`);
         const answer = (await lines.question('approve? [y/N] ', { signal })).trim().toLowerCase();

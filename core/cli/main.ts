@@ -2,6 +2,13 @@
 import module from 'node:module';
 import { HOST_VERSION } from '../version.js';
 
+// A reader that goes away (`agentctl ... | head`) is not an error of agentctl's: never a stack trace for EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${HOST_VERSION}\n`);

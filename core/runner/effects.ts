@@ -105,7 +105,9 @@ export function createEffectRunner(scope: EffectScope) {
       approved = await askOperator(scope, record, verdict.reason);
     }
 
+    const first = !recorded;
     scope.store.recordEffect(record, 'requested', withFirstRecord(approved));
+    if (first) await scope.committed('task.running', { attempt: scope.attempt });
     await scope.committed('effect.requested', { operation: request.operation }, id);
     scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId });
     let result: T;

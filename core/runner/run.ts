@@ -1,5 +1,6 @@
 // Executes a compiled plan: preflight, then tasks in waves of ready tasks, each wave committed in plan order.
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { JsonValue, SecretReference } from '../contracts.js';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, wrapPluginError, type Diagnostic } from '../errors.js';
 import type { Host } from '../host.js';
@@ -65,6 +66,8 @@ async function preflight(request: RunRequest, vault: SecretVault): Promise<void>
 
 export async function executeRun(request: RunRequest): Promise<RunResult> {
   const { host, store, plan } = request;
+  // Every running task listens for cancellation: with up to 64 at once, Node's default of 10 listeners is no limit.
+  setMaxListeners(0, request.signal);
   const vault = new SecretVault();
   await preflight(request, vault);
   store.setRedactor(vault.redactor.redactValue);
@@ -221,9 +224,11 @@ async function finish(context: FinishContext): Promise<RunResult> {
   if (state !== 'paused') {
     const closing: TaskState = state === 'cancelled' ? 'cancelled' : 'skipped';
     const closed = scheduler.closePending(closing);
-    store.transaction(() => {
+    const waiting = store.transaction(() => {
       for (const task of closed) store.writeTask(runId, task.id, { state: closing, finished: true }, { type: `task.${closing}`, data: { reason: `run ${state}` } });
+      return store.closeWaiting(runId, `run ended ${state}`);
     });
+    for (const taskId of waiting) scheduler.complete(taskId, 'cancelled');
   }
   const errorJson = error ? { code: error.code, message: error.message } : undefined;
   store.finishRun(runId, state, { output, ...(errorJson ? { error: errorJson } : {}) });

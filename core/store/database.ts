@@ -10,6 +10,8 @@ export type SqliteDatabase = Database.Database;
 export interface OpenOptions {
   /** When false, a missing database is an error instead of being created. */
   readonly create: boolean;
+  /** Read-only views (inspect, runs list): no journal-mode change, no migration, no write. */
+  readonly readonly?: boolean;
 }
 
 export function openDatabase(path: string, options: OpenOptions): SqliteDatabase {
@@ -19,7 +21,7 @@ export function openDatabase(path: string, options: OpenOptions): SqliteDatabase
   let db: SqliteDatabase;
   try {
     mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path);
+    db = new Database(path, options.readonly ? { readonly: true, fileMustExist: true } : {});
     db.pragma('busy_timeout = 5000');
   } catch (error) {
     throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be opened: ${errorMessage(error)}`, { cause: error });
@@ -27,6 +29,11 @@ export function openDatabase(path: string, options: OpenOptions): SqliteDatabase
   try {
     // The version is checked before anything could change the file: a newer database stays untouched.
     refuseNewer(db, path);
+    if (options.readonly) {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version !== SCHEMA_VERSION) throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} has schema version ${version}, not ${SCHEMA_VERSION}`, { help: 'a run with this agentctl migrates it; an empty file is not an agentctl database' });
+      return db;
+    }
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     // NORMAL: a commit survives a crash of agentctl; effect intents are additionally synced (see Store).

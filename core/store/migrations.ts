@@ -86,7 +86,7 @@ export const MIGRATIONS: readonly Migration[] = [
         run_id TEXT NOT NULL REFERENCES runs(id),
         task_id TEXT NOT NULL,
         effect_id TEXT NOT NULL REFERENCES effects(id),
-        state TEXT NOT NULL CHECK (state IN ('pending','approved','rejected')),
+        state TEXT NOT NULL CHECK (state IN ('pending','approved','rejected','cancelled')),
         reason TEXT NOT NULL,
         decision_reason TEXT,
         actor TEXT,

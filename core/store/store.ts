@@ -90,7 +90,7 @@ export class Store {
   readonly #statements;
   readonly #checkpointSeq = new Map<string, number>();
 
-  constructor(path: string, options: { create: boolean }) {
+  constructor(path: string, options: { create: boolean; readonly?: boolean }) {
     this.db = openDatabase(path, options);
     const db = this.db;
     this.#statements = {
@@ -118,7 +118,7 @@ export class Store {
     };
   }
 
-  static open(path: string, options: { create: boolean } = { create: true }): Store {
+  static open(path: string, options: { create: boolean; readonly?: boolean } = { create: true }): Store {
     return new Store(path, options);
   }
 
@@ -259,6 +259,27 @@ export class Store {
       .run(approval.id, approval.runId, approval.taskId, approval.effectId, decision ? 'approved' : 'pending', approval.reason, decision?.actor ?? null, decision?.reason ?? null, at, decision ? at : null);
     this.audit(approval.runId, { type: 'approval.requested', taskId: approval.taskId, effectId: approval.effectId, data: { approvalId: approval.id, reason: approval.reason } });
     if (decision) this.audit(approval.runId, { type: 'approval.approved', taskId: approval.taskId, effectId: approval.effectId, data: { approvalId: approval.id, actor: decision.actor, reason: decision.reason } });
+  }
+
+  /**
+   * A run that ends failed or cancelled leaves nothing waiting: tasks waiting for approval are cancelled with their
+   * effects, and pending approvals are cancelled (nobody can approve an effect of a finished run).
+   */
+  closeWaiting(runId: string, reason: string): string[] {
+    const at = now();
+    const tasks = this.db.prepare(`SELECT task_id FROM tasks WHERE run_id = ? AND state = 'waiting_for_approval'`).all(runId) as { task_id: string }[];
+    for (const { task_id: taskId } of tasks) this.writeTask(runId, taskId, { state: 'cancelled', finished: true }, { type: 'task.cancelled', data: { reason } });
+    const effects = this.db.prepare(`SELECT id, task_id FROM effects WHERE run_id = ? AND state = 'waiting_for_approval'`).all(runId) as { id: string; task_id: string }[];
+    for (const effect of effects) {
+      this.#statements.updateEffect.run({ id: effect.id, state: 'cancelled', result: null, error: null, at });
+      this.audit(runId, { type: 'effect.cancelled', taskId: effect.task_id, effectId: effect.id, data: { reason } });
+    }
+    const approvals = this.db.prepare(`SELECT id, task_id, effect_id FROM approvals WHERE run_id = ? AND state = 'pending'`).all(runId) as { id: string; task_id: string; effect_id: string }[];
+    for (const approval of approvals) {
+      this.db.prepare(`UPDATE approvals SET state = 'cancelled', decision_reason = ?, actor = 'agentctl', decided_at = ? WHERE id = ?`).run(reason, at, approval.id);
+      this.audit(runId, { type: 'approval.cancelled', taskId: approval.task_id, effectId: approval.effect_id, data: { approvalId: approval.id, reason } });
+    }
+    return tasks.map((task) => task.task_id);
   }
 
   finishRun(runId: string, state: RunState, result: { output?: JsonValue; error?: JsonValue; memory?: JsonValue }): void {

@@ -44,7 +44,7 @@ describe('cancellation', () => {
     expect(liveProcessesWith(duration), 'live sleeps of the task tree').to.deep.equal([]);
   }
 
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     it(`${signal} during a long shell task: exit 130, RunOutcome cancelled, child tree gone`, async () => {
       const duration = uniqueSleep(301);
       longTask(duration);

@@ -23,4 +23,19 @@ describe('redactor', () => {
     expect(redactor.redactTruncated('output ends with supersec')).to.equal('output ends with [REDACTED]');
     expect(redactor.redactTruncated('ends with sup')).to.equal('ends with sup');
   });
+
+  it('merges overlapping secrets so no piece of either survives', () => {
+    const redactor = new Redactor();
+    redactor.add('abcd1234');
+    redactor.add('1234wxyz');
+    expect(redactor.redact('x abcd1234wxyz y')).to.equal('x [REDACTED] y');
+  });
+
+  it('redacts values structurally: the result stays valid JSON even for a one-character secret', () => {
+    const redactor = new Redactor();
+    redactor.add('1');
+    redactor.add('a"b');
+    const value = { n: 1, text: 'v1 and a"b', list: ['1'], key1: true };
+    expect(redactor.redactValue(value)).to.deep.equal({ n: 1, text: 'v[REDACTED] and [REDACTED]', list: ['[REDACTED]'], 'key[REDACTED]': true });
+  });
 });

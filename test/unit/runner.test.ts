@@ -6,6 +6,7 @@ import { compileText } from '../../core/compiler/compile.js';
 import { executeRun } from '../../core/runner/run.js';
 import { createHost } from '../../core/setup.js';
 import { Store } from '../../core/store/store.js';
+import { inspectRun } from '../../core/store/inspection.js';
 import { z } from 'zod';
 import { AgentctlError, defineActionKind, definePlugin, diagnostic, type PluginDefinition } from '../../sdk/index.js';
 import { runAction } from '../../sdk/testing/index.js';
@@ -112,6 +113,38 @@ describe('runner and hooks', () => {
       expect(JSON.stringify(result.diagnostics), mode).not.to.contain('leaky-canary-42');
       expect(JSON.stringify(result.inspection), mode).not.to.contain('leaky-canary-42');
       expect(JSON.stringify(result.diagnostics), mode).to.contain('[REDACTED]');
+    }
+  });
+
+  it('a run that fails leaves nothing waiting: the paused task, its effect and its approval are cancelled', async () => {
+    const text = `apiVersion: agentctl.dev/v1
+kind: Workflow
+metadata: { name: mixed }
+spec:
+  policy: { writableRoots: [out] }
+  runtime: { maxConcurrency: 2 }
+  actions:
+    save: { kind: builtin.write }
+    check: { kind: builtin.assert }
+  tasks:
+    - { id: save, uses: "action:save", with: { path: out/a.txt, content: x } }
+    - { id: bad, uses: "action:check", with: { that: false } }
+`;
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-runner-')));
+    const host = createHost();
+    const store = Store.open(join(dir, 'db.sqlite'));
+    try {
+      const { plan } = await compileText(host, 'w.yaml', text);
+      const result = await executeRun({ host, store, plan, file: 'w.yaml', source: text, workspaceRoot: dir, signal: new AbortController().signal, environment: {} });
+      expect(result.state).to.equal('failed');
+      expect(result.tasks).to.deep.equal({ save: 'cancelled', bad: 'failed' });
+      const view = inspectRun(store, result.runId);
+      expect(view.tasks.map((task) => [task.taskId, task.state])).to.deep.equal([['save', 'cancelled'], ['bad', 'failed']]);
+      expect(view.effects.map((effect) => effect.state)).to.deep.equal(['cancelled']);
+      expect(view.approvals.map((approval) => approval.state)).to.deep.equal(['cancelled']);
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,4 +1,5 @@
 // `agentctl run FILE`: compile, preflight, execute under cancellation, report one outcome.
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { compileText } from '../../compiler/compile.js';
@@ -45,6 +46,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     const source = readBoundedFile(argv.file, 'workflow file');
     const { plan } = await compileText(host, argv.file, source, { inputs });
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
+    if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
     const store = Store.open(argv.db);
     const cancellation = watchCancellation(timeout);
     try {
@@ -68,22 +70,21 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
   }),
 };
 
-/** SIGINT, SIGTERM and --timeout-seconds abort the run; a second signal ends the process at once. */
+/** SIGINT, SIGTERM, SIGHUP and --timeout-seconds abort the run; a second signal ends the process at once. */
 function watchCancellation(timeoutSeconds: number | undefined) {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(130);
     controller.abort(signal);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, onSignal);
   const timer = timeoutSeconds === undefined ? undefined : setTimeout(() => controller.abort(`--timeout-seconds ${timeoutSeconds}`), timeoutSeconds * 1000);
   return {
     signal: controller.signal,
     dispose() {
       clearTimeout(timer);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      for (const signal of signals) process.off(signal, onSignal);
     },
   };
 }
@@ -104,4 +105,12 @@ function report(result: RunResult, output: OutputOptions): number {
     diagnostics: [...(ok ? [] : (result.error?.diagnostics ?? [])), ...(result.warnings ?? [])],
   });
   return ok ? 0 : result.error?.exitCode ?? 1;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
