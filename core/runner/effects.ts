@@ -105,6 +105,13 @@ export function createEffectRunner(scope: EffectScope) {
       approved = await askOperator(scope, record, verdict.reason);
     }
 
+    // Nothing new starts once the run is cancelled or the task deadline passed.
+    if (scope.signal.aborted) {
+      const deadline = (scope.signal.reason as { name?: string } | undefined)?.name === 'TimeoutError';
+      throw deadline
+        ? new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `${request.operation} was not started: the task deadline passed`)
+        : new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
+    }
     const first = !recorded;
     scope.store.recordEffect(record, 'requested', withFirstRecord(approved));
     if (first) await scope.committed('task.running', { attempt: scope.attempt });

@@ -116,9 +116,13 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
       // With a paused task, independent work goes on; only its dependents wait.
       const wave = scheduler.take(plan.runtime.maxConcurrency);
       if (wave.length === 0) break;
-      const results = await Promise.all(
+      // allSettled: if one task hits a bug, its siblings still finish (and record their effects) before the run ends.
+      const settled = await Promise.allSettled(
         wave.map((task) => executeTask({ host, store, plan, task, runId, scope: scope(), signal: request.signal, vault, committed, workspaceRoot: request.workspaceRoot, ...(request.approver ? { approver: request.approver } : {}) })),
       );
+      const broken = settled.find((item): item is PromiseRejectedResult => item.status === 'rejected');
+      if (broken) throw broken.reason;
+      const results = settled.map((item) => (item as PromiseFulfilledResult<TaskOutcome>).value);
       // Ordered commit: a wave's outcomes, and the skips they cause, are written in plan order in one transaction.
       const skips = store.transaction(() =>
         results.flatMap((result) => {
