@@ -68,7 +68,7 @@ export function parseSource(file: string, text: string): SourceDocument {
     // e.g. alias expansion beyond the limit (a "billion laughs" document)
     const message = error instanceof Error ? error.message : String(error);
     throw new AgentctlError('AGENTCTL_E_YAML_SYNTAX', `${file}: ${message}`, {
-      diagnostics: [diagnostic('AGENTCTL_E_YAML_SYNTAX', { message, file, line: 1, column: 1, help: `at most 100 alias references and ${MAX_DEPTH} levels of nesting` })],
+      diagnostics: [diagnostic('AGENTCTL_E_YAML_SYNTAX', { message, file, line: 1, column: 1, help: `at most 99 alias references to one anchor and ${MAX_DEPTH} levels of nesting` })],
     });
   }
   return {
