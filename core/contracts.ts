@@ -4,6 +4,7 @@ import type { Diagnostic } from './errors.js';
 
 /** Any value that survives a JSON round trip. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
 
 /** What kind of change an effect makes to the world (SPEC §4). */
@@ -63,6 +64,7 @@ export interface EffectRequest {
   readonly profile?: Partial<EffectProfile>;
 }
 
+/** Options of one `effect` call. */
 export interface EffectOptions<T> {
   /**
    * Called after policy allowed the effect and before it is recorded or sent for approval. Returning a

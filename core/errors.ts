@@ -1,5 +1,6 @@
 import { ERROR_CODES, type ErrorCode, type ExitCode } from './error-codes.js';
 
+/** How serious a diagnostic is; only `error` fails an invocation. */
 export type Severity = 'error' | 'warning' | 'info';
 
 /** One finding about an input, with its source location when there is one. */
@@ -17,10 +18,12 @@ export interface Diagnostic {
   taskId?: string;
 }
 
+/** The fields of a diagnostic besides its code; severity defaults to `error`. */
 export interface DiagnosticInit extends Omit<Diagnostic, 'code' | 'severity'> {
   severity?: Severity;
 }
 
+/** Builds a diagnostic with a stable code. */
 export function diagnostic(code: ErrorCode, init: DiagnosticInit): Diagnostic {
   const { severity = 'error', ...rest } = init;
   return { code, severity, ...rest };
@@ -43,6 +46,7 @@ export class AgentctlError extends Error {
   }
 }
 
+/** True for errors that carry a stable code and exit code. */
 export function isAgentctlError(value: unknown): value is AgentctlError {
   return value instanceof AgentctlError;
 }
@@ -54,6 +58,7 @@ export function wrapPluginError(error: unknown, plugin: string, hook: string): A
   return new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', `plugin ${plugin} failed in hook ${hook}: ${detail}`, { cause: error });
 }
 
+/** The message of anything thrown. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -23,6 +23,7 @@ export interface TapOnly<Args extends unknown[], Result> {
 type ArgsOf<H> = H extends { promise(...args: infer A): Promise<any> } ? A : never;
 type ResultOf<H> = H extends AsyncSeriesBailHook<any, infer R> ? R : H extends AsyncSeriesWaterfallHook<infer A, any> ? A extends [infer First, ...unknown[]] ? First : never : void;
 
+/** The tap-only facade of hook type H. */
 export type TapOnlyHook<H> = TapOnly<ArgsOf<H>, ResultOf<H>>;
 
 /** The hooks as a plugin sees them. */
@@ -51,6 +52,7 @@ export interface PluginDefinition {
   setup(api: PluginApi): void;
 }
 
+/** A registered plugin, as `agentctl plugins list` shows it. */
 export interface PluginRecord {
   readonly name: string;
   readonly version: string;
@@ -63,6 +65,7 @@ export interface PluginRecord {
 
 const PLUGIN_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
+/** The plugin host: one per process invocation; no global registries. */
 export class Host {
   readonly hooks: Hooks = createHooks();
   readonly version = HOST_VERSION;

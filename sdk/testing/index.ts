@@ -35,6 +35,7 @@ export interface ActionCase {
   readonly workspace?: string;
 }
 
+/** What `runAction` observed: the run state, the task output and the whole ledger view. */
 export interface ActionResult {
   readonly state: string;
   readonly output: JsonValue | undefined;
