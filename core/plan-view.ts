@@ -2,7 +2,7 @@
 import type { JsonValue, ProcessDescription } from './contracts.js';
 import type { Host } from './host.js';
 import type { CompiledPlan } from './plan.js';
-import { parseTemplate, renderString, type TemplateScope } from './compiler/templates.js';
+import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
 
 export interface PlanTaskView {
   id: string;
@@ -87,24 +87,19 @@ export function describePlan(host: Host, plan: CompiledPlan): PlanView {
   };
 }
 
+/** Renders what plan-time values allow; a template on task outputs or memory (or one that fails) stays as written. */
 function renderKnown(value: JsonValue, scope: TemplateScope): { value: JsonValue; dynamic: boolean } {
-  if (typeof value === 'string') {
-    const parsed = parseTemplate(value);
-    const dynamic = parsed.segments.some((segment) => 'expression' in segment && (segment.expression.path[0] === 'tasks' || segment.expression.path[0] === 'memory'));
-    if (dynamic || parsed.segments.every((segment) => 'text' in segment)) return { value, dynamic };
+  let dynamic = false;
+  const rendered = renderValue(value, scope, (text) => {
+    const parsed = parseTemplate(text);
+    const later = parsed.segments.some((segment) => 'expression' in segment && (segment.expression.path[0] === 'tasks' || segment.expression.path[0] === 'memory'));
     try {
-      return { value: renderString(value, scope, parsed), dynamic: false };
+      if (!later) return renderString(text, scope, parsed);
     } catch {
-      return { value, dynamic: true };
+      // not renderable now: shown as written
     }
-  }
-  if (Array.isArray(value)) {
-    const items = value.map((item) => renderKnown(item, scope));
-    return { value: items.map((item) => item.value), dynamic: items.some((item) => item.dynamic) };
-  }
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).map(([key, item]) => [key, renderKnown(item, scope)] as const);
-    return { value: Object.fromEntries(entries.map(([key, item]) => [key, item.value])), dynamic: entries.some(([, item]) => item.dynamic) };
-  }
-  return { value, dynamic: false };
+    dynamic = true;
+    return text;
+  });
+  return { value: rendered, dynamic };
 }

@@ -155,12 +155,12 @@ export function renderString(text: string, scope: TemplateScope, parsed: ParsedT
   return out;
 }
 
-/** Renders every string in a JSON value. */
-export function renderValue(value: JsonValue, scope: TemplateScope): JsonValue {
-  if (typeof value === 'string') return hasTemplate(value) ? renderString(value, scope) : value;
-  if (Array.isArray(value)) return value.map((item) => renderValue(item, scope));
+/** Renders every string in a JSON value; `renderText` may replace how one template string is rendered. */
+export function renderValue(value: JsonValue, scope: TemplateScope, renderText: (text: string, scope: TemplateScope) => JsonValue = renderString): JsonValue {
+  if (typeof value === 'string') return hasTemplate(value) ? renderText(value, scope) : value;
+  if (Array.isArray(value)) return value.map((item) => renderValue(item, scope, renderText));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderValue(item, scope)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderValue(item, scope, renderText)]));
   }
   return value;
 }

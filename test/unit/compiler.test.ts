@@ -152,7 +152,7 @@ ${assignTasks}  tasks:
   });
 
   it('a YAML alias bomb is a syntax error, not a crash', async () => {
-    const anchors = Array.from({ length: 120 }, (_, index) => `    - *a`).join('\n');
+    const anchors = Array.from({ length: 120 }, () => `    - *a`).join('\n');
     const [first] = await diagnosticsOf(`apiVersion: agentctl.dev/v1\nx: &a [1]\ny:\n${anchors}\n`);
     expect(first!.code).to.equal('AGENTCTL_E_YAML_SYNTAX');
   });
