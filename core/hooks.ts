@@ -1,45 +1,45 @@
-// Every hook of the host, declared once. Plugins tap these through the facades in host.ts; only the core calls them.
+// Every hook of the host, declared once. Plugins tap these through the facades of host.ts; only the core calls them.
 import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap } from 'tapable';
 import type {
   CommitEvent,
+  CompileContext,
+  CompiledPlan,
   DispatchContext,
   JsonValue,
   PolicyRequest,
-  PolicyVerdict,
+  PolicyVote,
   PreflightContext,
   SecretReference,
   SecretResolverContext,
-} from './contracts.js';
-import type { CompiledPlan } from './plan.js';
+} from '../sdk/index.js';
 
-/** Read-only facts about the document being compiled. */
-export interface CompileContext {
-  readonly file: string;
-  readonly source: string;
+/** Collects the votes of plugin policy taps for one request; the core reads it after the hook ran. */
+export interface PolicyBallot {
+  cast(plugin: string, vote: PolicyVote): void;
 }
 
 export function createHooks() {
   return Object.freeze({
-    /** Validate and transform the compiled plan. Failure policy: a throw aborts compilation with diagnostics. */
+    /** Validate and transform the compiled plan. Failure policy: a throw aborts compilation with diagnostics (exit 2). */
     compile: new AsyncSeriesWaterfallHook<[CompiledPlan, CompileContext]>(['plan', 'context'], 'compile'),
     /**
-     * Decide about one effect; the first verdict wins. Failure policy: fail closed — a throw, or no tap
-     * returning a verdict, denies the effect.
+     * Plugin votes about one effect, after the core's own checks allowed it (or asked for approval). Every tap runs;
+     * a tap can only deny or require approval, and the most restrictive answer wins. Failure policy: fail closed —
+     * the facade turns a throw or a malformed vote into a denial.
      */
-    policy: new AsyncSeriesBailHook<[PolicyRequest], PolicyVerdict | undefined>(['request'], 'policy'),
+    policy: new AsyncSeriesHook<[PolicyRequest, PolicyBallot]>(['request', 'ballot'], 'policy'),
     /** Check prerequisites before a run record exists. Failure policy: any report or throw aborts before any state. */
     preflight: new AsyncParallelHook<[PreflightContext]>(['context'], 'preflight'),
     /**
-     * Perform one task of a kind, keyed by action kind. Failure policy: a throw fails the task; effects it
-     * recorded end failed or uncertain, never lost.
+     * Perform one task of a kind, keyed by action kind; only the kind's owner taps it. Failure policy: a throw fails
+     * the task; effects it recorded end failed or uncertain, never lost.
      */
     dispatch: new HookMap((kind: string) => new AsyncSeriesBailHook<[DispatchContext], JsonValue | undefined>(['context'], `dispatch:${kind}`)),
-    /** Observe a fact after its durable commit. Failure policy: errors are collected and reported, never undo the commit. */
+    /** Observe a fact after its durable commit. Failure policy: errors are collected as warnings, never undo the commit. */
     commit: new AsyncSeriesHook<[CommitEvent]>(['event'], 'commit'),
-    /** Resolve a secret reference, keyed by reference form. Failure policy: a throw fails preflight. */
+    /** Resolve a secret reference, keyed by reference form; one owner per form. Failure policy: a throw fails preflight. */
     secretResolver: new HookMap(
-      (form: string) =>
-        new AsyncSeriesBailHook<[SecretReference, SecretResolverContext], string | undefined>(['reference', 'context'], `secret:${form}`),
+      (form: string) => new AsyncSeriesBailHook<[SecretReference, SecretResolverContext], string | undefined>(['reference', 'context'], `secret:${form}`),
     ),
   });
 }

@@ -1,56 +1,12 @@
-// The plugin host: owns the hooks, registers plugins through tap-only facades, and closes registration when ready.
+// The plugin host: owns the hooks and the keyed registries (action kinds, secret forms, isolation modes), registers
+// plugins through tap-only facades, enforces one owner per key, and closes registration when ready.
 import semver from 'semver';
-import type { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, Tap } from 'tapable';
-import type { ActionKind, SecretResolver } from './contracts.js';
-import { AgentctlError, wrapPluginError } from './errors.js';
+import { AgentctlError, type ActionKind, type IsolationMode, type PluginApi, type PluginDefinition } from '../sdk/index.js';
 import { createHooks, type Hooks } from './hooks.js';
+import { pluginApi } from './plugin-api.js';
+import { ErrorCodeRegistry } from './plugin-errors.js';
+import { createProcessService } from './process-service.js';
 import { HOST_VERSION } from './version.js';
-
-type AnyHook =
-  | AsyncSeriesWaterfallHook<any, any>
-  | AsyncSeriesBailHook<any, any>
-  | AsyncParallelHook<any>
-  | AsyncSeriesHook<any>;
-
-type TapOptions = string | (Omit<Tap, 'name'> & { name?: string });
-
-/** What a plugin may do with a hook: add taps (synchronous or promise-returning). Calling hooks is the core's alone. */
-export interface TapOnly<Args extends unknown[], Result> {
-  tap(options: TapOptions, fn: (...args: Args) => Result): void;
-  tapPromise(options: TapOptions, fn: (...args: Args) => Promise<Result>): void;
-}
-
-type ArgsOf<H> = H extends { promise(...args: infer A): Promise<any> } ? A : never;
-type ResultOf<H> = H extends AsyncSeriesBailHook<any, infer R> ? R : H extends AsyncSeriesWaterfallHook<infer A, any> ? A extends [infer First, ...unknown[]] ? First : never : void;
-
-/** The tap-only facade of hook type H. */
-export type TapOnlyHook<H> = TapOnly<ArgsOf<H>, ResultOf<H>>;
-
-/** The hooks as a plugin sees them. */
-export interface PluginHooks {
-  readonly compile: TapOnlyHook<Hooks['compile']>;
-  readonly policy: TapOnlyHook<Hooks['policy']>;
-  readonly preflight: TapOnlyHook<Hooks['preflight']>;
-  readonly commit: TapOnlyHook<Hooks['commit']>;
-  readonly dispatch: { for(kind: string): TapOnlyHook<ReturnType<Hooks['dispatch']['for']>> };
-}
-
-/** Handed to a plugin's `setup`. */
-export interface PluginApi {
-  readonly hostVersion: string;
-  readonly hooks: PluginHooks;
-  registerActionKind(kind: ActionKind<any, any>): void;
-  registerSecretResolver(form: string, resolver: SecretResolver): void;
-}
-
-/** A plugin: identity, supported host versions and a setup function. */
-export interface PluginDefinition {
-  readonly name: string;
-  readonly version: string;
-  readonly hostRange: string;
-  readonly description?: string;
-  setup(api: PluginApi): void;
-}
 
 /** A registered plugin, as `agentctl plugins list` shows it. */
 export interface PluginRecord {
@@ -58,9 +14,18 @@ export interface PluginRecord {
   readonly version: string;
   readonly hostRange: string;
   readonly description: string;
+  /** Where it came from: `builtin`, or a pack source. */
+  readonly source: string;
   readonly actionKinds: string[];
   readonly secretForms: string[];
-  readonly source: string;
+  readonly isolationModes: string[];
+  readonly errorCodes: string[];
+}
+
+/** One owner per key: what a plugin registered, by key. */
+export interface Owned<T> {
+  readonly value: T;
+  readonly plugin: string;
 }
 
 const PLUGIN_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
@@ -69,45 +34,48 @@ const PLUGIN_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 export class Host {
   readonly hooks: Hooks = createHooks();
   readonly version = HOST_VERSION;
+  readonly errorCodes = new ErrorCodeRegistry();
   readonly #plugins = new Map<string, PluginRecord>();
-  readonly #kinds = new Map<string, { kind: ActionKind<any, any>; plugin: string }>();
+  readonly #kinds = new Map<string, Owned<ActionKind<any, any>>>();
   readonly #secretForms = new Map<string, string>();
+  readonly #isolation = new Map<string, Owned<IsolationMode>>();
+  /** Dispatch taps for kinds not registered yet when tapped: checked against the owner at `ready()`. */
+  readonly #dispatchTaps: { kind: string; plugin: string }[] = [];
   #ready = false;
 
   register(plugin: PluginDefinition, source = 'builtin'): void {
-    if (this.#ready) {
-      throw new AgentctlError('AGENTCTL_E_PLUGIN_REGISTRATION_CLOSED', `plugin ${plugin.name} registered after the host was ready`);
-    }
+    this.assertOpen(`plugin ${plugin?.name} registered after the host was ready`);
     validateIdentity(plugin);
     if (this.#plugins.has(plugin.name)) {
       throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `plugin ${plugin.name} is registered twice`);
     }
     if (!semver.satisfies(this.version, plugin.hostRange, { includePrerelease: true })) {
-      throw new AgentctlError(
-        'AGENTCTL_E_PLUGIN_HOST_RANGE',
-        `plugin ${plugin.name}@${plugin.version} supports host ${plugin.hostRange}, this host is ${this.version}`,
-      );
+      throw new AgentctlError('AGENTCTL_E_PLUGIN_HOST_RANGE', `plugin ${plugin.name}@${plugin.version} supports host ${plugin.hostRange}, this host is ${this.version}`);
     }
+    this.errorCodes.declare(plugin.name, plugin.errorCodes);
     const record: PluginRecord = {
       name: plugin.name,
       version: plugin.version,
       hostRange: plugin.hostRange,
       description: plugin.description ?? '',
+      source,
       actionKinds: [],
       secretForms: [],
-      source,
+      isolationModes: [],
+      errorCodes: Object.keys(plugin.errorCodes ?? {}),
     };
     this.#plugins.set(plugin.name, record);
     try {
       plugin.setup(this.#api(record));
     } catch (error) {
       this.#plugins.delete(plugin.name);
-      throw wrapPluginError(error, plugin.name, 'setup');
+      throw this.errorCodes.normalize(error, plugin.name, 'setup');
     }
   }
 
-  /** Closes registration. Hooks stay tappable only through facades handed out before this point. */
+  /** Closes registration after checking that every dispatch tap belongs to its kind's owner. */
   ready(): this {
+    for (const { kind, plugin } of this.#dispatchTaps) this.assertOwner(kind, plugin);
     this.#ready = true;
     return this;
   }
@@ -116,76 +84,83 @@ export class Host {
     return this.#ready;
   }
 
+  assertOpen(message: string): void {
+    if (this.#ready) throw new AgentctlError('AGENTCTL_E_PLUGIN_REGISTRATION_CLOSED', message);
+  }
+
   plugins(): PluginRecord[] {
     return [...this.#plugins.values()];
   }
 
   actionKind(name: string): ActionKind<any, any> | undefined {
-    return this.#kinds.get(name)?.kind;
+    return this.#kinds.get(name)?.value;
+  }
+
+  /** The plugin that owns an action kind. */
+  ownerOf(kind: string): string | undefined {
+    return this.#kinds.get(kind)?.plugin;
   }
 
   actionKinds(): ActionKind<any, any>[] {
-    return [...this.#kinds.values()].map((entry) => entry.kind);
+    return [...this.#kinds.values()].map((entry) => entry.value);
   }
 
   hasSecretForm(form: string): boolean {
     return this.#secretForms.has(form);
   }
 
+  isolationMode(mode: string): IsolationMode | undefined {
+    return this.#isolation.get(mode)?.value;
+  }
+
+  isolationModes(): string[] {
+    return [...this.#isolation.keys()];
+  }
+
+  /** The process service handed to kinds: the registered isolation modes behind one interface. */
+  readonly process = createProcessService(this);
+
+  /** Throws unless `plugin` owns `kind` (a dispatch tap for another plugin's kind, or for no plugin's kind). */
+  assertOwner(kind: string, plugin: string): void {
+    const owner = this.#kinds.get(kind)?.plugin;
+    if (owner === plugin) return;
+    throw new AgentctlError(
+      'AGENTCTL_E_PLUGIN_NOT_OWNER',
+      owner ? `plugin ${plugin} tapped dispatch for ${kind}, which plugin ${owner} owns` : `plugin ${plugin} tapped dispatch for ${kind}, which no plugin registers`,
+      { help: 'a plugin dispatches only the action kinds it registers; use the policy hook to restrict another kind' },
+    );
+  }
+
+  /** Registers `value` under `key` for `plugin`; a second owner is refused naming both. */
+  claim<T>(registry: 'kind' | 'isolation', key: string, value: T, plugin: string): void {
+    const map = (registry === 'kind' ? this.#kinds : this.#isolation) as Map<string, Owned<T>>;
+    const existing = map.get(key);
+    if (existing) {
+      const what = registry === 'kind' ? 'action kind' : 'isolation mode';
+      throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `${what} ${key} is owned by plugin ${existing.plugin}; plugin ${plugin} cannot register it too`);
+    }
+    map.set(key, { value, plugin });
+  }
+
+  claimSecretForm(form: string, plugin: string): void {
+    const owner = this.#secretForms.get(form);
+    if (owner) throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `secret form ${form} is owned by plugin ${owner}; plugin ${plugin} cannot register it too`);
+    this.#secretForms.set(form, plugin);
+  }
+
+  /** Remembers a dispatch tap made before its kind was registered, to check at `ready()`. */
+  deferOwnerCheck(kind: string, plugin: string): void {
+    this.#dispatchTaps.push({ kind, plugin });
+  }
+
   #api(record: PluginRecord): PluginApi {
-    const guard = () => {
-      if (this.#ready) throw new AgentctlError('AGENTCTL_E_PLUGIN_REGISTRATION_CLOSED', `plugin ${record.name} tapped a hook after the host was ready`);
-    };
-    const facade = <H extends AnyHook>(hook: H, hookName: string): TapOnlyHook<H> => {
-      const tapPromise: TapOnlyHook<H>['tapPromise'] = (options, fn) => {
-        guard();
-        const tap = typeof options === 'string' ? { name: options } : { name: record.name, ...options };
-        (hook as unknown as { tapPromise(tap: object, fn: (...args: unknown[]) => Promise<unknown>): void }).tapPromise(tap, async (...args: unknown[]) => {
-          try {
-            return await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
-          } catch (error) {
-            throw wrapPluginError(error, record.name, hookName);
-          }
-        });
-      };
-      // A synchronous tap runs through the same wrapper, so its errors name the plugin and hook too.
-      const tap: TapOnlyHook<H>['tap'] = (options, fn) => tapPromise(options, async (...args) => (fn as (...a: unknown[]) => unknown)(...args) as never);
-      return Object.freeze({ tap, tapPromise });
-    };
-    const hooks: PluginHooks = Object.freeze({
-      compile: facade(this.hooks.compile, 'compile'),
-      policy: facade(this.hooks.policy, 'policy'),
-      preflight: facade(this.hooks.preflight, 'preflight'),
-      commit: facade(this.hooks.commit, 'commit'),
-      dispatch: Object.freeze({ for: (kind: string) => facade(this.hooks.dispatch.for(kind), `dispatch:${kind}`) }),
-    });
-    return Object.freeze({
-      hostVersion: this.version,
-      hooks,
-      registerActionKind: (kind: ActionKind<any, any>) => {
-        guard();
-        if (this.#kinds.has(kind.name)) {
-          throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `action kind ${kind.name} is provided by ${this.#kinds.get(kind.name)!.plugin} and ${record.name}`);
-        }
-        this.#kinds.set(kind.name, { kind, plugin: record.name });
-        record.actionKinds.push(kind.name);
-        hooks.dispatch.for(kind.name).tapPromise({ name: record.name }, (context) => kind.dispatch(context as never));
-      },
-      registerSecretResolver: (form: string, resolver: SecretResolver) => {
-        guard();
-        if (this.#secretForms.has(form)) {
-          throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `secret form ${form} is provided by ${this.#secretForms.get(form)} and ${record.name}`);
-        }
-        this.#secretForms.set(form, record.name);
-        record.secretForms.push(form);
-        facade(this.hooks.secretResolver.for(form), `secret:${form}`).tapPromise({ name: record.name }, resolver);
-      },
-    });
+    return pluginApi(this, record);
   }
 }
 
 function validateIdentity(plugin: PluginDefinition): void {
   const problems: string[] = [];
+  if (typeof plugin !== 'object' || plugin === null) throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', 'a plugin must be an object made with definePlugin');
   if (typeof plugin.name !== 'string' || !PLUGIN_NAME.test(plugin.name)) problems.push('name must be an npm-style package name');
   if (typeof plugin.version !== 'string' || !semver.valid(plugin.version)) problems.push('version must be a semver version');
   if (typeof plugin.hostRange !== 'string' || !semver.validRange(plugin.hostRange)) problems.push('hostRange must be a semver range');

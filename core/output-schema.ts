@@ -1,7 +1,7 @@
 // Task outputSchema: JSON Schema 2020-12, compiled once per schema with Ajv (loaded on first use).
 import { createRequire } from 'node:module';
 import type { Ajv as AjvInstance, ValidateFunction } from 'ajv';
-import type { JsonValue } from './contracts.js';
+import type { JsonValue } from '../sdk/index.js';
 
 let ajv: AjvInstance | undefined;
 const cache = new Map<string, ValidateFunction>();

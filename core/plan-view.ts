@@ -1,7 +1,6 @@
 // What `agentctl plan` shows: order, inputs as far as they are known, effect profiles, and every process.
-import type { JsonValue, ProcessDescription } from './contracts.js';
 import type { Host } from './host.js';
-import type { CompiledPlan } from './plan.js';
+import type { CompiledPlan, JsonValue, ProcessDescription } from '../sdk/index.js';
 import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
 
 export interface PlanTaskView {
@@ -66,7 +65,7 @@ export function describePlan(host: Host, plan: CompiledPlan): PlanView {
     // One entry per distinct set of limits: tasks sharing an action may give it different timeouts.
     const groups = new Map<string, PlanProcessView>();
     for (const task of plan.tasks.filter((candidate) => candidate.action === action.name)) {
-      const description = describe(action.fields, { defaultTimeoutSeconds: plan.runtime.defaultTimeoutSeconds, ...(task.timeoutSeconds === undefined ? {} : { taskTimeoutSeconds: task.timeoutSeconds }) });
+      const description = describe(action.fields, { process: host.process, defaultTimeoutSeconds: plan.runtime.defaultTimeoutSeconds, ...(task.timeoutSeconds === undefined ? {} : { taskTimeoutSeconds: task.timeoutSeconds }) });
       if (!description.process) continue;
       const key = JSON.stringify(description.process);
       const group = groups.get(key);

@@ -1,20 +1,22 @@
-// Builds a ready host: builtin plugins, then the core's own taps, then registration closes.
-import { builtinPlugins } from '../builtins/index.js';
-import { Host, type PluginDefinition } from './host.js';
-import { installPolicyEngine } from './policy/engine.js';
+// Builds a ready host from an explicit plugin list. The list is composed in one place (core/cli/composition.ts).
+import { Host } from './host.js';
+import type { PluginDefinition } from '../sdk/index.js';
+
+/** A plugin and where it came from (`builtin`, `local`, or a pack source), as `plugins list` shows it. */
+export interface HostPlugin {
+  readonly plugin: PluginDefinition;
+  readonly source: string;
+}
 
 export interface HostOptions {
-  /** Extra plugins (tests, packs) registered after the builtins. */
-  readonly plugins?: readonly PluginDefinition[];
-  /** Core taps that must be installed before registration closes (e.g. progress). */
+  /** Core observers that must be installed before registration closes (e.g. progress). */
   readonly configure?: (host: Host) => void;
 }
 
-export function createHost(options: HostOptions = {}): Host {
+/** Registers `plugins` in order, then closes registration. There is no default list. */
+export function createHost(plugins: readonly HostPlugin[], options: HostOptions = {}): Host {
   const host = new Host();
-  for (const plugin of builtinPlugins) host.register(plugin, 'builtin');
-  for (const plugin of options.plugins ?? []) host.register(plugin, 'local');
-  installPolicyEngine(host.hooks);
+  for (const { plugin, source } of plugins) host.register(plugin, source);
   options.configure?.(host);
   return host.ready();
 }

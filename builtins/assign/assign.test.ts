@@ -1,4 +1,4 @@
-import { testActionKind } from '../../sdk/testing/index.js';
+import { testActionKind } from 'agentctl/sdk/testing';
 
 testActionKind('builtin.assign', {
   valid: [

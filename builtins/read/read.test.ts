@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAction, testActionKind } from '../../sdk/testing/index.js';
+import { runAction, testActionKind } from 'agentctl/sdk/testing';
 
 const folder = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-read-')));
 const outside = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-read-outside-')));

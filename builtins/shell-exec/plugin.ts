@@ -1,28 +1,25 @@
-// builtin.shell.exec: one allowlisted process, no shell, empty environment, bounded output, whole-tree kill.
-import { accessSync, constants, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+// builtin.shell.exec: one allowlisted process, no shell, empty environment, bounded output, whole-tree kill. The
+// process itself is run by the isolation mode the action names, through the host's process service.
+import { basename } from 'node:path';
 import { z } from 'zod';
-import { AgentctlError, defineActionKind, diagnostic, EffectFailure, type DispatchContext, type JsonObject, type SecretReference } from '../../sdk/index.js';
+import { AgentctlError, defineActionKind, diagnostic, EffectFailure, type DispatchContext, type JsonObject, type ProcessResult, type SecretReference } from '../../sdk/index.js';
 import { shellExecActionSchema, type ShellExecAction } from './schema.js';
-import { runProcess, type ProcessResult } from './spawn.js';
-
-/** Bare command names are looked up here only; the caller's PATH is never used. */
-export const SEARCH_PATH = ['/usr/local/bin', '/usr/bin', '/bin'] as const;
 
 export default defineActionKind({
   name: 'builtin.shell.exec',
   version: '0.1.0',
   hostRange: '^0.1.0',
-  description: 'Runs one allowlisted executable with static arguments, without a shell, under process isolation.',
+  description: 'Runs one allowlisted executable with static arguments, without a shell, under the isolation mode it names.',
   actionSchema: shellExecActionSchema,
   inputSchema: z.strictObject({}),
   effect: { effectClass: 'process_execution', risk: 'high', idempotency: 'unknown' },
   secretReferences: (action) => Object.values(action.env).filter((value): value is SecretReference => typeof value !== 'string'),
   describe(action, context) {
+    const executable = context.process.hasMode(action.isolation) ? context.process.resolveCommand(action.isolation, action.command) : undefined;
     return {
       process: {
         command: action.command,
-        executable: resolveCommand(action.command) ?? null,
+        executable: executable ?? null,
         args: action.args,
         cwd: action.cwd,
         environment: Object.keys(action.env),
@@ -36,13 +33,13 @@ export default defineActionKind({
     api.hooks.preflight.tapPromise('builtin.shell.exec', async (context) => {
       for (const task of context.tasks) {
         if (task.kind !== 'builtin.shell.exec') continue;
-        const command = String(task.action.command);
-        if (!resolveCommand(command)) {
+        const { command, isolation } = task.action as Pick<ShellExecAction, 'command' | 'isolation'>;
+        if (!context.process.resolveCommand(isolation, command)) {
           context.report(
             diagnostic('AGENTCTL_E_COMMAND_NOT_FOUND', {
-              message: `task ${task.id}: command "${command}" is not an executable file${command.includes('/') ? '' : ` in ${SEARCH_PATH.join(':')}`}`,
+              message: `task ${task.id}: command "${command}" does not resolve to an executable under isolation ${isolation}`,
               taskId: task.id,
-              help: 'use an absolute path or a command installed in /usr/local/bin, /usr/bin or /bin',
+              help: 'use an absolute path or a command installed in /usr/local/bin, /usr/bin or /bin (process isolation never uses PATH)',
             }),
           );
         }
@@ -51,18 +48,6 @@ export default defineActionKind({
   },
   dispatch: (context) => execute(context),
 });
-
-export function resolveCommand(command: string): string | undefined {
-  const candidates = command.startsWith('/') ? [command] : SEARCH_PATH.map((folder) => join(folder, command));
-  return candidates.find((candidate) => {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return statSync(candidate).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
 
 function limitsOf(action: ShellExecAction, fallbackTimeoutSeconds: number) {
   return {
@@ -75,8 +60,8 @@ function limitsOf(action: ShellExecAction, fallbackTimeoutSeconds: number) {
 
 async function execute(context: DispatchContext<ShellExecAction, Record<string, never>>) {
   const { action } = context;
-  const executable = resolveCommand(action.command);
-  if (!executable) throw new AgentctlError('AGENTCTL_E_COMMAND_NOT_FOUND', `command "${action.command}" is not an executable file`);
+  const executable = context.process.resolveCommand(action.isolation, action.command);
+  if (!executable) throw new AgentctlError('AGENTCTL_E_COMMAND_NOT_FOUND', `command "${action.command}" does not resolve to an executable under isolation ${action.isolation}`);
   const limits = limitsOf(action, context.task.timeoutSeconds);
   const recordedEnv: JsonObject = {};
   const env: Record<string, string> = {};
@@ -92,18 +77,21 @@ async function execute(context: DispatchContext<ShellExecAction, Record<string, 
   const request = {
     operation: 'process.exec',
     input: { command: action.command, executable, args: [...action.args], cwd: action.cwd, env: recordedEnv, isolation: action.isolation, limits },
-    access: { tool: 'process.exec', process: { executable, command: action.command, cwd: action.cwd, environment: Object.keys(action.env) } },
+    access: { tool: 'process.exec', process: { executable, command: action.command, cwd: action.cwd, environment: Object.keys(action.env), isolation: action.isolation } },
   };
   return context.effect(request, async (signal) => {
-    const result = await runProcess({
-      executable,
-      args: action.args,
-      cwd: context.resolvePath(action.cwd),
-      env,
-      timeoutMs: limits.timeoutSeconds * 1000,
-      limits: { stdout: limits.stdoutLimitBytes, stderr: limits.stderrLimitBytes, combined: limits.combinedOutputLimitBytes },
+    const result = await context.process.run(
+      {
+        isolation: action.isolation,
+        executable,
+        args: action.args,
+        cwd: context.resolvePath(action.cwd),
+        env,
+        timeoutMs: limits.timeoutSeconds * 1000,
+        limits: { stdout: limits.stdoutLimitBytes, stderr: limits.stderrLimitBytes, combined: limits.combinedOutputLimitBytes },
+      },
       signal,
-    });
+    );
     return outcome(result, context, basename(executable), limits.timeoutSeconds);
   });
 }

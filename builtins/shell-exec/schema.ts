@@ -1,15 +1,9 @@
 // Fields of a builtin.shell.exec action. All static: `plan` shows exactly what will run.
 import { z } from 'zod';
+import { processLimitFields, secretReferenceSchema } from '../../sdk/index.js';
 
-const MiB = 1024 * 1024;
 /** A string the kernel can pass to a process: no NUL byte. */
 const processString = () => z.string().refine((text) => !text.includes('\0'), 'must not contain a NUL byte');
-const byteLimit = (fallback: number) => z.number().int().min(1).max(16 * MiB).default(fallback);
-
-/** A secret reference: exactly one key naming its form, e.g. {env: TOKEN}. */
-export const secretReferenceSchema = z
-  .record(z.string(), z.json())
-  .refine((value) => Object.keys(value).length === 1, 'a secret reference has exactly one key, e.g. {env: NAME}');
 
 export const shellExecActionSchema = z.strictObject({
   command: processString()
@@ -22,11 +16,12 @@ export const shellExecActionSchema = z.strictObject({
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment names are letters, digits and "_"'), z.union([processString(), secretReferenceSchema]))
     .default({})
     .describe('The child environment (otherwise empty): a secret reference such as {env: NAME}, or a plain non-secret string.'),
-  isolation: z.literal('process').default('process').describe('process: a child process with an allowlisted command; not a sandbox.'),
-  timeoutSeconds: z.number().int().min(1).max(86400).optional(),
-  stdoutLimitBytes: byteLimit(MiB),
-  stderrLimitBytes: byteLimit(MiB),
-  combinedOutputLimitBytes: byteLimit(2 * MiB),
+  isolation: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/, 'an isolation mode is a lower-case name such as process')
+    .default('process')
+    .describe('The isolation mode that runs the process (process: a child process with an allowlisted command; not a sandbox).'),
+  ...processLimitFields,
 });
 
 export type ShellExecAction = z.output<typeof shellExecActionSchema>;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAction, testActionKind } from '../../sdk/testing/index.js';
+import { runAction, testActionKind } from 'agentctl/sdk/testing';
 
 const folder = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-write-')));
 after(() => rmSync(folder, { recursive: true, force: true }));

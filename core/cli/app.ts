@@ -1,6 +1,6 @@
 // Command-line parsing (yargs) and dispatch to the command modules.
 import yargs, { type Argv } from 'yargs';
-import { AgentctlError } from '../errors.js';
+import { AgentctlError } from '../../sdk/index.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { pluginsCommand, versionCommand } from './commands/info.js';

@@ -1,7 +1,6 @@
 // Run inputs from --inputs, --inputs-file and repeated --input KEY=VALUE (later sources win).
-import type { JsonValue } from '../contracts.js';
-import { AgentctlError, errorMessage } from '../errors.js';
 import { checkDepth, MAX_DEPTH, readBoundedFile } from '../compiler/source.js';
+import { AgentctlError, errorMessage, type JsonValue } from '../../sdk/index.js';
 
 export interface InputArgs {
   input?: string | string[];

@@ -1,7 +1,6 @@
 // The CLI's only writers: one JSON document per invocation in json mode; a summary and diagnostics in human mode.
-import { ERROR_CODES } from '../error-codes.js';
-import { AgentctlError, errorMessage, isAgentctlError, type Diagnostic } from '../errors.js';
 import { CLI_API_VERSION } from '../version.js';
+import { AgentctlError, ERROR_CODES, errorMessage, isAgentctlError, isCoreErrorCode, type Diagnostic } from '../../sdk/index.js';
 
 export type OutputMode = 'human' | 'json';
 
@@ -68,6 +67,7 @@ export function formatDiagnostics(error: AgentctlError, colors: ReturnType<typeo
     if (item.message !== error.message) lines.push(`    ${item.message}`);
     if (item.help) lines.push(`    ${colors.yellow('help')}: ${item.help}`);
   }
-  lines.push(`  exit ${error.exitCode} (${ERROR_CODES[error.code].summary})`);
+  const code = String(error.code);
+  lines.push(`  exit ${error.exitCode}${isCoreErrorCode(code) ? ` (${ERROR_CODES[code].summary})` : ''}`);
   return `${lines.join('\n')}\n`;
 }

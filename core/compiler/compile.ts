@@ -1,10 +1,8 @@
 // Workflow compiler: source → validated envelope → action fields → templates → graph → compiled plan.
 import { createHash } from 'node:crypto';
-import type { JsonValue } from '../contracts.js';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic } from '../errors.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { outputValidator } from '../output-schema.js';
-import type { CompiledAction, CompiledPlan, CompiledTask } from '../plan.js';
 import { workflowEnvelope, type Envelope } from './envelope.js';
 import { topologicalOrder } from './graph.js';
 import { issuesToDiagnostics } from './issues.js';
@@ -95,8 +93,25 @@ function compileActions(host: Host, envelope: Envelope, source: SourceDocument, 
       continue;
     }
     actions[name] = { name, kind: kind.name, fields: parsed.data as Record<string, unknown>, profile: kind.effect };
+    let description: ActionDescription | undefined;
+    try {
+      description = kind.describe?.(parsed.data, { defaultTimeoutSeconds: 1, process: host.process });
+    } catch (error) {
+      const failure = host.errorCodes.normalize(error, host.ownerOf(kind.name) ?? kind.name, 'describe');
+      report(failure.code as Diagnostic['code'], path, failure.message);
+      continue;
+    }
+    checkIsolation(host, name, description, [...path, 'isolation'], report);
   }
   return actions;
+}
+
+/** A process action must name a registered isolation mode: kinds are keys, and so are modes. */
+function checkIsolation(host: Host, action: string, description: ActionDescription | undefined, path: PathSegment[], report: Report): void {
+  const mode = description?.process?.isolation;
+  if (mode === undefined || host.process.hasMode(mode)) return;
+  const known = host.isolationModes().join(', ') || '(none)';
+  report('AGENTCTL_E_UNKNOWN_ISOLATION', path, `action ${action} uses isolation "${mode}", which no registered plugin provides`, `registered isolation modes: ${known}`);
 }
 
 /**

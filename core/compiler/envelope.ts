@@ -1,31 +1,15 @@
 // The zod schema of the workflow document. Action objects are checked against their kind's own schema afterwards.
 import { z } from 'zod';
+import { policySchema } from '../../sdk/index.js';
 
 export const API_VERSIONS = ['agentctl.dev/v1', 'agentctl.dev/v1alpha1'] as const;
 export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
 const name = (what: string) => z.string().regex(NAME_PATTERN, `${what} must start with a letter and contain only letters, digits, "_" and "-"`);
-const nameList = z.array(z.string().min(1));
 
 export const limits = {
   timeoutSeconds: z.number().int().min(1).max(86400),
 };
-
-export const policySchema = z
-  .strictObject({
-    workspaceRoot: z.string().min(1).default('.').describe('Root for relative paths, relative to --workspace.'),
-    writableRoots: nameList.default([]).describe('Writes are allowed only below these folders.'),
-    processAllowlist: nameList.default([]).describe('Executable basenames process actions may launch.'),
-    environmentAllowlist: nameList.default([]).describe('Names an action env entry may set.'),
-    secretFileRoots: nameList.default([]).describe('Folders {file: ...} secret references may read from.'),
-    secretProcessAllowlist: nameList.default([]).describe('Basenames {process: ...} secret references may run.'),
-    networkAllowlist: nameList.default([]).describe('Hosts HTTP egress may reach.'),
-    toolsAllow: nameList.default([]).describe('Tool identities allowed (empty: all not denied).'),
-    toolsDeny: nameList.default([]).describe('Tool identities denied.'),
-    approval: z.enum(['never', 'mutations', 'high_risk', 'always']).default('mutations'),
-    nonInteractive: z.enum(['pause', 'deny_approval', 'fail']).default('pause'),
-  })
-  .describe('Policy (SPEC section 3).');
 
 export const runtimeSchema = z.strictObject({
   maxConcurrency: z.number().int().min(1).max(64).default(1),

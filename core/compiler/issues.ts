@@ -1,6 +1,6 @@
 // Turns zod issues into positioned diagnostics.
 import type { z } from 'zod';
-import { diagnostic, type Diagnostic } from '../errors.js';
+import { diagnostic, type Diagnostic } from '../../sdk/index.js';
 import { formatPath, type PathSegment, type SourceDocument } from './source.js';
 
 export function issuesToDiagnostics(issues: readonly z.core.$ZodIssue[], source: SourceDocument, prefix: readonly PathSegment[] = []): Diagnostic[] {

@@ -1,7 +1,7 @@
 // Reads a YAML document with positions, so every diagnostic can name a line and column.
 import { readFileSync, statSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { AgentctlError, diagnostic, type Diagnostic } from '../errors.js';
+import { AgentctlError, diagnostic, type Diagnostic } from '../../sdk/index.js';
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 

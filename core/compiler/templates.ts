@@ -1,6 +1,6 @@
 // `${{ [not] PATH [OP LITERAL] }}` templates: parsing at compile time, rendering at run time.
 import { isDeepStrictEqual } from 'node:util';
-import type { JsonValue } from '../contracts.js';
+import type { JsonValue } from '../../sdk/index.js';
 
 export const TEMPLATE_ROOTS = ['inputs', 'vars', 'memory', 'tasks'] as const;
 export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];

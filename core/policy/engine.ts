@@ -1,12 +1,9 @@
-// The policy engine: security checks tapped on the `policy` hook in named stages, approval last.
+// The policy engine. The core's own checks run as one fixed phase (tools, process, paths, then approval) that no
+// plugin can skip or reorder; plugin taps on the `policy` hook vote afterwards and can only tighten the outcome.
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { EffectClass, PolicyRequest, PolicyVerdict } from '../contracts.js';
-import { diagnostic, type Diagnostic } from '../errors.js';
-import type { Hooks } from '../hooks.js';
-
-/** Order of the checks: every deny comes before the approval decision. */
-export const POLICY_STAGES = Object.freeze({ tools: -400, process: -300, paths: -200, approval: 1000 });
+import { diagnostic, type Diagnostic, type EffectClass, type PolicyRequest, type PolicyVerdict, type PolicyVote } from '../../sdk/index.js';
+import type { Hooks, PolicyBallot } from '../hooks.js';
 
 const MUTATING: ReadonlySet<EffectClass> = new Set(['workspace_mutate', 'external_mutate', 'process_execution', 'network']);
 
@@ -15,11 +12,30 @@ const deny = (code: Diagnostic['code'], message: string, help?: string): PolicyV
   diagnostic: diagnostic(code, { message, ...(help ? { help } : {}) }),
 });
 
-export function installPolicyEngine(hooks: Hooks): void {
-  hooks.policy.tapPromise({ name: 'agentctl:policy:tools', stage: POLICY_STAGES.tools }, async (request) => checkTools(request));
-  hooks.policy.tapPromise({ name: 'agentctl:policy:process', stage: POLICY_STAGES.process }, async (request) => checkProcess(request));
-  hooks.policy.tapPromise({ name: 'agentctl:policy:paths', stage: POLICY_STAGES.paths }, async (request) => checkPaths(request));
-  hooks.policy.tapPromise({ name: 'agentctl:policy:approval', stage: POLICY_STAGES.approval }, async (request) => decideApproval(request));
+/** The core phase, in order: the first denial wins; otherwise the approval decision. */
+const CORE_CHECKS: readonly ((request: PolicyRequest) => PolicyVerdict | undefined)[] = [checkTools, checkProcess, checkPaths];
+
+export function corePolicy(request: PolicyRequest): PolicyVerdict {
+  for (const check of CORE_CHECKS) {
+    const verdict = check(request);
+    if (verdict) return verdict;
+  }
+  return decideApproval(request);
+}
+
+const RESTRICTIVENESS = { allow: 0, needs_approval: 1, deny: 2 } as const;
+
+/**
+ * The final decision about one effect: the core phase first (a denial there ends it), then every plugin tap votes.
+ * The most restrictive answer wins; among equals, the first.
+ */
+export async function decidePolicy(hooks: Hooks, request: PolicyRequest): Promise<PolicyVerdict> {
+  const core = corePolicy(request);
+  if (core.decision === 'deny') return core;
+  const votes: PolicyVote[] = [];
+  const ballot: PolicyBallot = { cast: (_plugin, vote) => void votes.push(vote) };
+  await hooks.policy.promise(request, ballot);
+  return votes.reduce<PolicyVerdict>((winner, vote) => (RESTRICTIVENESS[vote.decision] > RESTRICTIVENESS[winner.decision] ? vote : winner), core);
 }
 
 function checkTools({ access, policy }: PolicyRequest): PolicyVerdict | undefined {
@@ -69,7 +85,7 @@ function decideApproval({ policy, profile, operation }: PolicyRequest): PolicyVe
     (policy.approval === 'mutations' && MUTATING.has(profile.effectClass)) ||
     (policy.approval === 'high_risk' && (profile.risk === 'high' || profile.risk === 'critical'));
   if (!needed) return { decision: 'allow' };
-  return { decision: 'approval', reason: `policy.approval is ${policy.approval} and ${operation} is ${profile.effectClass} (risk ${profile.risk})` };
+  return { decision: 'needs_approval', reason: `policy.approval is ${policy.approval} and ${operation} is ${profile.effectClass} (risk ${profile.risk})` };
 }
 
 /** Why a workspace-relative path is refused, or undefined when it stays inside the workspace. */

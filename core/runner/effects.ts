@@ -1,8 +1,8 @@
 // One effect's life: policy → (unchanged?) → approval → durable `requested` → `started` → outcome.
 import { createHash, randomBytes } from 'node:crypto';
-import type { EffectOptions, EffectProfile, EffectRequest, JsonValue, PolicyRequest, PolicyVerdict, ResolvedPolicy } from '../contracts.js';
-import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError } from '../errors.js';
+import { AgentctlError, diagnostic, errorMessage, isEffectFailure, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
 import type { Hooks } from '../hooks.js';
+import { decidePolicy } from '../policy/engine.js';
 import type { Store } from '../store/store.js';
 
 /** Thrown when an effect waits for an operator: the task stops here and the run pauses. */
@@ -43,6 +43,8 @@ export interface EffectScope {
   readonly workspaceRoot: string;
   readonly signal: AbortSignal;
   readonly redact: (text: string) => string;
+  /** What the kind's owner threw, as a known code naming the plugin and hook. */
+  readonly normalize: (error: unknown) => AgentctlError;
   readonly approver?: Approver;
   /** Written in the same transaction as the task's first recorded effect (the task becomes `running`). */
   readonly firstRecord: () => void;
@@ -100,7 +102,7 @@ export function createEffectRunner(scope: EffectScope) {
     }
     const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest };
     let approved: (() => void) | undefined;
-    if (verdict.decision === 'approval') {
+    if (verdict.decision === 'needs_approval') {
       if (!scope.approver) return requireApproval(scope, record, verdict.reason, withFirstRecord);
       approved = await askOperator(scope, record, verdict.reason);
     }
@@ -120,10 +122,11 @@ export function createEffectRunner(scope: EffectScope) {
     let result: T;
     try {
       result = await perform(scope.signal);
-    } catch (error) {
-      const outcome = error instanceof EffectFailure ? error.outcome : 'uncertain';
-      const details = error instanceof EffectFailure ? error.details : null;
-      const code = isAgentctlError(error) ? error.code : 'AGENTCTL_E_PLUGIN_FAILED';
+    } catch (thrown) {
+      const error = scope.normalize(thrown);
+      const outcome = isEffectFailure(error) ? error.outcome : 'uncertain';
+      const details = isEffectFailure(error) ? error.details : null;
+      const code = String(error.code);
       scope.store.updateEffect(scope.runId, id, outcome, { taskId: scope.taskId, result: details, error: { code, message: scope.redact(errorMessage(error)) } });
       await scope.committed(`effect.${outcome}`, { operation: request.operation, code }, id);
       throw error;
@@ -134,7 +137,7 @@ export function createEffectRunner(scope: EffectScope) {
   };
 }
 
-async function decide(scope: EffectScope, request: EffectRequest, profile: EffectProfile): Promise<Exclude<PolicyVerdict, { decision: 'allow' }> | { decision: 'allow' }> {
+async function decide(scope: EffectScope, request: EffectRequest, profile: EffectProfile): Promise<PolicyVerdict> {
   const payload: PolicyRequest = Object.freeze({
     runId: scope.runId,
     taskId: scope.taskId,
@@ -146,9 +149,7 @@ async function decide(scope: EffectScope, request: EffectRequest, profile: Effec
     workspaceRoot: scope.workspaceRoot,
   });
   try {
-    const verdict = await scope.hooks.policy.promise(payload);
-    if (verdict) return verdict;
-    return { decision: 'deny', diagnostic: diagnostic('AGENTCTL_E_POLICY_NO_VERDICT', { message: `no policy decided about ${request.operation}; denied` }) };
+    return await decidePolicy(scope.hooks, payload);
   } catch (error) {
     return { decision: 'deny', diagnostic: diagnostic('AGENTCTL_E_POLICY_NO_VERDICT', { message: `policy failed for ${request.operation} and denies it: ${errorMessage(error)}` }) };
   }

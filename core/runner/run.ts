@@ -1,10 +1,8 @@
 // Executes a compiled plan: preflight, then tasks in waves of ready tasks, each wave committed in plan order.
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { JsonValue, SecretReference } from '../contracts.js';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, wrapPluginError, type Diagnostic } from '../errors.js';
+import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type Diagnostic, type JsonValue, type SecretReference } from '../../sdk/index.js';
 import type { Host } from '../host.js';
-import type { CompiledPlan } from '../plan.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { RunState, Store, TaskState } from '../store/store.js';
 import type { Approver } from './effects.js';
@@ -53,7 +51,7 @@ async function preflight(request: RunRequest, vault: SecretVault): Promise<void>
   const problems: Diagnostic[] = await vault.resolve(host, references, { workspaceRoot, environment: request.environment, signal });
   const tasks = plan.tasks.map((task) => Object.freeze({ id: task.id, kind: task.kind, action: plan.actions[task.action]!.fields }));
   try {
-    await host.hooks.preflight.promise(Object.freeze({ workflowName: plan.name, tasks, workspaceRoot, signal, report: (item: Diagnostic) => void problems.push(item) }));
+    await host.hooks.preflight.promise(Object.freeze({ workflowName: plan.name, tasks, workspaceRoot, signal, process: host.process, report: (item: Diagnostic) => void problems.push(item) }));
   } catch (error) {
     problems.push(...(isAgentctlError(error) ? error.diagnostics : [diagnostic('AGENTCTL_E_PLUGIN_FAILED', { message: errorMessage(error) })]));
   }
@@ -91,7 +89,8 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
     try {
       await host.hooks.commit.promise(Object.freeze({ type, runId, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data }));
     } catch (error) {
-      commitErrors.push(errorMessage(wrapPluginError(error, 'commit observer', 'commit')));
+      // Plugin observers' errors arrive normalized by their facade; the core's own observers name themselves.
+      commitErrors.push(errorMessage(error));
     }
   };
   await committed('run.started', { workflow: plan.name, traceId });
@@ -170,6 +169,7 @@ function commitOutcome(store: Store, runId: string, result: TaskOutcome): void {
       state: result.state,
       attempt: result.attempt,
       ...(result.output === undefined ? {} : { output: result.output }),
+      ...(result.input === undefined ? {} : { input: result.input as unknown as JsonValue }),
       ...(error ? { error } : {}),
       ...(result.state === 'succeeded' ? { disposition: 'executed' as const } : {}),
       started: true,
@@ -206,7 +206,9 @@ async function finish(context: FinishContext): Promise<RunResult> {
     state = 'failed';
     const cause = failure.error!;
     const diagnostics = cause.diagnostics.map((item) => ({ ...item, taskId: failure.task.id }));
-    error = new AgentctlError(cause.code === 'AGENTCTL_E_APPROVAL_REQUIRED' ? cause.code : 'AGENTCTL_E_RUN_FAILED', `task ${failure.task.id} failed: ${cause.message}`, { diagnostics });
+    // A persistence or remote failure keeps its exit code (5, 6): CI tells "the provider was down" from "the task failed".
+    const exitCode = cause.exitCode === EXIT.persistence || cause.exitCode === EXIT.remote ? { exitCode: cause.exitCode } : {};
+    error = new AgentctlError(cause.code === 'AGENTCTL_E_APPROVAL_REQUIRED' ? cause.code : 'AGENTCTL_E_RUN_FAILED', `task ${failure.task.id} failed: ${cause.message}`, { diagnostics, ...exitCode });
   } else if (pausedBy) {
     state = 'paused';
     error = pausedBy.error;

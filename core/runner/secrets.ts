@@ -1,7 +1,6 @@
 // Secret resolution for the tasks that will execute, and redaction of every resolved value.
 import { createHash } from 'node:crypto';
-import type { SecretReference, TaskSecrets } from '../contracts.js';
-import { AgentctlError, diagnostic, errorMessage, type Diagnostic } from '../errors.js';
+import { AgentctlError, diagnostic, errorMessage, type Diagnostic, type SecretReference, type TaskSecrets } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 
 export const REDACTED = '[REDACTED]';

@@ -1,14 +1,13 @@
 // One task: `when`, rendered input, dispatch under a deadline, output contract, and retries of definite failures.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DispatchContext, JsonValue } from '../contracts.js';
-import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, wrapPluginError } from '../errors.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, isEffectFailure, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { outputProblems } from '../output-schema.js';
-import type { CompiledPlan, CompiledTask } from '../plan.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store, TaskState } from '../store/store.js';
-import { ApprovalPending, createEffectRunner, type Approver } from './effects.js';
+import { dispatchProcessService } from '../process-service.js';
+import { ApprovalPending, canonicalJson, createEffectRunner, sha256, type Approver } from './effects.js';
 import type { SecretVault } from './secrets.js';
 
 export interface TaskRequest {
@@ -32,32 +31,42 @@ export interface TaskOutcome {
   readonly attempt: number;
   readonly durationMs: number;
   readonly output?: JsonValue;
+  /** The resolved input of the last attempt that got that far, with its digest: recorded in the task row. */
+  readonly input?: RecordedInput;
   readonly error?: AgentctlError;
   /** The whole run must stop regardless of `failure: continue` (e.g. nonInteractive: fail). */
   readonly fatal?: boolean;
 }
 
+/** A task's rendered input as recorded: the value (redacted by the store) and the digest of the whole value. */
+export interface RecordedInput {
+  readonly value: JsonValue;
+  readonly digest: string;
+}
+
 export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
   const { task, store, runId } = request;
   const started = performance.now();
+  const resolved: { input?: RecordedInput } = {};
   const outcome = (state: TaskOutcome['state'], attempt: number, extra: Partial<TaskOutcome> = {}): TaskOutcome => ({
     task,
     state,
     attempt,
     durationMs: Math.round(performance.now() - started),
+    ...(resolved.input ? { input: resolved.input } : {}),
     ...extra,
   });
 
   for (let attempt = 1; ; attempt += 1) {
     try {
       if (task.when !== undefined && !evaluateWhen(task)(request.scope)) return outcome('skipped', attempt, { output: null });
-      const output = await dispatch(request, attempt);
+      const output = await dispatch(request, attempt, resolved);
       return outcome('succeeded', attempt, { output });
     } catch (thrown) {
       const error = asError(thrown, request);
       if (error instanceof ApprovalPending) return outcome('waiting_for_approval', attempt, { error });
       if (request.signal.aborted) return outcome('cancelled', attempt, { error: new AgentctlError('AGENTCTL_E_CANCELLED', `task ${task.id} was cancelled`) });
-      const retryable = error instanceof EffectFailure && error.outcome === 'failed';
+      const retryable = isEffectFailure(error) && error.outcome === 'failed';
       if (!retryable || attempt >= task.retry.maxAttempts) {
         return outcome('failed', attempt, { error, fatal: error.code === 'AGENTCTL_E_APPROVAL_REQUIRED' });
       }
@@ -88,7 +97,7 @@ function evaluateWhen(task: CompiledTask): (scope: TemplateScope) => boolean {
   return evaluator;
 }
 
-async function dispatch(request: TaskRequest, attempt: number): Promise<JsonValue> {
+async function dispatch(request: TaskRequest, attempt: number, resolved: { input?: RecordedInput }): Promise<JsonValue> {
   const { host, plan, task, runId } = request;
   const action = plan.actions[task.action]!;
   const kind = host.actionKind(action.kind)!;
@@ -100,6 +109,8 @@ async function dispatch(request: TaskRequest, attempt: number): Promise<JsonValu
       help: `see the ${kind.name} input fields in \`agentctl schema\``,
     });
   }
+  resolved.input = { value: parsed.data as JsonValue, digest: `sha256:${sha256(canonicalJson(parsed.data as JsonValue))}` };
+  const recordedInput = resolved.input;
   const timeoutSeconds = task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds;
   const deadline = taskDeadline(request.signal, timeoutSeconds);
   const signal = deadline.signal;
@@ -114,6 +125,7 @@ async function dispatch(request: TaskRequest, attempt: number): Promise<JsonValu
     run: Object.freeze({ id: runId, workspaceRoot }),
     signal,
     secrets: request.vault.forTask(),
+    process: dispatchProcessService(host, signal),
     resolvePath: (path: string) => resolve(workspaceRoot, path),
     redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
     effect: createEffectRunner({
@@ -128,8 +140,10 @@ async function dispatch(request: TaskRequest, attempt: number): Promise<JsonValu
       workspaceRoot,
       signal,
       redact,
+      normalize: (error) => host.errorCodes.normalize(error, host.ownerOf(kind.name) ?? kind.name, `dispatch:${kind.name}`),
       ...(request.approver ? { approver: request.approver } : {}),
-      firstRecord: () => request.store.writeTask(runId, task.id, { state: 'running', attempt, started: true }, { type: 'task.running', data: { attempt } }),
+      firstRecord: () =>
+        request.store.writeTask(runId, task.id, { state: 'running', attempt, input: recordedInput as unknown as JsonValue, started: true }, { type: 'task.running', data: { attempt } }),
       committed: (type, data, effectId) => request.committed(type, data, task.id, effectId),
     }),
   });
@@ -168,7 +182,9 @@ function asError(thrown: unknown, request: TaskRequest): AgentctlError {
       diagnostics: [diagnostic('AGENTCTL_E_TEMPLATE_EVALUATION', { message, path: `tasks.${request.task.id}`, taskId: request.task.id })],
     });
   }
-  const error = isAgentctlError(thrown) ? thrown : wrapPluginError(thrown, request.task.kind, `dispatch:${request.task.kind}`);
+  // Errors from the kind's dispatch were normalized by its hook facade; anything else unexpected names the owner too.
+  const kind = request.task.kind;
+  const error = isAgentctlError(thrown) ? thrown : request.host.errorCodes.normalize(thrown, request.host.ownerOf(kind) ?? kind, `dispatch:${kind}`);
   error.message = redact(error.message);
   error.diagnostics.forEach((item, index) => {
     error.diagnostics[index] = { ...item, message: redact(item.message), ...(item.help === undefined ? {} : { help: redact(item.help) }) };

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { AgentctlError, errorMessage } from '../errors.js';
+import { AgentctlError, errorMessage } from '../../sdk/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;

@@ -1,7 +1,6 @@
 // Read-only views of the ledger for `inspect` and `runs list`.
-import type { JsonValue } from '../contracts.js';
-import { AgentctlError } from '../errors.js';
 import type { Store } from './store.js';
+import { AgentctlError, type JsonValue } from '../../sdk/index.js';
 
 const parse = (text: string | null): JsonValue => (text === null ? null : (JSON.parse(text) as JsonValue));
 
@@ -15,19 +14,17 @@ export interface RunSummary {
 }
 
 export function listRuns(store: Store, limit: number): RunSummary[] {
-  const rows = store.db
-    .prepare(`SELECT id, workflow_name, state, mode, created_at, finished_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`)
-    .all(limit) as { id: string; workflow_name: string; state: string; mode: string; created_at: string; finished_at: string | null }[];
+  const rows = store.recentRuns(limit) as { id: string; workflow_name: string; state: string; mode: string; created_at: string; finished_at: string | null }[];
   return rows.map((row) => ({ runId: row.id, workflow: row.workflow_name, state: row.state, mode: row.mode, createdAt: row.created_at, finishedAt: row.finished_at }));
 }
 
 export function inspectRun(store: Store, runId: string) {
-  const run = store.db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Record<string, string | number | null> | undefined;
+  const run = store.runRow(runId);
   if (!run) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
-  const tasks = store.db.prepare(`SELECT * FROM tasks WHERE run_id = ? ORDER BY position`).all(runId) as Record<string, string | number | null>[];
-  const effects = store.db.prepare(`SELECT * FROM effects WHERE run_id = ? ORDER BY requested_at, task_id, attempt, ordinal`).all(runId) as Record<string, string | number | null>[];
-  const approvals = store.db.prepare(`SELECT * FROM approvals WHERE run_id = ? ORDER BY requested_at`).all(runId) as Record<string, string | null>[];
-  const audit = store.db.prepare(`SELECT * FROM audit_events WHERE run_id = ? ORDER BY seq`).all(runId) as Record<string, string | number | null>[];
+  const tasks = store.taskRows(runId);
+  const effects = store.effectRows(runId);
+  const approvals = store.approvalRows(runId);
+  const audit = store.auditRows(runId);
   return {
     run: {
       runId: run.id,

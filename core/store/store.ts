@@ -1,14 +1,14 @@
 // The effect ledger: every state change commits with the audit event that describes it.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { EffectProfile, JsonValue } from '../contracts.js';
-import { AgentctlError, errorMessage } from '../errors.js';
+import { AgentctlError, errorMessage, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunState, type TaskState } from '../../sdk/index.js';
 import { openDatabase, type SqliteDatabase } from './database.js';
+import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
 
-export type RunState = 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
-export type TaskState = 'pending' | 'ready' | 'running' | 'waiting_for_approval' | 'retry_scheduled' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
-export type EffectState = 'requested' | 'started' | 'succeeded' | 'failed' | 'uncertain' | 'waiting_for_approval' | 'cancelled';
-export type Disposition = 'executed' | 'reused' | 'recorded';
+/** A row as SQLite returns it. */
+export type Row = Record<string, string | number | null>;
+
+export type { Disposition, EffectState, RunState, TaskState } from '../../sdk/index.js';
 
 export interface NewRun {
   readonly id: string;
@@ -79,40 +79,63 @@ const now = () => new Date().toISOString();
 const LEASE_MS = 60_000;
 
 /**
- * One open database. Every JSON document of run-time data (outputs, results, errors, audit data) is redacted value by
- * value before it is serialized, as a last line of defence: secret values must never reach the file even if a
- * plugin forgot to redact. The workflow source and plan are not redacted: they hold secret references, never values.
+ * One open database; the handle never leaves this class. Every JSON document of run-time data (outputs, results,
+ * errors, audit data) is redacted value by value before it is serialized, as a last line of defence: secret values
+ * must never reach the file even if a plugin forgot to redact. The workflow source and plan are not redacted: they
+ * hold secret references, never values. Every state change goes through the transition table (transitions.ts).
  */
 export class Store {
-  readonly db: SqliteDatabase;
+  readonly #db: SqliteDatabase;
   readonly leaseOwner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   #redact: <T>(value: T) => T = (value) => value;
   readonly #statements;
   readonly #checkpointSeq = new Map<string, number>();
 
   constructor(path: string, options: { create: boolean; readonly?: boolean }) {
-    this.db = openDatabase(path, options);
-    const db = this.db;
+    this.#db = openDatabase(path, options);
+    const db = this.#db;
+    const guarded = <S extends string>(sql: (from: string) => string, table: Readonly<Record<S, readonly S[]>>) => {
+      const cache = new Map<S, ReturnType<SqliteDatabase['prepare']>>();
+      return (target: S) => {
+        let statement = cache.get(target);
+        if (!statement) cache.set(target, (statement = db.prepare(sql(predecessorList(table, target)))));
+        return statement;
+      };
+    };
     this.#statements = {
       insertAudit: db.prepare(`INSERT INTO audit_events (run_id, task_id, effect_id, type, data_json, at) VALUES (?, ?, ?, ?, ?, ?)`),
-      updateTask: db.prepare(`
+      updateTask: guarded<TaskState>(
+        (from) => `
         UPDATE tasks SET state = @state, attempt = COALESCE(@attempt, attempt), input_json = COALESCE(@input, input_json),
           output_json = COALESCE(@output, output_json), error_json = COALESCE(@error, error_json),
           disposition = COALESCE(@disposition, disposition),
           started_at = CASE WHEN @started = 1 THEN COALESCE(started_at, @at) ELSE started_at END,
           finished_at = CASE WHEN @finished = 1 THEN @at ELSE finished_at END, updated_at = @at
-        WHERE run_id = @runId AND task_id = @taskId`),
+        WHERE run_id = @runId AND task_id = @taskId AND state IN (${from})`,
+        TASK_TRANSITIONS,
+      ),
+      taskState: db.prepare(`SELECT state FROM tasks WHERE run_id = ? AND task_id = ?`),
       selectEffect: db.prepare(`SELECT * FROM effects WHERE id = ?`),
       insertEffect: db.prepare(`
         INSERT INTO effects (id, run_id, task_id, attempt, ordinal, kind, operation, effect_class, risk, idempotency,
           input_json, input_digest, state, requested_at, updated_at)
         VALUES (@id, @runId, @taskId, @attempt, @ordinal, @kind, @operation, @effectClass, @risk, @idempotency,
           @input, @inputDigest, @state, @at, @at)`),
-      updateEffect: db.prepare(`
+      updateEffect: guarded<EffectState>(
+        (from) => `
         UPDATE effects SET state = @state, result_json = COALESCE(@result, result_json), error_json = COALESCE(@error, error_json),
           started_at = CASE WHEN @state = 'started' THEN @at ELSE started_at END,
           finished_at = CASE WHEN @state IN ('succeeded','failed','uncertain','cancelled') THEN @at ELSE finished_at END,
-          updated_at = @at WHERE id = @id`),
+          updated_at = @at WHERE id = @id AND state IN (${from})`,
+        EFFECT_TRANSITIONS,
+      ),
+      finishRun: guarded<RunState>(
+        (from) => `
+        UPDATE runs SET state = @state, output_json = COALESCE(@output, output_json), error_json = @error, memory_json = COALESCE(@memory, memory_json),
+          updated_at = @at, finished_at = @finishedAt, lease_owner = NULL, lease_expires_at = NULL WHERE id = @id AND state IN (${from})`,
+        RUN_TRANSITIONS,
+      ),
+      runState: db.prepare(`SELECT state FROM runs WHERE id = ?`),
       checkpointSeq: db.prepare(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM checkpoints WHERE run_id = ?`),
       insertCheckpoint: db.prepare(`INSERT INTO checkpoints (run_id, seq, task_id, state_json, at) VALUES (?, ?, ?, ?, ?)`),
     };
@@ -128,7 +151,7 @@ export class Store {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (this.#db.open) this.#db.close();
   }
 
   json(value: JsonValue | undefined): string | null {
@@ -138,7 +161,7 @@ export class Store {
   /** Runs `body` in one IMMEDIATE transaction; database failures become exit-5 errors. */
   transaction<T>(body: () => T): T {
     try {
-      return this.db.transaction(body).immediate();
+      return this.#db.transaction(body).immediate();
     } catch (error) {
       if (error instanceof AgentctlError) throw error;
       throw new AgentctlError('AGENTCTL_E_DB_WRITE', `database write failed: ${errorMessage(error)}`, { cause: error });
@@ -147,11 +170,11 @@ export class Store {
 
   /** Like `transaction`, but the commit is synced to disk before returning (for effect intents). */
   durableTransaction<T>(body: () => T): T {
-    this.db.pragma('synchronous = FULL');
+    this.#db.pragma('synchronous = FULL');
     try {
       return this.transaction(body);
     } finally {
-      this.db.pragma('synchronous = NORMAL');
+      this.#db.pragma('synchronous = NORMAL');
     }
   }
 
@@ -162,13 +185,13 @@ export class Store {
   createRun(run: NewRun): void {
     const at = now();
     this.transaction(() => {
-      this.db
+      this.#db
         .prepare(`
           INSERT INTO runs (id, trace_id, workflow_name, workflow_digest, workflow_file, workflow_source, plan_json, inputs_json,
             workspace, state, mode, lease_owner, lease_expires_at, created_at, updated_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 'execute', ?, ?, ?, ?)`)
         .run(run.id, run.traceId, run.workflowName, run.workflowDigest, run.workflowFile, run.workflowSource, JSON.stringify(run.plan), this.json(run.inputs), run.workspace, this.leaseOwner, Date.now() + LEASE_MS, at, at);
-      const insertTask = this.db.prepare(`INSERT INTO tasks (run_id, task_id, position, kind, state, updated_at) VALUES (?, ?, ?, ?, 'pending', ?)`);
+      const insertTask = this.#db.prepare(`INSERT INTO tasks (run_id, task_id, position, kind, state, updated_at) VALUES (?, ?, ?, ?, 'pending', ?)`);
       run.tasks.forEach((task, position) => insertTask.run(run.id, task.id, position, task.kind, at));
       this.audit(run.id, { type: 'run.started', data: { workflow: run.workflowName, digest: run.workflowDigest, traceId: run.traceId } });
     });
@@ -177,12 +200,12 @@ export class Store {
   /** Extends this process's lease on a run; another live owner means exit 5. */
   renewLease(runId: string): void {
     this.transaction(() => {
-      const row = this.db.prepare(`SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?`).get(runId) as { lease_owner: string | null; lease_expires_at: number | null } | undefined;
+      const row = this.#db.prepare(`SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?`).get(runId) as { lease_owner: string | null; lease_expires_at: number | null } | undefined;
       if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist`);
       if (row.lease_owner && row.lease_owner !== this.leaseOwner && (row.lease_expires_at ?? 0) > Date.now()) {
         throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${runId} is being driven by ${row.lease_owner}`, { help: 'wait for that process to finish, or for its lease to expire' });
       }
-      this.db.prepare(`UPDATE runs SET lease_owner = ?, lease_expires_at = ? WHERE id = ?`).run(this.leaseOwner, Date.now() + LEASE_MS, runId);
+      this.#db.prepare(`UPDATE runs SET lease_owner = ?, lease_expires_at = ? WHERE id = ?`).run(this.leaseOwner, Date.now() + LEASE_MS, runId);
     });
   }
 
@@ -192,7 +215,7 @@ export class Store {
 
   /** The task update and its audit event; call inside a transaction. */
   writeTask(runId: string, taskId: string, patch: TaskPatch, event?: AuditEvent): void {
-    this.#statements.updateTask.run({
+    const { changes } = this.#statements.updateTask(patch.state).run({
       runId,
       taskId,
       state: patch.state,
@@ -205,6 +228,10 @@ export class Store {
       finished: patch.finished ? 1 : 0,
       at: now(),
     });
+    if (changes !== 1) {
+      const current = this.#statements.taskState.get(runId, taskId) as { state: string } | undefined;
+      throw illegalTransition('task', `${runId}/${taskId}`, current?.state, patch.state);
+    }
     if (event) this.audit(runId, { taskId, ...event });
   }
 
@@ -245,16 +272,21 @@ export class Store {
 
   updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string } = {}): void {
     this.transaction(() => {
-      this.#statements.updateEffect.run({ id: effectId, state, result: this.json(update.result), error: this.json(update.error), at: now() });
+      this.#changeEffect(effectId, state, { result: this.json(update.result), error: this.json(update.error), at: now() });
       this.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}) });
     });
+  }
+
+  #changeEffect(id: string, state: EffectState, values: { result: string | null; error: string | null; at: string }): void {
+    const { changes } = this.#statements.updateEffect(state).run({ id, state, ...values });
+    if (changes !== 1) throw illegalTransition('effect', id, this.effect(id)?.state, state);
   }
 
   /** A pending request, or one already decided by an operator at the terminal. Call inside a transaction. */
   insertApproval(approval: { id: string; runId: string; taskId: string; effectId: string; reason: string; decision?: { actor: string; reason: string } }): void {
     const at = now();
     const decision = approval.decision;
-    this.db
+    this.#db
       .prepare(`INSERT INTO approvals (id, run_id, task_id, effect_id, state, reason, actor, decision_reason, requested_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(approval.id, approval.runId, approval.taskId, approval.effectId, decision ? 'approved' : 'pending', approval.reason, decision?.actor ?? null, decision?.reason ?? null, at, decision ? at : null);
     this.audit(approval.runId, { type: 'approval.requested', taskId: approval.taskId, effectId: approval.effectId, data: { approvalId: approval.id, reason: approval.reason } });
@@ -267,16 +299,16 @@ export class Store {
    */
   closeWaiting(runId: string, reason: string): string[] {
     const at = now();
-    const tasks = this.db.prepare(`SELECT task_id FROM tasks WHERE run_id = ? AND state = 'waiting_for_approval'`).all(runId) as { task_id: string }[];
+    const tasks = this.#db.prepare(`SELECT task_id FROM tasks WHERE run_id = ? AND state = 'waiting_for_approval'`).all(runId) as { task_id: string }[];
     for (const { task_id: taskId } of tasks) this.writeTask(runId, taskId, { state: 'cancelled', finished: true }, { type: 'task.cancelled', data: { reason } });
-    const effects = this.db.prepare(`SELECT id, task_id FROM effects WHERE run_id = ? AND state = 'waiting_for_approval'`).all(runId) as { id: string; task_id: string }[];
+    const effects = this.#db.prepare(`SELECT id, task_id FROM effects WHERE run_id = ? AND state = 'waiting_for_approval'`).all(runId) as { id: string; task_id: string }[];
     for (const effect of effects) {
-      this.#statements.updateEffect.run({ id: effect.id, state: 'cancelled', result: null, error: null, at });
+      this.#changeEffect(effect.id, 'cancelled', { result: null, error: null, at });
       this.audit(runId, { type: 'effect.cancelled', taskId: effect.task_id, effectId: effect.id, data: { reason } });
     }
-    const approvals = this.db.prepare(`SELECT id, task_id, effect_id FROM approvals WHERE run_id = ? AND state = 'pending'`).all(runId) as { id: string; task_id: string; effect_id: string }[];
+    const approvals = this.#db.prepare(`SELECT id, task_id, effect_id FROM approvals WHERE run_id = ? AND state = 'pending'`).all(runId) as { id: string; task_id: string; effect_id: string }[];
     for (const approval of approvals) {
-      this.db.prepare(`UPDATE approvals SET state = 'cancelled', decision_reason = ?, actor = 'agentctl', decided_at = ? WHERE id = ?`).run(reason, at, approval.id);
+      this.#db.prepare(`UPDATE approvals SET state = 'cancelled', decision_reason = ?, actor = 'agentctl', decided_at = ? WHERE id = ?`).run(reason, at, approval.id);
       this.audit(runId, { type: 'approval.cancelled', taskId: approval.task_id, effectId: approval.effect_id, data: { approvalId: approval.id, reason } });
     }
     return tasks.map((task) => task.task_id);
@@ -286,12 +318,44 @@ export class Store {
     this.transaction(() => {
       const at = now();
       const terminal = state !== 'paused' && state !== 'running';
-      this.db
-        .prepare(`
-          UPDATE runs SET state = ?, output_json = COALESCE(?, output_json), error_json = ?, memory_json = COALESCE(?, memory_json),
-            updated_at = ?, finished_at = ?, lease_owner = NULL, lease_expires_at = NULL WHERE id = ?`)
-        .run(state, this.json(result.output), this.json(result.error), this.json(result.memory), at, terminal ? at : null, runId);
+      const { changes } = this.#statements.finishRun(state).run({
+        id: runId,
+        state,
+        output: this.json(result.output),
+        error: this.json(result.error),
+        memory: this.json(result.memory),
+        at,
+        finishedAt: terminal ? at : null,
+      });
+      if (changes !== 1) throw illegalTransition('run', runId, (this.#statements.runState.get(runId) as { state: string } | undefined)?.state, state);
       this.audit(runId, { type: `run.${state}`, ...(result.error === undefined ? {} : { data: { error: result.error } }) });
     });
+  }
+
+  // Read-only views for inspection. Rows are returned as SQLite gives them; inspection.ts shapes them.
+
+  runRow(runId: string): Row | undefined {
+    return this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Row | undefined;
+  }
+
+  taskRows(runId: string): Row[] {
+    return this.#db.prepare(`SELECT * FROM tasks WHERE run_id = ? ORDER BY position`).all(runId) as Row[];
+  }
+
+  effectRows(runId: string): Row[] {
+    return this.#db.prepare(`SELECT * FROM effects WHERE run_id = ? ORDER BY requested_at, task_id, attempt, ordinal`).all(runId) as Row[];
+  }
+
+  approvalRows(runId: string): Row[] {
+    return this.#db.prepare(`SELECT * FROM approvals WHERE run_id = ? ORDER BY requested_at`).all(runId) as Row[];
+  }
+
+  auditRows(runId: string): Row[] {
+    return this.#db.prepare(`SELECT * FROM audit_events WHERE run_id = ? ORDER BY seq`).all(runId) as Row[];
+  }
+
+  /** The newest runs first. */
+  recentRuns(limit: number): Row[] {
+    return this.#db.prepare(`SELECT id, workflow_name, state, mode, created_at, finished_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`).all(limit) as Row[];
   }
 }

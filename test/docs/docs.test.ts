@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { expect } from 'chai';
-import { ERROR_CODES } from '../../core/error-codes.js';
+import { ERROR_CODES } from '../../sdk/index.js';
 import { baseEnv, ROOT, runCli, type CliResult } from '../support/cli.js';
 
 interface Block {

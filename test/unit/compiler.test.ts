@@ -1,9 +1,9 @@
 import { expect } from 'chai';
+import { AgentctlError } from '../../sdk/index.js';
 import { compileText } from '../../core/compiler/compile.js';
-import { AgentctlError } from '../../core/errors.js';
-import { createHost } from '../../core/setup.js';
+import { composeHost } from '../../core/cli/composition.js';
 
-const host = createHost();
+const host = composeHost();
 
 const workflow = (spec: string) => `apiVersion: agentctl.dev/v1
 kind: Workflow

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { codeOf } from '../support/errors.js';
 import { z } from 'zod';
+import { AgentctlError } from '../../sdk/index.js';
 import { Host } from '../../core/host.js';
-import { createHost } from '../../core/setup.js';
-import { AgentctlError } from '../../core/errors.js';
+import { composeHost } from '../../core/cli/composition.js';
 import { defineActionKind, definePlugin } from '../../sdk/index.js';
 
 const kind = (name: string, hostRange = '^0.1.0') =>
@@ -21,7 +21,7 @@ const kind = (name: string, hostRange = '^0.1.0') =>
 
 describe('plugin host', () => {
   it('registers builtins through the SDK and lists them', () => {
-    const plugins = createHost().plugins();
+    const plugins = composeHost().plugins();
     expect(plugins.map((plugin) => plugin.name)).to.include.members(['builtin.assign', 'builtin.shell.exec', 'builtin.secrets.env']);
     expect(plugins.find((plugin) => plugin.name === 'builtin.shell.exec')!.actionKinds).to.deep.equal(['builtin.shell.exec']);
   });

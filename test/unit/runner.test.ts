@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileText } from '../../core/compiler/compile.js';
 import { executeRun } from '../../core/runner/run.js';
-import { createHost } from '../../core/setup.js';
+import { composeHost } from '../../core/cli/composition.js';
 import { Store } from '../../core/store/store.js';
 import { inspectRun } from '../../core/store/inspection.js';
 import { z } from 'zod';
 import { AgentctlError, defineActionKind, definePlugin, diagnostic, type PluginDefinition } from '../../sdk/index.js';
-import { runAction } from '../../sdk/testing/index.js';
+import { runAction } from '../../core/testing/index.js';
 
 const document = `apiVersion: agentctl.dev/v1
 kind: Workflow
@@ -27,7 +27,7 @@ spec:
 
 async function run(plugins: PluginDefinition[]) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-runner-')));
-  const host = createHost({ plugins });
+  const host = composeHost({ plugins });
   const store = Store.open(join(dir, 'db.sqlite'));
   try {
     const { plan } = await compileText(host, 'w.yaml', document);
@@ -54,7 +54,7 @@ describe('runner and hooks', () => {
       version: '1.0.0',
       hostRange: '*',
       setup: (api) =>
-        api.hooks.policy.tapPromise({ stage: -500 }, async (request) =>
+        api.hooks.policy.tapPromise({ stage: 'security' }, async (request) =>
           request.access.tool === 'filesystem.write' ? { decision: 'deny', diagnostic: diagnostic('AGENTCTL_E_POLICY_TOOL_DENIED', { message: 'no writes today' }) } : undefined,
         ),
     });
@@ -64,7 +64,7 @@ describe('runner and hooks', () => {
   });
 
   it('a policy tap that throws denies the effect (fail closed)', async () => {
-    const broken = definePlugin({ name: 'broken', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.policy.tapPromise({ stage: -500 }, async () => { throw new Error('policy backend down'); }) });
+    const broken = definePlugin({ name: 'broken', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.policy.tapPromise({ stage: 'security' }, async () => { throw new Error('policy backend down'); }) });
     const result = await runAction('builtin.read', { input: { path: 'x' } }, [broken]);
     expect(result.code).to.equal('AGENTCTL_E_POLICY_NO_VERDICT');
     expect(result.inspection!.effects).to.deep.equal([]);
@@ -131,7 +131,7 @@ spec:
     - { id: bad, uses: "action:check", with: { that: false } }
 `;
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-runner-')));
-    const host = createHost();
+    const host = composeHost();
     const store = Store.open(join(dir, 'db.sqlite'));
     try {
       const { plan } = await compileText(host, 'w.yaml', text);

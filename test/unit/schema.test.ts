@@ -4,13 +4,13 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { workflowJsonSchema } from '../../core/schema.js';
-import { createHost } from '../../core/setup.js';
+import { composeHost } from '../../core/cli/composition.js';
 import { ROOT } from '../support/cli.js';
 
 const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js').default;
 
 describe('published JSON Schema', () => {
-  const schema = workflowJsonSchema(createHost());
+  const schema = workflowJsonSchema(composeHost());
   const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema);
 
   it('is a draft 2020-12 schema that accepts every example', () => {

@@ -15,12 +15,18 @@ describe('store', () => {
 
 
   it('creates the schema with WAL, foreign keys and the schema version', () => {
-    const store = Store.open(join(dir, 'nested', 'runtime.db'));
-    expect(store.db.pragma('journal_mode', { simple: true })).to.equal('wal');
-    expect(store.db.pragma('foreign_keys', { simple: true })).to.equal(1);
-    expect(store.db.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
-    const tables = (store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[]).map((row) => row.name);
+    const path = join(dir, 'nested', 'runtime.db');
+    const store = Store.open(path);
+    // The store keeps its handle private; a second connection sees what it made.
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
+    expect(db.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
+    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[]).map((row) => row.name);
     expect(tables).to.include.members(['runs', 'tasks', 'effects', 'approvals', 'reconciliations', 'audit_events', 'checkpoints', 'artifacts', 'task_artifacts']);
+    db.close();
+    // Foreign keys are on: an effect of a task that does not exist is refused.
+    store.createRun(newRun('run_fk', dir));
+    expect(codeOf(() => store.recordEffect({ ...effectRecord('eff_fk', 'nobody', 1), runId: 'run_fk' }, 'requested'))).to.equal('AGENTCTL_E_DB_WRITE');
     store.close();
     // Reopening is a no-op migration.
     Store.open(join(dir, 'nested', 'runtime.db')).close();
@@ -59,10 +65,64 @@ describe('store', () => {
     store.setRedactor(redactor.redactValue);
     store.createRun({ id: 'run_2', traceId: 't', workflowName: 'w', workflowDigest: 'd', workflowFile: 'f', workflowSource: 'src', plan: {}, inputs: { token: 's3cret' }, workspace: dir, tasks: [{ id: 'a', kind: 'k' }] });
     store.updateTask('run_2', 'a', { state: 'succeeded', output: { text: 'value s3cret' } });
-    const row = store.db.prepare(`SELECT inputs_json FROM runs`).get() as { inputs_json: string };
-    const task = store.db.prepare(`SELECT output_json FROM tasks`).get() as { output_json: string };
-    expect(row.inputs_json).to.equal('{"token":"[REDACTED]"}');
-    expect(task.output_json).to.equal('{"text":"value [REDACTED]"}');
+    expect(store.runRow('run_2')!.inputs_json).to.equal('{"token":"[REDACTED]"}');
+    expect(store.taskRows('run_2')[0]!.output_json).to.equal('{"text":"value [REDACTED]"}');
     store.close();
   });
+
+  describe('state transitions', () => {
+    it('applies legal changes and refuses illegal ones without changing anything', () => {
+      const store = Store.open(join(dir, 'transitions.db'));
+      store.createRun({ ...newRun('run_t', dir), tasks: [{ id: 'a', kind: 'k' }, { id: 'b', kind: 'k' }] });
+      store.updateTask('run_t', 'a', { state: 'running' });
+      store.updateTask('run_t', 'a', { state: 'succeeded' });
+      expect(codeOf(() => store.updateTask('run_t', 'a', { state: 'running' }))).to.equal('AGENTCTL_E_INTERNAL');
+      expect(() => store.updateTask('run_t', 'a', { state: 'failed' })).to.throw(/illegal task transition succeeded → failed/);
+      expect(store.taskRows('run_t')[0]!.state).to.equal('succeeded');
+      expect(codeOf(() => store.updateTask('run_t', 'missing', { state: 'running' }))).to.equal('AGENTCTL_E_INTERNAL');
+
+      store.updateTask('run_t', 'b', { state: 'running' });
+      store.recordEffect(effectRecord('eff_1', 'b', 1), 'requested');
+      expect(codeOf(() => store.updateEffect('run_t', 'eff_1', 'succeeded'))).to.equal('AGENTCTL_E_INTERNAL');
+      store.updateEffect('run_t', 'eff_1', 'started');
+      store.updateEffect('run_t', 'eff_1', 'uncertain');
+      expect(() => store.updateEffect('run_t', 'eff_1', 'succeeded')).to.throw(/illegal effect transition uncertain → succeeded/);
+      expect(store.effect('eff_1')!.state).to.equal('uncertain');
+
+      store.finishRun('run_t', 'failed', {});
+      expect(() => store.finishRun('run_t', 'succeeded', {})).to.throw(/illegal run transition failed → succeeded/);
+      expect(store.runRow('run_t')!.state).to.equal('failed');
+      store.close();
+    });
+
+    it('every transition in the table names known states, and terminal states have no way out', async () => {
+      const { RUN_TRANSITIONS, TASK_TRANSITIONS, EFFECT_TRANSITIONS } = await import('../../core/store/transitions.js');
+      const { RUN_STATES, TASK_STATES, EFFECT_STATES } = await import('../../sdk/index.js');
+      for (const [table, states] of [[RUN_TRANSITIONS, RUN_STATES], [TASK_TRANSITIONS, TASK_STATES], [EFFECT_TRANSITIONS, EFFECT_STATES]] as const) {
+        expect(Object.keys(table).sort()).to.deep.equal([...states].sort());
+        for (const next of Object.values(table) as string[][]) for (const state of next) expect(states as readonly string[]).to.include(state);
+      }
+      for (const state of ['succeeded', 'failed', 'cancelled'] as const) expect(RUN_TRANSITIONS[state]).to.deep.equal([]);
+      for (const state of ['succeeded', 'failed', 'skipped', 'cancelled'] as const) expect(TASK_TRANSITIONS[state]).to.deep.equal([]);
+    });
+  });
 });
+
+function newRun(id: string, workspace: string) {
+  return { id, traceId: 't', workflowName: 'w', workflowDigest: 'd', workflowFile: 'f', workflowSource: 's', plan: {}, inputs: {}, workspace, tasks: [{ id: 'a', kind: 'k' }] };
+}
+
+function effectRecord(id: string, taskId: string, ordinal: number) {
+  return {
+    id,
+    runId: 'run_t',
+    taskId,
+    attempt: 1,
+    ordinal,
+    kind: 'k',
+    operation: 'op',
+    profile: { effectClass: 'observe' as const, risk: 'low' as const, idempotency: 'idempotent' as const },
+    input: {},
+    inputDigest: 'd',
+  };
+}

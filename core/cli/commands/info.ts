@@ -1,7 +1,7 @@
 // `version` and `plugins list`.
 import type { CommandModule } from 'yargs';
 import { SCHEMA_VERSION } from '../../store/migrations.js';
-import { createHost } from '../../setup.js';
+import { composeHost } from '../composition.js';
 import { CLI_API_VERSION, HOST_VERSION } from '../../version.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
@@ -20,7 +20,7 @@ const pluginsList: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'list',
   describe: 'List the registered plugins, builtins included',
   handler: handler<GlobalArgs>(async (_argv, output) => {
-    const plugins = createHost().plugins();
+    const plugins = composeHost().plugins();
     emit(output, 'PluginList', { plugins }, () =>
       plugins
         .map((plugin) => {

@@ -1,6 +1,6 @@
 // `inspect RUN` and `runs list`: read-only views of the database.
 import type { CommandModule } from 'yargs';
-import { AgentctlError } from '../../errors.js';
+import { AgentctlError } from '../../../sdk/index.js';
 import { inspectRun, listRuns } from '../../store/inspection.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';

@@ -2,12 +2,12 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
+import { AgentctlError } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
-import { AgentctlError } from '../../errors.js';
 import { installProgress } from '../../progress.js';
 import { executeRun, type RunResult } from '../../runner/run.js';
-import { createHost } from '../../setup.js';
+import { composeHost } from '../composition.js';
 import { Store } from '../../store/store.js';
 import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs } from '../handler.js';
@@ -42,7 +42,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     }
     const inputs = collectInputs(argv);
     const colors = palette(output.color);
-    const host = createHost({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
+    const host = composeHost({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
     const source = readBoundedFile(argv.file, 'workflow file');
     const { plan } = await compileText(host, argv.file, source, { inputs });
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));

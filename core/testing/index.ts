@@ -1,20 +1,20 @@
-// The SDK test kit: a real host, a real temporary SQLite ledger and a real workspace, for plugin authors' tests.
+// The test kit, published to plugin authors as `agentctl/sdk/testing`: a real host (the builtins plus the plugins under
+// test), a real temporary SQLite ledger and a real workspace. It is built on core, so it lives outside sdk/.
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { JsonValue } from '../../core/contracts.js';
-import { compileText } from '../../core/compiler/compile.js';
-import { isAgentctlError, type Diagnostic } from '../../core/errors.js';
-import type { Host, PluginDefinition } from '../../core/host.js';
-import { executeRun } from '../../core/runner/run.js';
-import { createHost } from '../../core/setup.js';
-import { inspectRun, type RunInspection } from '../../core/store/inspection.js';
-import { Store } from '../../core/store/store.js';
+import { isAgentctlError, type Diagnostic, type JsonValue, type PluginDefinition } from '../../sdk/index.js';
+import { composeHost } from '../cli/composition.js';
+import type { Host } from '../host.js';
+import { compileText } from '../compiler/compile.js';
+import { executeRun } from '../runner/run.js';
+import { inspectRun, type RunInspection } from '../store/inspection.js';
+import { Store } from '../store/store.js';
 
 /** A ready host with the builtins and the given plugins registered. */
 export function createTestHost(plugins: readonly PluginDefinition[] = []): Host {
-  return createHost({ plugins });
+  return composeHost({ plugins });
 }
 
 /** One action executed as the only task of a workflow. */

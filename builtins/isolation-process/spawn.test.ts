@@ -1,16 +1,15 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
-import { runProcess, type ProcessSpec } from './spawn.js';
+import { runProcess, type SpawnSpec } from './spawn.js';
 
 const limits = { stdout: 1 << 20, stderr: 1 << 20, combined: 2 << 20 };
-const spec = (args: string[], extra: Partial<ProcessSpec> = {}): ProcessSpec => ({
+const spec = (args: string[], extra: Partial<SpawnSpec> = {}): SpawnSpec => ({
   executable: '/bin/sh',
   args: ['-c', ...args],
   cwd: '/',
   env: {},
   timeoutMs: 10_000,
   limits,
-  signal: new AbortController().signal,
   ...extra,
 });
 
@@ -30,23 +29,26 @@ function alive(marker: string): number[] {
   return found;
 }
 
+/** A signal that is never aborted. */
+const never = new AbortController().signal;
+
 describe('runProcess', () => {
   it('captures both streams and the exit status', async () => {
-    const result = await runProcess(spec(['echo out; echo err >&2; exit 7']));
+    const result = await runProcess(spec(['echo out; echo err >&2; exit 7']), never);
     expect(result).to.include({ end: 'exited', exitCode: 7, truncated: false });
     expect(result.stdout.toString()).to.equal('out\n');
     expect(result.stderr.toString()).to.equal('err\n');
   });
 
   it('kills a backgrounded grandchild when the leader exits', async () => {
-    const result = await runProcess(spec(['sleep 41.5 & echo started']));
+    const result = await runProcess(spec(['sleep 41.5 & echo started']), never);
     expect(result.end).to.equal('exited');
     expect(result.durationMs).to.be.below(3000);
     expect(alive('sleep 41.5')).to.deep.equal([]);
   });
 
   it('kills the whole tree at the deadline', async () => {
-    const result = await runProcess(spec(['sleep 42.5 & sleep 42.5'], { timeoutMs: 300 }));
+    const result = await runProcess(spec(['sleep 42.5 & sleep 42.5'], { timeoutMs: 300 }), never);
     expect(result.end).to.equal('timeout');
     expect(result.durationMs).to.be.below(3000);
     expect(alive('sleep 42.5')).to.deep.equal([]);
@@ -55,31 +57,31 @@ describe('runProcess', () => {
   it('kills the whole tree on abort and reports the reason', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort('SIGTERM'), 200);
-    const result = await runProcess(spec(['sleep 43.5 & sleep 43.5'], { signal: controller.signal }));
+    const result = await runProcess(spec(['sleep 43.5 & sleep 43.5']), controller.signal);
     expect(result).to.include({ end: 'aborted', reason: 'SIGTERM' });
     expect(alive('sleep 43.5')).to.deep.equal([]);
   });
 
   it('does not wait past the grace period for a setsid escapee holding the pipes', async () => {
-    const result = await runProcess(spec(['setsid sleep 44.5 & echo done'], { timeoutMs: 20_000 }));
+    const result = await runProcess(spec(['setsid sleep 44.5 & echo done'], { timeoutMs: 20_000 }), never);
     expect(result.end).to.equal('exited');
     expect(result.durationMs).to.be.below(5000);
     for (const pid of alive('sleep 44.5')) process.kill(pid, 'SIGKILL');
   });
 
   it('stops at the stdout limit with bounded capture', async () => {
-    const result = await runProcess(spec(['yes'], { limits: { ...limits, stdout: 4096 } }));
+    const result = await runProcess(spec(['yes'], { limits: { ...limits, stdout: 4096 } }), never);
     expect(result).to.include({ end: 'overflow', stream: 'stdout', limit: 4096, truncated: true });
     expect(result.stdout.length).to.equal(4096);
   });
 
   it('reports a spawn error for a missing executable', async () => {
-    const result = await runProcess({ ...spec([]), executable: '/nonexistent/agentctl-binary' });
+    const result = await runProcess({ ...spec([]), executable: '/nonexistent/agentctl-binary' }, never);
     expect(result.end).to.equal('spawn_error');
   });
 
   it('passes only the given environment', async () => {
-    const result = await runProcess({ ...spec([]), executable: '/usr/bin/env', args: [], env: { ONLY: '1' } });
+    const result = await runProcess({ ...spec([]), executable: '/usr/bin/env', args: [], env: { ONLY: '1' } }, never);
     expect(result.stdout.toString()).to.equal('ONLY=1\n');
   });
 });

@@ -1,6 +1,8 @@
-// The one list of stable error codes. docs/errors.md lists the same codes; a test keeps them equal.
-// Each code maps to the exit code the CLI uses when that error ends an invocation.
+// The one list of the core's stable error codes. docs/errors.md lists the same codes; a test keeps them equal.
+// Each code maps to the exit code the CLI uses when that error ends an invocation. Plugins declare their own
+// codes at registration (see PluginDefinition.errorCodes); those never start with AGENTCTL_E_.
 
+/** The CLI's exit codes (SPEC §11). */
 export const EXIT = Object.freeze({
   ok: 0,
   internal: 1,
@@ -12,15 +14,18 @@ export const EXIT = Object.freeze({
   cancelled: 130,
 });
 
+/** One of the CLI's exit codes. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-interface CodeInfo {
+/** The exit code and one-line description of an error code. */
+export interface CodeInfo {
   readonly exitCode: ExitCode;
   readonly summary: string;
 }
 
 const define = <T extends Record<string, CodeInfo>>(codes: T): Readonly<T> => Object.freeze(codes);
 
+/** Every core error code with its exit code and summary. */
 export const ERROR_CODES = define({
   // Usage and document validation (exit 2)
   AGENTCTL_E_USAGE: { exitCode: EXIT.usage, summary: 'The command line is invalid.' },
@@ -42,16 +47,20 @@ export const ERROR_CODES = define({
   AGENTCTL_E_INPUT_INVALID: { exitCode: EXIT.usage, summary: 'A run input is malformed or not declared.' },
   AGENTCTL_E_SECRET_MISSING: { exitCode: EXIT.usage, summary: 'A secret reference cannot be resolved.' },
   AGENTCTL_E_SECRET_FORM_UNKNOWN: { exitCode: EXIT.usage, summary: 'No secret resolver handles this reference form.' },
+  AGENTCTL_E_UNKNOWN_ISOLATION: { exitCode: EXIT.usage, summary: 'No registered plugin provides this isolation mode.' },
   AGENTCTL_E_COMMAND_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A process command does not resolve to an executable file.' },
   AGENTCTL_E_COMPILE_REJECTED: { exitCode: EXIT.usage, summary: 'A compile plugin rejected the workflow.' },
   AGENTCTL_E_RUN_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No run with this id exists in the database.' },
 
   // Plugin host (exit 2: the configuration of the host is wrong)
   AGENTCTL_E_PLUGIN_INVALID: { exitCode: EXIT.usage, summary: 'A plugin definition is malformed.' },
-  AGENTCTL_E_PLUGIN_DUPLICATE: { exitCode: EXIT.usage, summary: 'Two plugins, action kinds or resolvers share a name.' },
+  AGENTCTL_E_PLUGIN_DUPLICATE: { exitCode: EXIT.usage, summary: 'Two plugins share a name, or two plugins own the same action kind, secret form or isolation mode.' },
+  AGENTCTL_E_PLUGIN_NOT_OWNER: { exitCode: EXIT.usage, summary: 'A plugin tapped the dispatch hook of an action kind that another plugin (or no plugin) owns.' },
+  AGENTCTL_E_PLUGIN_ERROR_CODE: { exitCode: EXIT.usage, summary: 'A plugin declared an error code that is malformed, not prefixed by its name, or has an invalid exit code.' },
   AGENTCTL_E_PLUGIN_HOST_RANGE: { exitCode: EXIT.usage, summary: 'A plugin does not support this host version.' },
   AGENTCTL_E_PLUGIN_REGISTRATION_CLOSED: { exitCode: EXIT.usage, summary: 'A plugin tried to register after the host was ready.' },
   AGENTCTL_E_PLUGIN_FAILED: { exitCode: EXIT.runFailed, summary: 'A plugin threw an unexpected error in a hook.' },
+  AGENTCTL_E_PLUGIN: { exitCode: EXIT.runFailed, summary: 'A plugin raised an error code it did not declare; the diagnostic names the plugin, the hook and the original code.' },
 
   // Policy and approval (exit 3 when they end an invocation; a denied effect fails its task, exit 4)
   AGENTCTL_E_POLICY_PROCESS_DENIED: { exitCode: EXIT.policy, summary: 'The executable basename is not in processAllowlist.' },
@@ -94,4 +103,10 @@ export const ERROR_CODES = define({
   AGENTCTL_E_INTERNAL: { exitCode: EXIT.internal, summary: 'An unexpected internal error; please report it.' },
 });
 
+/** A core error code. */
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** True when `code` is one of the core's codes. */
+export function isCoreErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}

@@ -1,6 +1,9 @@
-// The compiled plan: what `check` validates, `plan` prints and `run` executes.
-import type { EffectProfile, JsonValue, ResolvedPolicy } from './contracts.js';
+// The compiled plan: what `check` validates, `plan` prints and `run` executes. Compile taps read and return it.
+import type { EffectProfile } from './effects.js';
+import type { JsonValue } from './json.js';
+import type { ResolvedPolicy } from './policy.js';
 
+/** One declared action after its kind's schema parsed it. */
 export interface CompiledAction {
   readonly name: string;
   readonly kind: string;
@@ -9,6 +12,7 @@ export interface CompiledAction {
   readonly profile: EffectProfile;
 }
 
+/** One task in plan order. */
 export interface CompiledTask {
   readonly id: string;
   /** Position in the document; the scheduler breaks ties by it. */
@@ -27,6 +31,13 @@ export interface CompiledTask {
   readonly profile: EffectProfile;
 }
 
+/** Run-time settings of a workflow. */
+export interface RuntimeSettings {
+  readonly maxConcurrency: number;
+  readonly defaultTimeoutSeconds: number;
+}
+
+/** A whole compiled workflow. */
 export interface CompiledPlan {
   readonly apiVersion: string;
   readonly name: string;
@@ -38,7 +49,7 @@ export interface CompiledPlan {
   readonly vars: Readonly<Record<string, JsonValue>>;
   readonly outputs: Readonly<Record<string, JsonValue>>;
   readonly policy: ResolvedPolicy;
-  readonly runtime: { readonly maxConcurrency: number; readonly defaultTimeoutSeconds: number };
+  readonly runtime: RuntimeSettings;
   readonly actions: Readonly<Record<string, CompiledAction>>;
   /** Tasks in stable topological order. */
   readonly tasks: readonly CompiledTask[];

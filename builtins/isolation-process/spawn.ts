@@ -1,44 +1,15 @@
 // Runs one process: no shell, own process group, bounded concurrent drain, deadline, whole-tree kill.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { ProcessEnd, ProcessResult, ProcessSpec } from '../../sdk/index.js';
 
-export interface OutputLimits {
-  readonly stdout: number;
-  readonly stderr: number;
-  readonly combined: number;
-}
-
-export interface ProcessSpec {
-  readonly executable: string;
-  readonly args: readonly string[];
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string>>;
-  readonly timeoutMs: number;
-  readonly limits: OutputLimits;
-  readonly signal: AbortSignal;
-}
-
-interface Captured {
-  readonly stdout: Buffer;
-  readonly stderr: Buffer;
-  readonly durationMs: number;
-  /** True when a byte limit cut the output. */
-  readonly truncated: boolean;
-}
-
-export type ProcessEnd =
-  | { readonly end: 'exited'; readonly exitCode: number | null; readonly signal: NodeJS.Signals | null }
-  | { readonly end: 'overflow'; readonly stream: 'stdout' | 'stderr' | 'combined'; readonly limit: number }
-  | { readonly end: 'timeout' }
-  | { readonly end: 'aborted'; readonly reason: unknown }
-  | { readonly end: 'spawn_error'; readonly message: string };
-
-export type ProcessResult = Captured & ProcessEnd;
+/** What spawning needs; the isolation mode name is not among it. */
+export type SpawnSpec = Omit<ProcessSpec, 'isolation'>;
 
 /** How long to wait for pipes to close after the tree was killed (a setsid'd grandchild may hold them). */
 const PIPE_GRACE_MS = 2000;
 
-export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
+export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<ProcessResult> {
   return new Promise((resolvePromise) => {
     const started = performance.now();
     const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
@@ -51,7 +22,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     const child = spawn(spec.executable, [...spec.args], {
       cwd: spec.cwd,
       env: { ...spec.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: true,
       shell: false,
       windowsHide: true,
@@ -77,7 +48,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       settled = true;
       clearTimeout(deadline);
       clearTimeout(graceTimer);
-      spec.signal.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', onAbort);
       child.stdout?.destroy();
       child.stderr?.destroy();
       resolvePromise({
@@ -112,13 +83,18 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       stop(streamRoom <= combinedRoom ? { end: 'overflow', stream, limit } : { end: 'overflow', stream: 'combined', limit: spec.limits.combined });
     };
 
+    if (spec.stdin !== undefined && child.stdin) {
+      // A child that exits without reading its stdin closes the pipe: that is not an error of ours.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(spec.stdin);
+    }
     child.stdout!.on('data', capture('stdout', spec.limits.stdout));
     child.stderr!.on('data', capture('stderr', spec.limits.stderr));
 
     const deadline = setTimeout(() => stop({ end: 'timeout' }), spec.timeoutMs);
-    const onAbort = () => stop({ end: 'aborted', reason: spec.signal.reason });
-    if (spec.signal.aborted) onAbort();
-    else spec.signal.addEventListener('abort', onAbort, { once: true });
+    const onAbort = () => stop({ end: 'aborted', reason: signal.reason });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
 
     child.once('error', (error) => {
       killTree();

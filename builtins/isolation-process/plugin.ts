@@ -1,0 +1,37 @@
+// Isolation mode `process`: a child process of agentctl with an empty environment, its own process group, bounded
+// output, a deadline and whole-tree kill. Not a sandbox: the child has agentctl's authority.
+import { accessSync, constants, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { definePlugin } from '../../sdk/index.js';
+import { runProcess } from './spawn.js';
+
+/** Bare command names are looked up here only; the caller's PATH is never used. */
+export const SEARCH_PATH = ['/usr/local/bin', '/usr/bin', '/bin'] as const;
+
+/** The executable file a command names: an absolute path as is, a bare name in SEARCH_PATH. */
+export function resolveCommand(command: string): string | undefined {
+  const candidates = command.startsWith('/') ? [command] : SEARCH_PATH.map((folder) => join(folder, command));
+  return candidates.find((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+export default definePlugin({
+  name: 'builtin.isolation.process',
+  version: '0.1.0',
+  hostRange: '^0.1.0',
+  description: `Runs processes as children of agentctl: commands from ${SEARCH_PATH.join(':')} or absolute paths, no shell, empty environment, whole-tree kill.`,
+  setup(api) {
+    api.registerIsolation({
+      mode: 'process',
+      description: 'a child process with the agentctl user\'s authority; not a sandbox',
+      resolveCommand,
+      run: (spec, signal) => runProcess(spec, signal),
+    });
+  },
+});

@@ -1,0 +1,154 @@
+// What one plugin's `setup` receives: tap-only facades that wrap every tap so its errors name the plugin and hook,
+// a policy facade that can only tighten, and the registration calls that enforce one owner per key.
+import type { Tap } from 'tapable';
+import {
+  diagnostic,
+  POLICY_STAGES,
+  type ActionKind,
+  type IsolationMode,
+  type PluginApi,
+  type PluginHooks,
+  type PolicyHook,
+  type PolicyRequest,
+  type PolicyTapOptions,
+  type PolicyVote,
+  type ProcessSpec,
+  type SecretResolver,
+  type TapOnly,
+  type TapOptions,
+} from '../sdk/index.js';
+import type { PolicyBallot } from './hooks.js';
+import type { Host, PluginRecord } from './host.js';
+
+interface Tappable {
+  tapPromise(options: Tap & Record<string, unknown>, fn: (...args: any[]) => Promise<unknown>): void;
+}
+
+export function pluginApi(host: Host, record: PluginRecord): PluginApi {
+  const plugin = record.name;
+  const open = (what: string) => host.assertOpen(`plugin ${plugin} ${what} after the host was ready`);
+  const tapName = (options: TapOptions | PolicyTapOptions) => (typeof options === 'string' ? options : (options.name ?? plugin));
+
+  const facade = <Args extends unknown[], Result>(hook: Tappable, hookName: string): TapOnly<Args, Result> => {
+    const tapPromise = (options: TapOptions, fn: (...args: Args) => Promise<Result>) => {
+      open(`tapped ${hookName}`);
+      hook.tapPromise({ name: tapName(options) } as Tap & Record<string, unknown>, async (...args: unknown[]) => {
+        try {
+          return await fn(...(args as Args));
+        } catch (error) {
+          throw host.errorCodes.normalize(error, plugin, hookName);
+        }
+      });
+    };
+    // A synchronous tap runs through the same wrapper, so its errors name the plugin and hook too.
+    const tap = (options: TapOptions, fn: (...args: Args) => Result) => tapPromise(options, async (...args) => fn(...args));
+    return Object.freeze({ tap, tapPromise });
+  };
+
+  const hooks: PluginHooks = Object.freeze({
+    compile: facade(host.hooks.compile as unknown as Tappable, 'compile'),
+    policy: policyFacade(host, plugin, open, tapName),
+    preflight: facade(host.hooks.preflight as unknown as Tappable, 'preflight'),
+    commit: facade(host.hooks.commit as unknown as Tappable, 'commit'),
+    dispatch: Object.freeze({
+      for: (kind: string) => {
+        open(`tapped dispatch:${kind}`);
+        if (host.ownerOf(kind) !== undefined) host.assertOwner(kind, plugin);
+        else host.deferOwnerCheck(kind, plugin);
+        return facade(host.hooks.dispatch.for(kind) as unknown as Tappable, `dispatch:${kind}`);
+      },
+    }),
+  }) as PluginHooks;
+
+  return Object.freeze({
+    hostVersion: host.version,
+    hooks,
+    registerActionKind: (kind: ActionKind<any, any>) => {
+      open(`registered action kind ${kind?.name}`);
+      host.claim('kind', kind.name, kind, plugin);
+      record.actionKinds.push(kind.name);
+      hooks.dispatch.for(kind.name).tapPromise(plugin, (context) => kind.dispatch(context as never));
+    },
+    registerSecretResolver: (form: string, resolver: SecretResolver) => {
+      open(`registered secret form ${form}`);
+      host.claimSecretForm(form, plugin);
+      record.secretForms.push(form);
+      facade(host.hooks.secretResolver.for(form) as unknown as Tappable, `secret:${form}`).tapPromise(plugin, resolver as never);
+    },
+    registerIsolation: (mode: IsolationMode) => {
+      open(`registered isolation mode ${mode?.mode}`);
+      host.claim('isolation', mode.mode, wrapIsolation(host, plugin, mode), plugin);
+      record.isolationModes.push(mode.mode);
+    },
+  });
+}
+
+/** Errors an isolation mode throws name its plugin, like those of any hook. */
+function wrapIsolation(host: Host, plugin: string, mode: IsolationMode): IsolationMode {
+  const hook = `isolation:${mode.mode}`;
+  return Object.freeze({
+    mode: mode.mode,
+    description: mode.description,
+    resolveCommand: (command: string) => {
+      try {
+        return mode.resolveCommand(command);
+      } catch (error) {
+        throw host.errorCodes.normalize(error, plugin, hook);
+      }
+    },
+    run: async (spec: ProcessSpec, signal: AbortSignal) => {
+      try {
+        return await mode.run(spec, signal);
+      } catch (error) {
+        throw host.errorCodes.normalize(error, plugin, hook);
+      }
+    },
+  });
+}
+
+/**
+ * The policy hook's facade: a tap's answer becomes a vote on the ballot. `allow` (or nothing) is no vote; a throw or
+ * a malformed answer is a denial; a denial's code must be a core code or one the plugin declared.
+ */
+function policyFacade(host: Host, plugin: string, open: (what: string) => void, tapName: (options: PolicyTapOptions) => string): PolicyHook {
+  const tapPromise = (options: PolicyTapOptions, fn: (request: PolicyRequest) => Promise<PolicyVote | undefined>) => {
+    open('tapped policy');
+    const stageName = typeof options === 'string' ? 'default' : (options.stage ?? 'default');
+    if (!Object.hasOwn(POLICY_STAGES, stageName)) {
+      throw host.errorCodes.normalize(new Error(`unknown policy stage "${String(stageName)}"; use one of ${Object.keys(POLICY_STAGES).join(', ')}`), plugin, 'policy');
+    }
+    const name = tapName(options);
+    const tap = { name, stage: POLICY_STAGES[stageName] } as Tap & Record<string, unknown>;
+    (host.hooks.policy as unknown as Tappable).tapPromise(tap, async (request: PolicyRequest, ballot: PolicyBallot) => {
+      let answer: unknown;
+      try {
+        answer = await fn(request);
+      } catch (error) {
+        const failure = host.errorCodes.normalize(error, plugin, 'policy');
+        ballot.cast(plugin, denial(plugin, `policy plugin ${plugin} failed and denies ${request.operation}: ${failure.message}`));
+        return;
+      }
+      const vote = toVote(host, plugin, request, answer);
+      if (vote) ballot.cast(plugin, vote);
+    });
+  };
+  const tap = (options: PolicyTapOptions, fn: (request: PolicyRequest) => PolicyVote | undefined) => tapPromise(options, async (request) => fn(request));
+  return Object.freeze({ tap, tapPromise });
+}
+
+/** A plugin's answer as a vote; `allow` and nothing are no vote. */
+function toVote(host: Host, plugin: string, request: PolicyRequest, answer: unknown): PolicyVote | undefined {
+  const vote = answer as { decision?: unknown; diagnostic?: { code?: unknown; message?: unknown }; reason?: unknown } | undefined;
+  if (vote === undefined || vote === null || vote.decision === 'allow') return undefined;
+  if (vote.decision === 'needs_approval' && typeof vote.reason === 'string' && vote.reason !== '') return { decision: 'needs_approval', reason: `${vote.reason} (plugin ${plugin})` };
+  if (vote.decision === 'deny' && typeof vote.diagnostic?.code === 'string' && typeof vote.diagnostic.message === 'string') {
+    const item = vote.diagnostic as PolicyVote & { code: string; message: string };
+    if (host.errorCodes.allows(plugin, item.code)) return { decision: 'deny', diagnostic: { ...(vote.diagnostic as object), code: item.code, message: item.message, severity: 'error', plugin, hook: 'policy' } };
+    return denial(plugin, `policy plugin ${plugin} denied ${request.operation} with undeclared code ${item.code}: ${item.message}`, 'AGENTCTL_E_PLUGIN');
+  }
+  return denial(plugin, `policy plugin ${plugin} returned an invalid vote for ${request.operation}; denied`);
+}
+
+function denial(plugin: string, message: string, code: 'AGENTCTL_E_POLICY_NO_VERDICT' | 'AGENTCTL_E_PLUGIN' = 'AGENTCTL_E_POLICY_NO_VERDICT'): PolicyVote {
+  return { decision: 'deny', diagnostic: diagnostic(code, { message, plugin, hook: 'policy', help: `fix or remove plugin ${plugin}; a policy plugin that fails denies (fail closed)` }) };
+}

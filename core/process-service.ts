@@ -1,0 +1,29 @@
+// The host's process service: kinds hand it a process spec; the isolation mode named by the spec runs it.
+import { AgentctlError, type DispatchProcessService, type IsolationMode, type ProcessService, type ProcessSpec } from '../sdk/index.js';
+
+interface ModeSource {
+  isolationMode(mode: string): IsolationMode | undefined;
+  isolationModes(): string[];
+}
+
+export function createProcessService(host: ModeSource): ProcessService {
+  return Object.freeze({
+    hasMode: (isolation: string) => host.isolationMode(isolation) !== undefined,
+    resolveCommand: (isolation: string, command: string) => modeOf(host, isolation).resolveCommand(command),
+  });
+}
+
+/** The service as one dispatch sees it: `run` is bound to the task's signal. */
+export function dispatchProcessService(host: ModeSource & { process: ProcessService }, taskSignal: AbortSignal): DispatchProcessService {
+  return Object.freeze({
+    ...host.process,
+    run: (spec: ProcessSpec, signal: AbortSignal = taskSignal) => modeOf(host, spec.isolation).run(spec, signal),
+  });
+}
+
+function modeOf(host: ModeSource, isolation: string): IsolationMode {
+  const mode = host.isolationMode(isolation);
+  if (mode) return mode;
+  const known = host.isolationModes().join(', ') || '(none)';
+  throw new AgentctlError('AGENTCTL_E_UNKNOWN_ISOLATION', `no plugin provides isolation mode "${isolation}"`, { help: `registered isolation modes: ${known}` });
+}

@@ -1,0 +1,73 @@
+// An action kind: its schemas, effect profile and the dispatch function that performs one task of it.
+import type { z } from 'zod';
+import type { EffectOptions, EffectProfile, EffectRequest } from './effects.js';
+import type { DispatchProcessService, ProcessLimits, ProcessService } from './isolation.js';
+import type { JsonValue } from './json.js';
+import type { SecretReference, TaskSecrets } from './secrets.js';
+
+/** The read-only view a dispatch function gets of one task execution. */
+export interface DispatchContext<Action = unknown, Input = unknown> {
+  readonly kind: string;
+  readonly actionName: string;
+  readonly action: Readonly<Action>;
+  readonly input: Readonly<Input>;
+  readonly task: { readonly id: string; readonly attempt: number; readonly timeoutSeconds: number };
+  readonly run: { readonly id: string; readonly workspaceRoot: string };
+  /** Aborted on cancellation, `--timeout-seconds` or the task deadline. */
+  readonly signal: AbortSignal;
+  readonly secrets: TaskSecrets;
+  /** Starts processes through the registered isolation modes; a kind never spawns by itself. */
+  readonly process: DispatchProcessService;
+  /** Absolute form of a workspace-relative path; policy authorizes it when an effect declares it. */
+  resolvePath(path: string): string;
+  /**
+   * Replaces every secret value known to the run with `[REDACTED]`. With `truncated`, a trailing piece of a
+   * secret (text cut at a byte limit) is hidden too.
+   */
+  redact(text: string, options?: { readonly truncated?: boolean }): string;
+  /**
+   * Authorizes, records and performs one effect. The request is committed to the ledger before `perform` runs; its
+   * outcome is committed after. Throw an `EffectFailure` to report a failed or uncertain outcome.
+   */
+  effect<T extends JsonValue>(request: EffectRequest, perform: (signal: AbortSignal) => Promise<T>, options?: EffectOptions<T>): Promise<T>;
+}
+
+/** How an action kind describes a process it will start, for `agentctl plan`. */
+export interface ProcessDescription {
+  readonly command: string;
+  readonly executable: string | null;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly environment: readonly string[];
+  readonly isolation: string;
+  readonly limits: ProcessLimits;
+}
+
+/** Facts the host gives `describe` about where an action will run. */
+export interface DescribeContext {
+  readonly defaultTimeoutSeconds: number;
+  readonly taskTimeoutSeconds?: number;
+  /** Resolves commands the way the isolation mode will at run time. */
+  readonly process: ProcessService;
+}
+
+/** What `plan` shows about an action beyond its kind's profile. */
+export interface ActionDescription {
+  readonly process?: ProcessDescription;
+}
+
+/** An action kind: its schemas, effect profile and dispatch function. */
+export interface ActionKind<ActionSchema extends z.ZodType = z.ZodType, InputSchema extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  /** Fields of the action object besides `kind`. Must reject unknown fields. */
+  readonly actionSchema: ActionSchema;
+  /** Shape of the task's rendered `with`. */
+  readonly inputSchema: InputSchema;
+  readonly effect: EffectProfile;
+  /** Secret references the host must resolve (during preflight) before the action runs. */
+  secretReferences?(action: z.output<ActionSchema>): SecretReference[];
+  /** Plan-time description; `process.isolation` names a mode the host checks at compile time. */
+  describe?(action: z.output<ActionSchema>, context: DescribeContext): ActionDescription;
+  dispatch(context: DispatchContext<z.output<ActionSchema>, z.output<InputSchema>>): Promise<JsonValue>;
+}

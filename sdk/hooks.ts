@@ -1,0 +1,32 @@
+// The payloads of the hooks, as a plugin's taps receive them. Every payload is read-only.
+import type { Diagnostic } from './errors.js';
+import type { ProcessService } from './isolation.js';
+import type { JsonValue } from './json.js';
+
+/** Read-only facts about the document being compiled (second argument of a `compile` tap). */
+export interface CompileContext {
+  readonly file: string;
+  readonly source: string;
+}
+
+/** The read-only payload of the `preflight` hook. */
+export interface PreflightContext {
+  readonly workflowName: string;
+  /** Tasks that will execute, with their action kind and action fields. */
+  readonly tasks: readonly { readonly id: string; readonly kind: string; readonly action: Readonly<Record<string, unknown>> }[];
+  readonly workspaceRoot: string;
+  readonly signal: AbortSignal;
+  /** Resolves commands the way the isolation mode will at run time. */
+  readonly process: ProcessService;
+  /** Adds a problem; preflight ends with all of them before any run state exists. */
+  report(diagnostic: Diagnostic): void;
+}
+
+/** The payload of the `commit` hook: a fact that is already durable. */
+export interface CommitEvent {
+  readonly type: string;
+  readonly runId: string;
+  readonly taskId?: string;
+  readonly effectId?: string;
+  readonly data: Readonly<Record<string, JsonValue>>;
+}

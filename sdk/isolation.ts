@@ -1,0 +1,95 @@
+// The process family: what a kind hands the host's process service, what an isolation mode returns, and the
+// limits every process action shares. Kinds never spawn; isolation modes (keyed by name) do.
+import { z } from 'zod';
+
+const MiB = 1024 * 1024;
+
+/** Output limits of a process, in bytes. */
+export interface OutputLimits {
+  readonly stdout: number;
+  readonly stderr: number;
+  readonly combined: number;
+}
+
+/** Resource bounds of a process action, as `plan` shows them. */
+export interface ProcessLimits {
+  readonly timeoutSeconds: number;
+  readonly stdoutLimitBytes: number;
+  readonly stderrLimitBytes: number;
+  readonly combinedOutputLimitBytes: number;
+}
+
+const byteLimit = (fallback: number) => z.number().int().min(1).max(16 * MiB).default(fallback);
+
+/**
+ * The limit fields of a process action (SPEC §5), for a kind's action schema to spread:
+ * `z.strictObject({ ...processLimitFields, command: ... })`.
+ */
+export const processLimitFields = {
+  timeoutSeconds: z.number().int().min(1).max(86400).optional(),
+  stdoutLimitBytes: byteLimit(MiB),
+  stderrLimitBytes: byteLimit(MiB),
+  combinedOutputLimitBytes: byteLimit(2 * MiB),
+};
+
+/** One process to run, fully resolved and already authorized by policy. */
+export interface ProcessSpec {
+  /** The isolation mode that runs it, e.g. `process`. */
+  readonly isolation: string;
+  /** What `resolveCommand` returned for the action's command. */
+  readonly executable: string;
+  readonly args: readonly string[];
+  /** Absolute working directory, inside the workspace. */
+  readonly cwd: string;
+  /** The child's whole environment. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Bytes written to the child's stdin, which is then closed; without it stdin is /dev/null. */
+  readonly stdin?: Uint8Array;
+  readonly timeoutMs: number;
+  readonly limits: OutputLimits;
+}
+
+/** What a process left behind, however it ended. */
+export interface ProcessCapture {
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  readonly durationMs: number;
+  /** True when a byte limit cut the output. */
+  readonly truncated: boolean;
+}
+
+/** How a process ended. */
+export type ProcessEnd =
+  | { readonly end: 'exited'; readonly exitCode: number | null; readonly signal: NodeJS.Signals | null }
+  | { readonly end: 'overflow'; readonly stream: 'stdout' | 'stderr' | 'combined'; readonly limit: number }
+  | { readonly end: 'timeout' }
+  | { readonly end: 'aborted'; readonly reason: unknown }
+  | { readonly end: 'spawn_error'; readonly message: string };
+
+/** The result of running a process: its capture and how it ended. Never thrown: every ending is a value. */
+export type ProcessResult = ProcessCapture & ProcessEnd;
+
+/** An isolation mode: how a process spec becomes a running, bounded, killable process. One plugin owns each mode. */
+export interface IsolationMode {
+  /** The key actions name in `isolation:`, e.g. `process`. */
+  readonly mode: string;
+  readonly description: string;
+  /** What will be executed for a command as written, or undefined when it does not resolve. */
+  resolveCommand(command: string): string | undefined;
+  /** Runs the process; aborting `signal` kills it (and everything it started) and ends it as `aborted`. */
+  run(spec: ProcessSpec, signal: AbortSignal): Promise<ProcessResult>;
+}
+
+/** The host's process service: the only way a process-family kind starts a process. */
+export interface ProcessService {
+  /** Whether a mode is registered. */
+  hasMode(isolation: string): boolean;
+  /** What `command` resolves to under `isolation`, or undefined. Throws AGENTCTL_E_UNKNOWN_ISOLATION for an unknown mode. */
+  resolveCommand(isolation: string, command: string): string | undefined;
+}
+
+/** The process service as a dispatch function gets it: it can also run a process, under the task's signal. */
+export interface DispatchProcessService extends ProcessService {
+  /** Runs `spec` under its isolation mode; the task's cancellation and deadline abort it unless `signal` is given. */
+  run(spec: ProcessSpec, signal?: AbortSignal): Promise<ProcessResult>;
+}

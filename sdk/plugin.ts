@@ -1,0 +1,128 @@
+// The plugin API: what a plugin is, what its setup receives, and the helpers that define plugins and action kinds.
+import type { z } from 'zod';
+import type { ActionKind, DispatchContext } from './action-kind.js';
+import type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
+import type { IsolationMode } from './isolation.js';
+import type { JsonValue } from './json.js';
+import type { CompiledPlan } from './plan.js';
+import type { PolicyRequest, PolicyStage, PolicyVote } from './policy.js';
+import type { SecretResolver } from './secrets.js';
+
+/** How a tap names itself; the plugin's name is used when only options without a name are given. */
+export type TapOptions = string | { readonly name?: string };
+
+/** What a plugin may do with a hook: add taps (synchronous or promise-returning). Calling hooks is the core's alone. */
+export interface TapOnly<Args extends unknown[], Result> {
+  tap(options: TapOptions, fn: (...args: Args) => Result): void;
+  tapPromise(options: TapOptions, fn: (...args: Args) => Promise<Result>): void;
+}
+
+/** Options of a policy tap: a name, and one of the exported stage names (default `default`). */
+export type PolicyTapOptions = string | { readonly name?: string; readonly stage?: PolicyStage };
+
+/**
+ * The policy hook as a plugin sees it. A tap returns a vote (`deny` or `needs_approval`) or nothing. An `allow` is
+ * no verdict: the core's checks always run first, and the most restrictive of all answers wins. A tap that throws
+ * denies the effect.
+ */
+export interface PolicyHook {
+  tap(options: PolicyTapOptions, fn: (request: PolicyRequest) => PolicyVote | undefined): void;
+  tapPromise(options: PolicyTapOptions, fn: (request: PolicyRequest) => Promise<PolicyVote | undefined>): void;
+}
+
+/** The hooks as a plugin sees them: tap sides only. */
+export interface PluginHooks {
+  /** Transform or reject the compiled plan. A throw rejects the workflow (exit 2). */
+  readonly compile: TapOnly<[plan: CompiledPlan, context: CompileContext], CompiledPlan>;
+  /** Tighten policy: deny, or require approval. */
+  readonly policy: PolicyHook;
+  /** Check prerequisites before any run state exists; `context.report` or a throw aborts. */
+  readonly preflight: TapOnly<[context: PreflightContext], void>;
+  /** Observe a fact after its durable commit; a throw is reported as a warning and never undoes the commit. */
+  readonly commit: TapOnly<[event: CommitEvent], void>;
+  /** Dispatch taps for an action kind this plugin owns; tapping another plugin's kind is refused at load. */
+  readonly dispatch: { for(kind: string): TapOnly<[context: DispatchContext], JsonValue | undefined> };
+}
+
+/** Handed to a plugin's `setup`. Registration closes when the host is ready. */
+export interface PluginApi {
+  readonly hostVersion: string;
+  readonly hooks: PluginHooks;
+  /** Registers an action kind owned by this plugin; a kind has exactly one owner. */
+  registerActionKind(kind: ActionKind<any, any>): void;
+  /** Registers the resolver of one secret reference form (the reference's key, e.g. `env`). */
+  registerSecretResolver(form: string, resolver: SecretResolver): void;
+  /** Registers an isolation mode (e.g. `process`) that the host's process service runs processes with. */
+  registerIsolation(mode: IsolationMode): void;
+}
+
+/** Exit codes a plugin's own error codes may map to: usage 2, policy 3, run failed 4, persistence 5, remote 6. */
+export type PluginExitCode = 2 | 3 | 4 | 5 | 6;
+
+/** The declaration of one of a plugin's own error codes. */
+export interface ErrorCodeDeclaration {
+  readonly exitCode: PluginExitCode;
+  /** One line: what the code means. */
+  readonly description: string;
+}
+
+/** A plugin: identity, supported host versions, its own error codes and a setup function. */
+export interface PluginDefinition {
+  /** An npm-style package name. */
+  readonly name: string;
+  /** A semver version. */
+  readonly version: string;
+  /** The semver range of agentctl versions it supports. */
+  readonly hostRange: string;
+  readonly description?: string;
+  /**
+   * The plugin's own error codes, each starting with `errorCodePrefix(name)`. A code the plugin raises without
+   * declaring it is reported as AGENTCTL_E_PLUGIN. Core codes (AGENTCTL_E_*) need no declaration.
+   */
+  readonly errorCodes?: Readonly<Record<string, ErrorCodeDeclaration>>;
+  setup(api: PluginApi): void;
+}
+
+/** The prefix of a plugin's own error codes: its name in upper case, other characters as `_`, then `_E_`. */
+export function errorCodePrefix(pluginName: string): string {
+  return `${pluginName.replace(/^@/, '').replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}_E_`;
+}
+
+/** Declares a plugin. The host checks the identity, the host range and the error codes when it is registered. */
+export function definePlugin(definition: PluginDefinition): PluginDefinition {
+  return Object.freeze({ ...definition });
+}
+
+/** An action kind plus the plugin identity that registers it. */
+export interface ActionKindDefinition<ActionSchema extends z.ZodType, InputSchema extends z.ZodType> extends ActionKind<ActionSchema, InputSchema> {
+  readonly version: string;
+  readonly hostRange: string;
+  /** Plugin name; defaults to the kind name. */
+  readonly plugin?: string;
+  readonly errorCodes?: PluginDefinition['errorCodes'];
+  /** Extra registration, e.g. policy taps that belong with this kind. */
+  setup?(api: PluginApi): void;
+}
+
+/**
+ * Declares an action kind as a plugin of its own. The kind's schemas are zod schemas: TypeScript types are inferred
+ * from them, and `agentctl schema` publishes them.
+ */
+export function defineActionKind<ActionSchema extends z.ZodType, InputSchema extends z.ZodType>(
+  definition: ActionKindDefinition<ActionSchema, InputSchema>,
+): PluginDefinition & { readonly kind: ActionKind<ActionSchema, InputSchema> } {
+  const { version, hostRange, plugin, setup, errorCodes, ...kind } = definition;
+  const frozenKind = Object.freeze(kind) as ActionKind<ActionSchema, InputSchema>;
+  return Object.freeze({
+    name: plugin ?? definition.name,
+    version,
+    hostRange,
+    description: definition.description,
+    ...(errorCodes ? { errorCodes } : {}),
+    kind: frozenKind,
+    setup(api: PluginApi) {
+      api.registerActionKind(frozenKind);
+      setup?.(api);
+    },
+  });
+}

@@ -1,0 +1,57 @@
+// Policy as a plugin sees it: the resolved policy (inferred from its schema), the request, and the votes a plugin may
+// cast. The core's own checks always run first and no plugin can skip them; a plugin can only tighten the outcome.
+import { z } from 'zod';
+import type { EffectAccess, EffectProfile } from './effects.js';
+import type { Diagnostic } from './errors.js';
+
+const nameList = z.array(z.string().min(1));
+
+/** The `spec.policy` object of a workflow (SPEC §3). The source of truth for ResolvedPolicy. */
+export const policySchema = z
+  .strictObject({
+    workspaceRoot: z.string().min(1).default('.').describe('Root for relative paths, relative to --workspace.'),
+    writableRoots: nameList.default([]).describe('Writes are allowed only below these folders.'),
+    processAllowlist: nameList.default([]).describe('Executable basenames process actions may launch.'),
+    environmentAllowlist: nameList.default([]).describe('Names an action env entry may set.'),
+    secretFileRoots: nameList.default([]).describe('Folders {file: ...} secret references may read from.'),
+    secretProcessAllowlist: nameList.default([]).describe('Basenames {process: ...} secret references may run.'),
+    networkAllowlist: nameList.default([]).describe('Hosts HTTP egress may reach.'),
+    toolsAllow: nameList.default([]).describe('Tool identities allowed (empty: all not denied).'),
+    toolsDeny: nameList.default([]).describe('Tool identities denied.'),
+    approval: z.enum(['never', 'mutations', 'high_risk', 'always']).default('mutations'),
+    nonInteractive: z.enum(['pause', 'deny_approval', 'fail']).default('pause'),
+  })
+  .describe('Policy (SPEC section 3).');
+
+/** The run-wide policy after defaults. */
+export type ResolvedPolicy = Readonly<z.output<typeof policySchema>>;
+
+/** The read-only payload of the `policy` hook: one effect about to be recorded. */
+export interface PolicyRequest {
+  readonly runId: string;
+  readonly taskId: string;
+  readonly kind: string;
+  readonly operation: string;
+  readonly access: EffectAccess;
+  readonly profile: EffectProfile;
+  readonly policy: ResolvedPolicy;
+  /** Absolute workspace root (policy.workspaceRoot resolved against --workspace). */
+  readonly workspaceRoot: string;
+}
+
+/** What a plugin's policy tap may return: a denial, a demand for approval, or nothing (no opinion). */
+export type PolicyVote =
+  | { readonly decision: 'deny'; readonly diagnostic: Diagnostic }
+  | { readonly decision: 'needs_approval'; readonly reason: string };
+
+/** The final decision about one effect: the most restrictive of the core's verdict and every plugin vote. */
+export type PolicyVerdict = { readonly decision: 'allow'; readonly reason?: string } | PolicyVote;
+
+/**
+ * Named stages a plugin's policy tap may use, in the order they run. All of them run after the core's own checks.
+ * A plugin names a stage (`{ stage: 'security' }`), never a number.
+ */
+export const POLICY_STAGES = Object.freeze({ security: -100, default: 0, review: 100 });
+
+/** A stage name from POLICY_STAGES. */
+export type PolicyStage = keyof typeof POLICY_STAGES;

@@ -1,0 +1,29 @@
+// Secret references and the resolvers that turn them into values.
+import { z } from 'zod';
+import type { JsonValue } from './json.js';
+
+/** A reference to a secret value: exactly one key naming the form, e.g. `{ env: 'TOKEN' }`. */
+export type SecretReference = Readonly<Record<string, JsonValue>>;
+
+/** The schema of a secret reference, for action kinds whose fields accept one. */
+export const secretReferenceSchema = z
+  .record(z.string(), z.json())
+  .refine((value) => Object.keys(value).length === 1, 'a secret reference has exactly one key, e.g. {env: NAME}');
+
+/** Context handed to a secret resolver. */
+export interface SecretResolverContext {
+  readonly workspaceRoot: string;
+  readonly environment: NodeJS.ProcessEnv;
+  readonly signal: AbortSignal;
+}
+
+/** Resolves one reference form (the key of the reference object) to a value, or throws an AgentctlError. */
+export type SecretResolver = (reference: SecretReference, context: SecretResolverContext) => Promise<string>;
+
+/** Secrets resolved for the task being dispatched. */
+export interface TaskSecrets {
+  /** The value of a reference the action declared through `secretReferences`. */
+  value(reference: SecretReference): string;
+  /** A digest of the value, safe to record. */
+  digest(reference: SecretReference): string;
+}
