@@ -4,6 +4,7 @@ import type { Tap } from 'tapable';
 import {
   diagnostic,
   POLICY_STAGES,
+  type Diagnostic,
   type ActionKind,
   type IsolationMode,
   type PluginApi,
@@ -12,6 +13,7 @@ import {
   type PolicyRequest,
   type PolicyTapOptions,
   type PolicyVote,
+  type PreflightContext,
   type ProcessSpec,
   type SecretResolver,
   type TapOnly,
@@ -29,12 +31,13 @@ export function pluginApi(host: Host, record: PluginRecord): PluginApi {
   const open = (what: string) => host.assertOpen(`plugin ${plugin} ${what} after the host was ready`);
   const tapName = (options: TapOptions | PolicyTapOptions) => (typeof options === 'string' ? options : (options.name ?? plugin));
 
-  const facade = <Args extends unknown[], Result>(hook: Tappable, hookName: string): TapOnly<Args, Result> => {
+  // `adapt` gives a tap its own view of the arguments, e.g. a preflight `report` that names this plugin.
+  const facade = <Args extends unknown[], Result>(hook: Tappable, hookName: string, adapt = (args: unknown[]) => args): TapOnly<Args, Result> => {
     const tapPromise = (options: TapOptions, fn: (...args: Args) => Promise<Result>) => {
       open(`tapped ${hookName}`);
       hook.tapPromise({ name: tapName(options) } as Tap & Record<string, unknown>, async (...args: unknown[]) => {
         try {
-          return await fn(...(args as Args));
+          return await fn(...(adapt(args) as Args));
         } catch (error) {
           throw host.errorCodes.normalize(error, plugin, hookName);
         }
@@ -48,7 +51,10 @@ export function pluginApi(host: Host, record: PluginRecord): PluginApi {
   const hooks: PluginHooks = Object.freeze({
     compile: facade(host.hooks.compile as unknown as Tappable, 'compile'),
     policy: policyFacade(host, plugin, open, tapName),
-    preflight: facade(host.hooks.preflight as unknown as Tappable, 'preflight'),
+    preflight: facade(host.hooks.preflight as unknown as Tappable, 'preflight', ([context]) => {
+      const shared = context as PreflightContext;
+      return [Object.freeze({ ...shared, report: (item: Diagnostic) => shared.report(host.errorCodes.attribute(item, plugin, 'preflight')) })];
+    }),
     commit: facade(host.hooks.commit as unknown as Tappable, 'commit'),
     dispatch: Object.freeze({
       for: (kind: string) => {

@@ -4,8 +4,10 @@ import {
   AgentctlError,
   diagnostic,
   EffectFailure,
+  ERROR_CODES,
   errorCodePrefix,
   errorMessage,
+  EXIT,
   isAgentctlError,
   isCoreErrorCode,
   isEffectFailure,
@@ -67,6 +69,19 @@ export class ErrorCodeRegistry {
     return declared?.plugin === plugin ? (declared.exitCode as ExitCode) : undefined;
   }
 
+  /** The exit code a diagnostic's code maps to: the core's table, or the raising plugin's declaration. */
+  exitCodeFor(item: Diagnostic): ExitCode {
+    const code = String(item.code);
+    if (isCoreErrorCode(code)) return ERROR_CODES[code].exitCode;
+    const declared = this.#codes.get(code);
+    return declared && (item.plugin === undefined || declared.plugin === item.plugin) ? (declared.exitCode as ExitCode) : EXIT.runFailed;
+  }
+
+  /** A diagnostic a plugin reported (not threw), named after it; an undeclared code becomes AGENTCTL_E_PLUGIN. */
+  attribute(item: Diagnostic, plugin: string, hook: string): Diagnostic {
+    return this.allows(plugin, String(item.code)) ? { ...item, plugin: item.plugin ?? plugin, hook: item.hook ?? hook } : this.#undeclared(item, plugin, hook);
+  }
+
   /**
    * Turns anything a plugin threw into an AgentctlError the core can report: a known code keeps its code and gets its
    * declared exit code; an undeclared code becomes AGENTCTL_E_PLUGIN; anything else AGENTCTL_E_PLUGIN_FAILED. The
@@ -94,8 +109,9 @@ export class ErrorCodeRegistry {
   }
 
   #undeclared(item: Diagnostic, plugin: string, hook: string): Diagnostic {
+    const { code: _code, severity: _severity, ...rest } = item;
     return diagnostic('AGENTCTL_E_PLUGIN', {
-      ...item,
+      ...rest,
       message: `plugin ${plugin} raised undeclared error code ${item.code} in hook ${hook}: ${item.message}`,
       plugin,
       hook,

@@ -1,6 +1,7 @@
 // Command-line parsing (yargs) and dispatch to the command modules.
 import yargs, { type Argv } from 'yargs';
-import { AgentctlError } from '../../sdk/index.js';
+import { AgentctlError, isAgentctlError, type PluginDefinition } from '../../sdk/index.js';
+import { composer } from './composition.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { pluginsCommand, versionCommand } from './commands/info.js';
@@ -25,19 +26,25 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
   };
 }
 
-export async function main(args: string[]): Promise<void> {
+/** Options of an in-process CLI: extra plugins registered after the builtins (embedding, and tests of packs). */
+export interface MainOptions {
+  readonly plugins?: readonly PluginDefinition[];
+}
+
+export async function main(args: string[], options: MainOptions = {}): Promise<void> {
+  const compose = composer(options.plugins);
   const parser: Argv<GlobalArgs> = yargs(args)
     .scriptName('agentctl')
     .usage('$0 <command> [options]\n\nRuns declarative, policy-gated YAML workflows with a durable effect ledger.')
     .option('output', { choices: ['human', 'json'] as const, default: 'human' as const, describe: 'human summary, or one JSON document', global: true })
     .option('color', { choices: ['auto', 'always', 'never'] as const, default: 'auto' as const, describe: 'color in human output (NO_COLOR is honoured)', global: true })
-    .command(runCommand)
-    .command(checkCommand)
-    .command(planCommand)
+    .command(runCommand(compose))
+    .command(checkCommand(compose))
+    .command(planCommand(compose))
     .command(inspectCommand)
     .command(runsCommand)
-    .command(pluginsCommand)
-    .command(schemaCommand)
+    .command(pluginsCommand(compose))
+    .command(schemaCommand(compose))
     .command(versionCommand)
     .completion('completion', 'Print a bash/zsh completion script')
     .demandCommand(1, 'name a command; see agentctl --help')
@@ -49,14 +56,14 @@ export async function main(args: string[]): Promise<void> {
     .wrap(Math.min(100, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((message, error) => {
-      if (error && !(error instanceof AgentctlError)) throw error;
+      if (error && !(isAgentctlError(error))) throw error;
       throw error ?? new AgentctlError('AGENTCTL_E_USAGE', message ?? 'invalid command line', { help: 'see agentctl --help' });
     }) as Argv<GlobalArgs>;
 
   try {
     await parser.parseAsync();
   } catch (error) {
-    const failure = error instanceof AgentctlError ? error : new AgentctlError('AGENTCTL_E_USAGE', (error as Error).message, { help: 'see agentctl --help' });
+    const failure = isAgentctlError(error) ? error : new AgentctlError('AGENTCTL_E_USAGE', (error as Error).message, { help: 'see agentctl --help' });
     emitError(rawOutputOptions(args), failure);
     process.exitCode = failure.exitCode;
   }

@@ -17,3 +17,11 @@ export function composeHost(options: CompositionOptions = {}): Host {
     options.configure ? { configure: options.configure } : {},
   );
 }
+
+/** How a command builds its host; the CLI entry binds the extra plugins once. */
+export type Compose = (options?: HostOptions) => Host;
+
+/** A Compose that always adds `plugins` after the builtins. */
+export function composer(plugins: readonly PluginDefinition[] = []): Compose {
+  return (options = {}) => composeHost({ ...options, plugins });
+}

@@ -58,7 +58,7 @@ async function preflight(request: RunRequest, vault: SecretVault): Promise<void>
   if (problems.length > 0) {
     const redact = vault.redactor.redact;
     const safe = problems.map((item) => ({ ...item, message: redact(item.message) }));
-    throw new AgentctlError(safe[0]!.code, `preflight failed: ${safe[0]!.message}`, { diagnostics: safe });
+    throw new AgentctlError(safe[0]!.code, `preflight failed: ${safe[0]!.message}`, { diagnostics: safe, exitCode: host.errorCodes.exitCodeFor(safe[0]!) });
   }
 }
 

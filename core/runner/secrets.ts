@@ -1,6 +1,6 @@
 // Secret resolution for the tasks that will execute, and redaction of every resolved value.
 import { createHash } from 'node:crypto';
-import { AgentctlError, diagnostic, errorMessage, type Diagnostic, type SecretReference, type TaskSecrets } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic, type SecretReference, type TaskSecrets } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 
 export const REDACTED = '[REDACTED]';
@@ -121,7 +121,7 @@ export class SecretVault {
         if (value === undefined) throw new AgentctlError('AGENTCTL_E_SECRET_MISSING', `no resolver returned a value for ${referenceKey(reference)}`);
         this.set(reference, value);
       } catch (error) {
-        const code = error instanceof AgentctlError ? error.code : 'AGENTCTL_E_SECRET_MISSING';
+        const code = isAgentctlError(error) ? error.code : 'AGENTCTL_E_SECRET_MISSING';
         problems.push(diagnostic(code, { message: `${where}: ${errorMessage(error)}`, path: where }));
       }
     }

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { AgentctlError, errorMessage } from '../../sdk/index.js';
+import { AgentctlError, errorMessage, isAgentctlError } from '../../sdk/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;
@@ -41,7 +41,7 @@ export function openDatabase(path: string, options: OpenOptions): SqliteDatabase
     migrate(db, path);
   } catch (error) {
     db.close();
-    if (error instanceof AgentctlError) throw error;
+    if (isAgentctlError(error)) throw error;
     throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be opened: ${errorMessage(error)}`, { cause: error });
   }
   return db;

@@ -49,6 +49,7 @@ export function inspectRun(store: Store, runId: string) {
       state: task.state,
       attempt: task.attempt,
       disposition: task.disposition,
+      input: parse(task.input_json as string | null),
       output: parse(task.output_json as string | null),
       error: parse(task.error_json as string | null),
       startedAt: task.started_at,

@@ -1,7 +1,7 @@
 // The effect ledger: every state change commits with the audit event that describes it.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { AgentctlError, errorMessage, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunState, type TaskState } from '../../sdk/index.js';
+import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunState, type TaskState } from '../../sdk/index.js';
 import { openDatabase, type SqliteDatabase } from './database.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
 
@@ -163,7 +163,7 @@ export class Store {
     try {
       return this.#db.transaction(body).immediate();
     } catch (error) {
-      if (error instanceof AgentctlError) throw error;
+      if (isAgentctlError(error)) throw error;
       throw new AgentctlError('AGENTCTL_E_DB_WRITE', `database write failed: ${errorMessage(error)}`, { cause: error });
     }
   }

@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { compileFile } from '../../compiler/compile.js';
 import { describePlan } from '../../plan-view.js';
 import { workflowJsonSchema } from '../../schema.js';
-import { composeHost } from '../composition.js';
+import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
 import { emit, palette } from '../output.js';
@@ -21,24 +21,24 @@ export function inputOptions<T>(yargs: import('yargs').Argv<T>) {
     .conflicts('inputs', 'inputs-file');
 }
 
-export const checkCommand: CommandModule<GlobalArgs, FileArgs> = {
+export const checkCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
   command: 'check <file>',
   describe: 'Validate a workflow without running it',
   builder: (yargs) => yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' }) as never,
   handler: handler<FileArgs>(async (argv, output) => {
-    const { plan } = await compileFile(composeHost(), argv.file);
+    const { plan } = await compileFile(compose(), argv.file);
     const data = { file: argv.file, workflow: plan.name, digest: plan.digest, tasks: plan.tasks.length, actions: Object.keys(plan.actions).length };
     emit(output, 'CheckResult', data, () => `${palette(output.colorStdout).green('ok')}: ${argv.file} (workflow ${plan.name}, ${plan.tasks.length} tasks)`);
     return 0;
   }),
-};
+});
 
-export const planCommand: CommandModule<GlobalArgs, FileArgs> = {
+export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
   command: 'plan <file>',
   describe: 'Show the execution order, task inputs, effect classes and processes of a workflow',
   builder: (yargs) => inputOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })) as never,
   handler: handler<FileArgs>(async (argv, output) => {
-    const host = composeHost();
+    const host = compose();
     const { plan } = await compileFile(host, argv.file, { inputs: collectInputs(argv) });
     const view = describePlan(host, plan);
     emit(output, 'Plan', view, () => {
@@ -54,14 +54,14 @@ export const planCommand: CommandModule<GlobalArgs, FileArgs> = {
     });
     return 0;
   }),
-};
+});
 
-export const schemaCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+export const schemaCommand = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> => ({
   command: 'schema',
   describe: 'Print the JSON Schema of the workflow format',
   handler: handler<GlobalArgs>(async (_argv, output) => {
-    const schema = workflowJsonSchema(composeHost());
+    const schema = workflowJsonSchema(compose());
     emit(output, 'Schema', schema, () => JSON.stringify(schema, null, 2));
     return 0;
   }),
-};
+});

@@ -7,7 +7,7 @@ import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { installProgress } from '../../progress.js';
 import { executeRun, type RunResult } from '../../runner/run.js';
-import { composeHost } from '../composition.js';
+import type { Compose } from '../composition.js';
 import { Store } from '../../store/store.js';
 import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs } from '../handler.js';
@@ -24,7 +24,7 @@ interface RunArgs extends GlobalArgs, InputArgs {
   'timeout-seconds'?: number;
 }
 
-export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
+export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs> => ({
   command: 'run <file>',
   describe: 'Run a workflow, recording every effect in the database before it happens',
   builder: (yargs) =>
@@ -42,7 +42,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     }
     const inputs = collectInputs(argv);
     const colors = palette(output.color);
-    const host = composeHost({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
+    const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
     const source = readBoundedFile(argv.file, 'workflow file');
     const { plan } = await compileText(host, argv.file, source, { inputs });
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
@@ -68,7 +68,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       store.close();
     }
   }),
-};
+});
 
 /** SIGINT, SIGTERM, SIGHUP and --timeout-seconds abort the run; a second signal ends the process at once. */
 function watchCancellation(timeoutSeconds: number | undefined) {
