@@ -1,42 +1,136 @@
+// The architecture's rules, kept by tests that read the imports of every source file. Each rule is also run against
+// a file that breaks it, so a rule that can no longer fail is noticed.
 import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { composeHost } from '../../core/cli/composition.js';
 import { ROOT } from '../support/cli.js';
 
-function* files(folder: string): Generator<string> {
+interface SourceFile {
+  /** Path relative to the repository root, with `/`. */
+  readonly path: string;
+  readonly text: string;
+}
+
+function* files(folder: string): Generator<SourceFile> {
   for (const name of readdirSync(folder)) {
     const path = join(folder, name);
     if (statSync(path).isDirectory()) yield* files(path);
-    else if (path.endsWith('.ts')) yield path;
+    else if (path.endsWith('.ts')) yield { path: relative(ROOT, path).split(sep).join('/'), text: readFileSync(path, 'utf8') };
   }
 }
 
-const importsOf = (text: string) => [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1] ?? match[2]!);
+const tree = (folder: string) => [...files(join(ROOT, folder))];
+const isTest = (file: SourceFile) => file.path.endsWith('.test.ts');
 
-describe('code boundaries', () => {
-  it('builtins import only the SDK (never core/)', () => {
-    const offenders: string[] = [];
-    for (const file of files(join(ROOT, 'builtins'))) {
-      for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
-        if (specifier.includes('/core/') || specifier.startsWith('../core') || specifier.includes('dist/core')) offenders.push(`${relative(ROOT, file)} imports ${specifier}`);
-      }
-    }
-    expect(offenders).to.deep.equal([]);
+/** Every module specifier a file imports or re-exports, statically or dynamically. */
+const importsOf = (text: string) =>
+  [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g)].map((match) => match[1] ?? match[2] ?? match[3]!);
+
+/** Where a specifier points: a repository path for relative ones, the package name (with subpath) otherwise. */
+function target(file: SourceFile, specifier: string): { local: string } | { package: string } {
+  if (!specifier.startsWith('.')) return { package: specifier };
+  return { local: relative(ROOT, resolve(ROOT, dirname(file.path), specifier)).split(sep).join('/') };
+}
+
+const within = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
+const pluginFolder = (path: string) => path.split('/').slice(0, 2).join('/');
+
+type Rule = (file: SourceFile) => string[];
+
+/** sdk/ owns the contract: it imports nothing of core/ or builtins/, not even through the package's own name. */
+const sdkRule: Rule = (file) =>
+  importsOf(file.text).flatMap((specifier) => {
+    const to = target(file, specifier);
+    if ('local' in to) return within(to.local, 'sdk') ? [] : [`${file.path} imports ${specifier}`];
+    return to.package === 'agentctl' || to.package.startsWith('agentctl/') ? [`${file.path} imports ${specifier}`] : [];
   });
 
-  it('core never branches on action kind names', () => {
-    const offenders: string[] = [];
-    for (const file of files(join(ROOT, 'core'))) {
-      const text = readFileSync(file, 'utf8');
-      if (/['"]builtin\.(assign|assert|read|write|shell\.exec)['"]/.test(text)) offenders.push(relative(ROOT, file));
-      if (/switch\s*\(\s*[\w.]*kind\s*\)/.test(text)) offenders.push(`${relative(ROOT, file)} switches on a kind`);
+/**
+ * A builtin imports the SDK and its own folder only (the index names the plugin folders). Its tests may also use the
+ * published test kit, `agentctl/sdk/testing`, as an outside author does.
+ */
+const builtinRule: Rule = (file) =>
+  importsOf(file.text).flatMap((specifier) => {
+    const to = target(file, specifier);
+    if ('package' in to) {
+      const own = to.package === 'agentctl' || to.package.startsWith('agentctl/');
+      return own && !(isTest(file) && to.package === 'agentctl/sdk/testing') ? [`${file.path} imports ${specifier}`] : [];
     }
-    expect(offenders).to.deep.equal([]);
+    if (within(to.local, 'sdk')) return [];
+    if (file.path === 'builtins/index.ts' && /^builtins\/[^/]+\/plugin$/.test(to.local.replace(/\.js$/, ''))) return [];
+    return within(to.local, pluginFolder(file.path)) ? [] : [`${file.path} imports ${specifier}`];
+  });
+
+const COMPOSITION_ROOT = 'core/cli/composition.ts';
+
+/** Only the composition root names the builtins. */
+const coreRule: Rule = (file) =>
+  file.path === COMPOSITION_ROOT
+    ? []
+    : importsOf(file.text).flatMap((specifier) => {
+        const to = target(file, specifier);
+        return 'local' in to && within(to.local, 'builtins') ? [`${file.path} imports ${specifier}`] : [];
+      });
+
+/** Kinds are keys, not branches: core/ never names a builtin's kind, isolation mode or secret form, nor switches on a kind. */
+function namingRule(names: readonly string[]): Rule {
+  return (file) => [
+    ...names.filter((name) => file.text.includes(`'${name}'`) || file.text.includes(`"${name}"`) || file.text.includes(`\`${name}\``)).map((name) => `${file.path} names ${name}`),
+    ...(/switch\s*\(\s*[\w.]*(kind|mode|form)\s*\)/i.test(file.text) ? [`${file.path} switches on a kind`] : []),
+  ];
+}
+
+function builtinNames(): string[] {
+  return composeHost()
+    .plugins()
+    .filter((plugin) => plugin.source === 'builtin')
+    .flatMap((plugin) => [...plugin.actionKinds, ...plugin.isolationModes, ...plugin.secretForms]);
+}
+
+describe('code boundaries', () => {
+  it('sdk/ imports nothing from core/ or builtins/', () => {
+    expect(tree('sdk').flatMap(sdkRule)).to.deep.equal([]);
+  });
+
+  it('builtins/ import only sdk/ and their own folder', () => {
+    expect(tree('builtins').flatMap(builtinRule)).to.deep.equal([]);
+  });
+
+  it('no file of core/ but the composition root imports builtins/', () => {
+    expect(tree('core').flatMap(coreRule)).to.deep.equal([]);
+    expect(importsOf(readFileSync(join(ROOT, COMPOSITION_ROOT), 'utf8'))).to.include('../../builtins/index.js');
+  });
+
+  it('core/ names no builtin kind, isolation mode or secret form', () => {
+    const names = builtinNames();
+    expect(names).to.include.members(['builtin.write', 'builtin.shell.exec', 'process', 'env']);
+    expect(tree('core').flatMap(namingRule(names))).to.deep.equal([]);
+  });
+
+  it('each rule fails on a file that breaks it', () => {
+    const file = (path: string, text: string): SourceFile => ({ path, text });
+    expect(sdkRule(file('sdk/x.ts', "import { Host } from '../core/host.js';"))).to.have.length(1);
+    expect(sdkRule(file('sdk/x.ts', "export { a } from '../builtins/write/plugin.js';"))).to.have.length(1);
+    expect(sdkRule(file('sdk/x.ts', "const m = await import('agentctl/sdk/testing');"))).to.have.length(1);
+    expect(builtinRule(file('builtins/write/plugin.ts', "import { Store } from '../../core/store/store.js';"))).to.have.length(1);
+    expect(builtinRule(file('builtins/write/plugin.ts', "import { resolveCommand } from '../isolation-process/plugin.js';"))).to.have.length(1);
+    expect(builtinRule(file('builtins/write/plugin.ts', "import { runAction } from 'agentctl/sdk/testing';"))).to.have.length(1);
+    expect(builtinRule(file('builtins/write/write.test.ts', "import { runAction } from 'agentctl/sdk/testing';"))).to.deep.equal([]);
+    expect(coreRule(file('core/setup.ts', "import { builtinPlugins } from '../builtins/index.js';"))).to.have.length(1);
+    expect(namingRule(['builtin.write'])(file('core/x.ts', "if (kind === 'builtin.write') {}"))).to.have.length(1);
+    expect(namingRule([])(file('core/x.ts', 'switch (task.kind) {}'))).to.have.length(1);
   });
 
   it('the version constant equals package.json', async () => {
     const { HOST_VERSION } = await import('../../core/version.js');
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(HOST_VERSION).to.equal(manifest.version);
+  });
+
+  it('package.json publishes the test kit from core/testing under agentctl/sdk/testing', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { default: string }> };
+    expect(manifest.exports['./sdk']!.default).to.equal('./dist/sdk/index.js');
+    expect(manifest.exports['./sdk/testing']!.default).to.equal('./dist/core/testing/index.js');
   });
 });
