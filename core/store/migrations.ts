@@ -1,14 +1,19 @@
 // Forward-only schema migrations, keyed on PRAGMA user_version. Never edit a shipped migration: add one.
 
+import { APPROVAL_STATES, EFFECT_STATES as EFFECT_STATE_NAMES, RUN_MODES, RUN_STATES as RUN_STATE_NAMES, TASK_DISPOSITIONS, TASK_STATES as TASK_STATE_NAMES } from '../../sdk/index.js';
+
 export interface Migration {
   readonly version: number;
   readonly description: string;
   readonly sql: string;
 }
 
-const RUN_STATES = `'running','paused','succeeded','failed','cancelled'`;
-const TASK_STATES = `'pending','ready','running','waiting_for_approval','retry_scheduled','succeeded','failed','skipped','cancelled'`;
-const EFFECT_STATES = `'requested','started','succeeded','failed','uncertain','waiting_for_approval','cancelled'`;
+// The CHECK lists come from the SDK's vocabularies. A shipped migration's SQL must never change: a new state needs a
+// new migration, and the migration test pins the text of version 1.
+const list = (states: readonly string[]) => states.map((state) => `'${state}'`).join(',');
+const RUN_STATES = list(RUN_STATE_NAMES);
+const TASK_STATES = list(TASK_STATE_NAMES);
+const EFFECT_STATES = list(EFFECT_STATE_NAMES);
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -29,7 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
         error_json TEXT,
         workspace TEXT NOT NULL,
         state TEXT NOT NULL CHECK (state IN (${RUN_STATES})),
-        mode TEXT NOT NULL DEFAULT 'execute' CHECK (mode IN ('execute','replay','retry','repair','fork')),
+        mode TEXT NOT NULL DEFAULT 'execute' CHECK (mode IN (${list(RUN_MODES)})),
         source_run_id TEXT REFERENCES runs(id),
         lease_owner TEXT,
         lease_expires_at INTEGER,
@@ -49,7 +54,7 @@ export const MIGRATIONS: readonly Migration[] = [
         input_json TEXT,
         output_json TEXT,
         error_json TEXT,
-        disposition TEXT CHECK (disposition IN ('executed','reused','recorded')),
+        disposition TEXT CHECK (disposition IN (${list(TASK_DISPOSITIONS)})),
         started_at TEXT,
         finished_at TEXT,
         updated_at TEXT NOT NULL,
@@ -86,7 +91,7 @@ export const MIGRATIONS: readonly Migration[] = [
         run_id TEXT NOT NULL REFERENCES runs(id),
         task_id TEXT NOT NULL,
         effect_id TEXT NOT NULL REFERENCES effects(id),
-        state TEXT NOT NULL CHECK (state IN ('pending','approved','rejected','cancelled')),
+        state TEXT NOT NULL CHECK (state IN (${list(APPROVAL_STATES)})),
         reason TEXT NOT NULL,
         decision_reason TEXT,
         actor TEXT,

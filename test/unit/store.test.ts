@@ -32,6 +32,12 @@ describe('store', () => {
     Store.open(join(dir, 'nested', 'runtime.db')).close();
   });
 
+  it('never changes a shipped migration: version 1 is pinned by its digest', async () => {
+    const { MIGRATIONS } = await import('../../core/store/migrations.js');
+    const { createHash } = await import('node:crypto');
+    expect(createHash('sha256').update(MIGRATIONS[0]!.sql).digest('hex')).to.equal('b3ff6150d4a1e3e924e79805dc64bdc60574e6623ff270e46f38be0ddf8386ef');
+  });
+
   it('refuses a database from a newer schema', () => {
     const path = join(dir, 'newer.db');
     const db = new Database(path);
