@@ -3,26 +3,14 @@
 import semver from 'semver';
 import { AgentctlError, type ActionKind, type IsolationMode, type PluginApi, type PluginDefinition } from '../sdk/index.js';
 import { createHooks, type Hooks } from './hooks.js';
-import { pluginApi } from './plugin-api.js';
+import { pluginApi, type PluginRecord, type PluginRegistrar } from './plugin-api.js';
 import { ErrorCodeRegistry } from './plugin-errors.js';
 import { createProcessService } from './process-service.js';
 import { HOST_VERSION } from './version.js';
 
-/** A registered plugin, as `agentctl plugins list` shows it. */
-export interface PluginRecord {
-  readonly name: string;
-  readonly version: string;
-  readonly hostRange: string;
-  readonly description: string;
-  /** Where it came from: `builtin`, or a pack source. */
-  readonly source: string;
-  readonly actionKinds: string[];
-  readonly secretForms: string[];
-  readonly isolationModes: string[];
-  readonly errorCodes: string[];
-}
-
 /** One owner per key: what a plugin registered, by key. */
+export type { PluginRecord };
+
 export interface Owned<T> {
   readonly value: T;
   readonly plugin: string;
@@ -31,7 +19,7 @@ export interface Owned<T> {
 const PLUGIN_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
 /** The plugin host: one per process invocation; no global registries. */
-export class Host {
+export class Host implements PluginRegistrar {
   readonly hooks: Hooks = createHooks();
   readonly version = HOST_VERSION;
   readonly errorCodes = new ErrorCodeRegistry();

@@ -19,14 +19,41 @@ import {
   type TapOnly,
   type TapOptions,
 } from '../sdk/index.js';
-import type { PolicyBallot } from './hooks.js';
-import type { Host, PluginRecord } from './host.js';
+import type { Hooks, PolicyBallot } from './hooks.js';
+import type { ErrorCodeRegistry } from './plugin-errors.js';
+
+/** A registered plugin, as `agentctl plugins list` shows it. */
+export interface PluginRecord {
+  readonly name: string;
+  readonly version: string;
+  readonly hostRange: string;
+  readonly description: string;
+  /** Where it came from: `builtin`, or a pack source. */
+  readonly source: string;
+  readonly actionKinds: string[];
+  readonly secretForms: string[];
+  readonly isolationModes: string[];
+  readonly errorCodes: string[];
+}
+
+/** What the host offers the registration calls of one plugin: its hooks, its error codes and its keyed registries. */
+export interface PluginRegistrar {
+  readonly hooks: Hooks;
+  readonly version: string;
+  readonly errorCodes: ErrorCodeRegistry;
+  assertOpen(message: string): void;
+  ownerOf(kind: string): string | undefined;
+  assertOwner(kind: string, plugin: string): void;
+  claim<T>(registry: 'kind' | 'isolation', key: string, value: T, plugin: string): void;
+  claimSecretForm(form: string, plugin: string): void;
+  deferOwnerCheck(kind: string, plugin: string): void;
+}
 
 interface Tappable {
   tapPromise(options: Tap & Record<string, unknown>, fn: (...args: any[]) => Promise<unknown>): void;
 }
 
-export function pluginApi(host: Host, record: PluginRecord): PluginApi {
+export function pluginApi(host: PluginRegistrar, record: PluginRecord): PluginApi {
   const plugin = record.name;
   const open = (what: string) => host.assertOpen(`plugin ${plugin} ${what} after the host was ready`);
   const tapName = (options: TapOptions | PolicyTapOptions) => (typeof options === 'string' ? options : (options.name ?? plugin));
@@ -90,7 +117,7 @@ export function pluginApi(host: Host, record: PluginRecord): PluginApi {
 }
 
 /** Errors an isolation mode throws name its plugin, like those of any hook. */
-function wrapIsolation(host: Host, plugin: string, mode: IsolationMode): IsolationMode {
+function wrapIsolation(host: PluginRegistrar, plugin: string, mode: IsolationMode): IsolationMode {
   const hook = `isolation:${mode.mode}`;
   return Object.freeze({
     mode: mode.mode,
@@ -116,7 +143,7 @@ function wrapIsolation(host: Host, plugin: string, mode: IsolationMode): Isolati
  * The policy hook's facade: a tap's answer becomes a vote on the ballot. `allow` (or nothing) is no vote; a throw or
  * a malformed answer is a denial; a denial's code must be a core code or one the plugin declared.
  */
-function policyFacade(host: Host, plugin: string, open: (what: string) => void, tapName: (options: PolicyTapOptions) => string): PolicyHook {
+function policyFacade(host: PluginRegistrar, plugin: string, open: (what: string) => void, tapName: (options: PolicyTapOptions) => string): PolicyHook {
   const tapPromise = (options: PolicyTapOptions, fn: (request: PolicyRequest) => Promise<PolicyVote | undefined>) => {
     open('tapped policy');
     const stageName = typeof options === 'string' ? 'default' : (options.stage ?? 'default');
@@ -143,7 +170,7 @@ function policyFacade(host: Host, plugin: string, open: (what: string) => void, 
 }
 
 /** A plugin's answer as a vote; `allow` and nothing are no vote. */
-function toVote(host: Host, plugin: string, request: PolicyRequest, answer: unknown): PolicyVote | undefined {
+function toVote(host: PluginRegistrar, plugin: string, request: PolicyRequest, answer: unknown): PolicyVote | undefined {
   const vote = answer as { decision?: unknown; diagnostic?: { code?: unknown; message?: unknown }; reason?: unknown } | undefined;
   if (vote === undefined || vote === null || vote.decision === 'allow') return undefined;
   if (vote.decision === 'needs_approval' && typeof vote.reason === 'string' && vote.reason !== '') return { decision: 'needs_approval', reason: `${vote.reason} (plugin ${plugin})` };
