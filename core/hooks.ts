@@ -13,6 +13,11 @@ import type {
   SecretResolverContext,
 } from '../sdk/index.js';
 
+/** Collects what commit observers threw, so one failing observer never hides an event from the others. */
+export interface CommitSink {
+  fail(error: unknown): void;
+}
+
 /** Collects the votes of plugin policy taps for one request; the core reads it after the hook ran. */
 export interface PolicyBallot {
   cast(plugin: string, vote: PolicyVote): void;
@@ -35,8 +40,11 @@ export function createHooks() {
      * the task; effects it recorded end failed or uncertain, never lost.
      */
     dispatch: new HookMap((kind: string) => new AsyncSeriesBailHook<[DispatchContext], JsonValue | undefined>(['context'], `dispatch:${kind}`)),
-    /** Observe a fact after its durable commit. Failure policy: errors are collected as warnings, never undo the commit. */
-    commit: new AsyncSeriesHook<[CommitEvent]>(['event'], 'commit'),
+    /**
+     * Observe a fact after its durable commit. Failure policy: each observer's error goes to the sink and becomes a
+     * warning; every observer still sees the event; nothing undoes the commit.
+     */
+    commit: new AsyncSeriesHook<[CommitEvent, CommitSink]>(['event', 'sink'], 'commit'),
     /** Resolve a secret reference, keyed by reference form; one owner per form. Failure policy: a throw fails preflight. */
     secretResolver: new HookMap(
       (form: string) => new AsyncSeriesBailHook<[SecretReference, SecretResolverContext], string | undefined>(['reference', 'context'], `secret:${form}`),

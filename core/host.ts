@@ -57,7 +57,13 @@ export class Host implements PluginRegistrar {
       plugin.setup(this.#api(record));
     } catch (error) {
       this.#plugins.delete(plugin.name);
-      throw this.errorCodes.normalize(error, plugin.name, 'setup');
+      const failure = this.errorCodes.normalize(error, plugin.name, 'setup');
+      if (failure.code !== 'AGENTCTL_E_PLUGIN_FAILED') throw failure;
+      // An unexpected throw at load is a configuration problem (exit 2), not a failed run.
+      throw new AgentctlError('AGENTCTL_E_PLUGIN_SETUP', `plugin ${plugin.name} failed to set up: ${failure.message}`, {
+        cause: error,
+        diagnostics: failure.diagnostics.map((item) => ({ ...item, code: 'AGENTCTL_E_PLUGIN_SETUP', help: `fix or remove plugin ${plugin.name}` })),
+      });
     }
   }
 

@@ -2,6 +2,7 @@
 // a policy facade that can only tighten, and the registration calls that enforce one owner per key.
 import type { Tap } from 'tapable';
 import {
+  AgentctlError,
   diagnostic,
   POLICY_STAGES,
   type Diagnostic,
@@ -19,7 +20,7 @@ import {
   type TapOnly,
   type TapOptions,
 } from '../sdk/index.js';
-import type { Hooks, PolicyBallot } from './hooks.js';
+import type { CommitSink, Hooks, PolicyBallot } from './hooks.js';
 import type { ErrorCodeRegistry } from './plugin-errors.js';
 
 /** A registered plugin, as `agentctl plugins list` shows it. */
@@ -58,15 +59,24 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord): PluginAp
   const open = (what: string) => host.assertOpen(`plugin ${plugin} ${what} after the host was ready`);
   const tapName = (options: TapOptions | PolicyTapOptions) => (typeof options === 'string' ? options : (options.name ?? plugin));
 
-  // `adapt` gives a tap its own view of the arguments, e.g. a preflight `report` that names this plugin.
-  const facade = <Args extends unknown[], Result>(hook: Tappable, hookName: string, adapt = (args: unknown[]) => args): TapOnly<Args, Result> => {
+  // `adapt` gives a tap its own view of the arguments, e.g. a preflight `report` that names this plugin; `contain`, when
+  // given, takes a tap's error instead of letting it stop the hook.
+  const facade = <Args extends unknown[], Result>(
+    hook: Tappable,
+    hookName: string,
+    adapt = (args: unknown[]) => args,
+    contain?: (error: unknown, args: unknown[]) => void,
+  ): TapOnly<Args, Result> => {
     const tapPromise = (options: TapOptions, fn: (...args: Args) => Promise<Result>) => {
       open(`tapped ${hookName}`);
       hook.tapPromise({ name: tapName(options) } as Tap & Record<string, unknown>, async (...args: unknown[]) => {
         try {
           return await fn(...(adapt(args) as Args));
         } catch (error) {
-          throw host.errorCodes.normalize(error, plugin, hookName);
+          const failure = host.errorCodes.normalize(error, plugin, hookName);
+          if (!contain) throw failure;
+          contain(failure, args);
+          return undefined;
         }
       });
     };
@@ -82,7 +92,12 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord): PluginAp
       const shared = context as PreflightContext;
       return [Object.freeze({ ...shared, report: (item: Diagnostic) => shared.report(host.errorCodes.attribute(item, plugin, 'preflight')) })];
     }),
-    commit: facade(host.hooks.commit as unknown as Tappable, 'commit'),
+    commit: facade(
+      host.hooks.commit as unknown as Tappable,
+      'commit',
+      ([event]) => [event],
+      (error, [, sink]) => (sink as CommitSink).fail(error),
+    ),
     dispatch: Object.freeze({
       for: (kind: string) => {
         open(`tapped dispatch:${kind}`);
@@ -148,7 +163,7 @@ function policyFacade(host: PluginRegistrar, plugin: string, open: (what: string
     open('tapped policy');
     const stageName = typeof options === 'string' ? 'default' : (options.stage ?? 'default');
     if (!Object.hasOwn(POLICY_STAGES, stageName)) {
-      throw host.errorCodes.normalize(new Error(`unknown policy stage "${String(stageName)}"; use one of ${Object.keys(POLICY_STAGES).join(', ')}`), plugin, 'policy');
+      throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} taps policy at unknown stage "${String(stageName)}"; use one of ${Object.keys(POLICY_STAGES).join(', ')}`);
     }
     const name = tapName(options);
     const tap = { name, stage: POLICY_STAGES[stageName] } as Tap & Record<string, unknown>;

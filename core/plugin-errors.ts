@@ -34,6 +34,7 @@ export class ErrorCodeRegistry {
     if (typeof codes !== 'object' || codes === null) problems.push('errorCodes must be an object');
     for (const [code, declaration] of Object.entries(codes ?? {})) {
       if (!CODE_PATTERN.test(code) || !code.startsWith(prefix) || code.length === prefix.length) problems.push(`${code} must start with ${prefix} and use A-Z, 0-9 and _`);
+      else if (code.startsWith('AGENTCTL_E_')) problems.push(`${code}: the AGENTCTL_E_ prefix is the core's`);
       else if (this.#codes.has(code)) problems.push(`${code} is already declared by ${this.#codes.get(code)!.plugin}`);
       if (!PLUGIN_EXIT_CODES.has(declaration?.exitCode)) problems.push(`${code} has exit code ${String(declaration?.exitCode)}; use 2, 3, 4, 5 or 6`);
       if (typeof declaration?.description !== 'string' || declaration.description.trim() === '' || declaration.description.includes('\n')) {
@@ -94,8 +95,10 @@ export class ErrorCodeRegistry {
       return new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', message, { cause: error, diagnostics: [diagnostic('AGENTCTL_E_PLUGIN_FAILED', { message, plugin, hook })] });
     }
     const code = String(error.code);
-    if (this.allows(plugin, code)) {
-      const exitCode = this.exitCodeOf(plugin, code);
+    // An error may carry the plugin that raised it (a policy plugin's denial surfaces inside the kind's dispatch).
+    const origin = error.diagnostics[0]?.plugin ?? plugin;
+    if (this.allows(origin, code)) {
+      const exitCode = this.exitCodeOf(origin, code);
       if (exitCode !== undefined) error.exitCode = exitCode;
       error.diagnostics.forEach((item, index) => {
         error.diagnostics[index] = this.allows(item.plugin ?? plugin, String(item.code)) ? stamp(item) : this.#undeclared(item, plugin, hook);

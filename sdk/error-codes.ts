@@ -58,6 +58,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_PLUGIN_NOT_OWNER: { exitCode: EXIT.usage, summary: 'A plugin tapped the dispatch hook of an action kind that another plugin (or no plugin) owns.' },
   AGENTCTL_E_PLUGIN_ERROR_CODE: { exitCode: EXIT.usage, summary: 'A plugin declared an error code that is malformed, not prefixed by its name, or has an invalid exit code.' },
   AGENTCTL_E_PLUGIN_HOST_RANGE: { exitCode: EXIT.usage, summary: 'A plugin does not support this host version.' },
+  AGENTCTL_E_PLUGIN_SETUP: { exitCode: EXIT.usage, summary: "A plugin's setup threw while it was being registered; the plugin is not loaded." },
   AGENTCTL_E_PLUGIN_REGISTRATION_CLOSED: { exitCode: EXIT.usage, summary: 'A plugin tried to register after the host was ready.' },
   AGENTCTL_E_PLUGIN_FAILED: { exitCode: EXIT.runFailed, summary: 'A plugin threw an unexpected error in a hook.' },
   AGENTCTL_E_PLUGIN: { exitCode: EXIT.runFailed, summary: 'A plugin raised an error code it did not declare; the diagnostic names the plugin, the hook and the original code.' },

@@ -12,7 +12,7 @@ export interface CompileContext {
 /** The read-only payload of the `preflight` hook. */
 export interface PreflightContext {
   readonly workflowName: string;
-  /** Tasks that will execute, with their action kind and action fields. */
+  /** The plan's tasks, with their action kind and action fields (a task a `when` skips at run time is included). */
   readonly tasks: readonly { readonly id: string; readonly kind: string; readonly action: Readonly<Record<string, unknown>> }[];
   readonly workspaceRoot: string;
   readonly signal: AbortSignal;

@@ -32,12 +32,22 @@ export const RUN_MODES = ['execute', 'replay', 'retry', 'repair', 'fork'] as con
 export type RunMode = (typeof RUN_MODES)[number];
 
 /**
- * Every audit event type the core records and the `commit` hook reports. State changes are
- * `run.<RunState>`, `task.<TaskState>` and `effect.<EffectState>`; the others are listed here.
+ * Every audit event type the core records and the `commit` hook reports: the state a run, task or effect entered, and
+ * the decisions around them.
  */
 export const AUDIT_EVENTS = [
-  ...RUN_STATES.map((state) => `run.${state}` as const),
-  ...TASK_STATES.map((state) => `task.${state}` as const),
+  'run.started',
+  'run.paused',
+  'run.succeeded',
+  'run.failed',
+  'run.cancelled',
+  'task.running',
+  'task.waiting_for_approval',
+  'task.retry_scheduled',
+  'task.succeeded',
+  'task.failed',
+  'task.skipped',
+  'task.cancelled',
   ...EFFECT_STATES.map((state) => `effect.${state}` as const),
   'effect.unchanged',
   'policy.denied',

@@ -86,11 +86,12 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
   });
   const commitErrors: string[] = [];
   const committed = async (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => {
+    const sink = { fail: (error: unknown) => void commitErrors.push(errorMessage(error)) };
     try {
-      await host.hooks.commit.promise(Object.freeze({ type, runId, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data }));
+      // Plugin observers' errors go to the sink through their facade; the core's own observers may still throw.
+      await host.hooks.commit.promise(Object.freeze({ type, runId, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data }), sink);
     } catch (error) {
-      // Plugin observers' errors arrive normalized by their facade; the core's own observers name themselves.
-      commitErrors.push(errorMessage(error));
+      sink.fail(error);
     }
   };
   await committed('run.started', { workflow: plan.name, traceId });

@@ -62,15 +62,28 @@ describe('plugin host', () => {
 
   it('wraps a plugin error with the plugin name and hook', async () => {
     const host = new Host();
-    host.register(definePlugin({ name: 'thrower', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.commit.tapPromise('thrower', async () => { throw new Error('boom'); }) }));
+    host.register(definePlugin({ name: 'thrower', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.preflight.tapPromise('thrower', async () => { throw new Error('boom'); }) }));
     host.ready();
     try {
-      await host.hooks.commit.promise({ type: 'x', runId: 'r', data: {} });
+      await host.hooks.preflight.promise({ workflowName: 'w', tasks: [], workspaceRoot: '/', signal: new AbortController().signal, process: host.process, report: () => undefined });
       expect.fail('expected a throw');
     } catch (error) {
       expect((error as AgentctlError).code).to.equal('AGENTCTL_E_PLUGIN_FAILED');
-      expect((error as Error).message).to.contain('thrower').and.to.contain('commit').and.to.contain('boom');
+      expect((error as Error).message).to.contain('thrower').and.to.contain('preflight').and.to.contain('boom');
     }
+  });
+
+  it('hands a commit observer\'s error to the sink and goes on with the next observer', async () => {
+    const host = new Host();
+    const seen: string[] = [];
+    host.register(definePlugin({ name: 'thrower', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.commit.tapPromise('thrower', async () => { throw new Error('boom'); }) }));
+    host.register(definePlugin({ name: 'after', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.commit.tap('after', (event) => void seen.push(event.type)) }));
+    host.ready();
+    const failures: unknown[] = [];
+    await host.hooks.commit.promise({ type: 'x', runId: 'r', data: {} }, { fail: (error) => void failures.push(error) });
+    expect(seen).to.deep.equal(['x']);
+    expect(failures.map((error) => (error as AgentctlError).code)).to.deep.equal(['AGENTCTL_E_PLUGIN_FAILED']);
+    expect((failures[0] as Error).message).to.contain('thrower').and.to.contain('commit').and.to.contain('boom');
   });
 
   it('a synchronous tap works and its errors are wrapped too', async () => {
@@ -78,7 +91,7 @@ describe('plugin host', () => {
     const seen: string[] = [];
     host.register(definePlugin({ name: 'sync', version: '1.0.0', hostRange: '*', setup: (api) => api.hooks.commit.tap('sync', (event) => void seen.push(event.type)) }));
     host.ready();
-    await host.hooks.commit.promise({ type: 'run.started', runId: 'r', data: {} });
+    await host.hooks.commit.promise({ type: 'run.started', runId: 'r', data: {} }, { fail: (error) => { throw error; } });
     expect(seen).to.deep.equal(['run.started']);
   });
 

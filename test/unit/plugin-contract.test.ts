@@ -43,6 +43,15 @@ describe('plugin contract: policy plugins can only tighten', () => {
     expect(result.diagnostics[0]).to.include({ code: 'AGENTCTL_E_POLICY_TOOL_DENIED', message: 'not today', plugin: 'denier', hook: 'policy' });
   });
 
+  it('a policy plugin denies with a code it declared, and the denial names it', async () => {
+    const guard = plugin('guard', (api) => api.hooks.policy.tap('guard', () => ({ decision: 'deny', diagnostic: diagnostic('GUARD_E_FROZEN', { message: 'change freeze' }) })), {
+      errorCodes: { GUARD_E_FROZEN: { exitCode: 3, description: 'Changes are frozen.' } },
+    });
+    const result = await runAction('builtin.read', { input: { path: 'x' } }, [guard]);
+    expect(result.state).to.equal('failed');
+    expect(result.diagnostics[0]).to.include({ code: 'GUARD_E_FROZEN', plugin: 'guard', hook: 'policy', message: 'change freeze' });
+  });
+
   it('a malformed vote, or a denial with an undeclared code, denies', async () => {
     const odd = plugin('odd', (api) => api.hooks.policy.tap('odd', () => ({ decision: 'maybe' }) as never));
     expect((await runAction('builtin.read', { input: { path: 'x' } }, [odd])).code).to.equal('AGENTCTL_E_POLICY_NO_VERDICT');
@@ -54,9 +63,38 @@ describe('plugin contract: policy plugins can only tighten', () => {
 
   it('stages are names from the SDK; a number or an unknown name is refused at load', () => {
     const numeric = plugin('numeric', (api) => api.hooks.policy.tap({ stage: -1000 } as never, () => undefined));
-    expect(codeOf(() => createTestHost([numeric]))).to.equal('AGENTCTL_E_PLUGIN_FAILED');
+    expect(codeOf(() => createTestHost([numeric]))).to.equal('AGENTCTL_E_PLUGIN_INVALID');
     const unknown = plugin('unknown', (api) => api.hooks.policy.tap({ stage: 'first' } as never, () => undefined));
-    expect(() => createTestHost([unknown])).to.throw(/unknown policy stage "first"/);
+    expect(() => createTestHost([unknown])).to.throw(/unknown stage "first"/);
+  });
+});
+
+describe('plugin contract: loading', () => {
+  it('a setup that throws is a load error (exit 2) naming the plugin, not a failed run', () => {
+    const broken = plugin('broken-setup', () => {
+      throw new TypeError('cannot read properties of undefined');
+    });
+    try {
+      createTestHost([broken]);
+      expect.fail('expected a load error');
+    } catch (error) {
+      expect(error).to.include({ code: 'AGENTCTL_E_PLUGIN_SETUP', exitCode: 2 });
+      expect((error as AgentctlError).diagnostics[0]).to.include({ plugin: 'broken-setup', hook: 'setup' });
+    }
+  });
+
+  it('a plugin cannot declare codes in the core\'s AGENTCTL_E_ space, even one named agentctl', () => {
+    const impostor = plugin('agentctl', () => undefined, { errorCodes: { AGENTCTL_E_MINE: { exitCode: 4, description: 'looks like a core code' } } });
+    expect(codeOf(() => createTestHost([impostor]))).to.equal('AGENTCTL_E_PLUGIN_ERROR_CODE');
+  });
+
+  it('a commit observer that throws does not hide the event from the observers after it', async () => {
+    const seen: string[] = [];
+    const noisy = plugin('noisy', (api) => api.hooks.commit.tap('noisy', () => { throw new Error('observer down'); }));
+    const quiet = plugin('quiet', (api) => api.hooks.commit.tap('quiet', (event) => void seen.push(event.type)));
+    const result = await runAction('builtin.assign', { input: { a: 1 } }, [noisy, quiet]);
+    expect(result.state).to.equal('succeeded');
+    expect(seen).to.include.members(['run.started', 'task.succeeded', 'run.succeeded']);
   });
 });
 
