@@ -1,5 +1,5 @@
 // Secret resolution for the tasks that will execute, and redaction of every resolved value.
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic, type SecretReference, type TaskSecrets } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { MIN_SECRET_LENGTH, Redactor, tooShortToRedact } from './redactor.js';
@@ -15,16 +15,33 @@ export function referenceForm(reference: SecretReference): string | undefined {
   return keys.length === 1 ? keys[0] : undefined;
 }
 
-export const digestValue = (value: string) => `sha256:${createHash('sha256').update(value).digest('hex')}`;
+/**
+ * A keyed digest of a secret value, safe to record: HMAC-SHA-256 under the database's own random key, so a short
+ * value (a PIN) cannot be recovered from a recorded digest by trying every candidate without that key.
+ */
+export const keyedDigest = (key: Buffer, value: string) => `hmac-sha256:${createHmac('sha256', key).update(value, 'utf8').digest('hex')}`;
 
 /** Resolved values of one run, keyed by reference. */
 export class SecretVault {
   readonly #values = new Map<string, string>();
   readonly redactor = new Redactor();
+  readonly #digestKey: () => Buffer;
+  #key: Buffer | undefined;
+
+  /** `digestKey` returns the database's digest key; it is asked for (and created) only when a digest is needed. */
+  constructor(digestKey: () => Buffer) {
+    this.#digestKey = digestKey;
+  }
 
   set(reference: SecretReference, value: string): void {
     this.#values.set(referenceKey(reference), value);
     this.redactor.add(value);
+  }
+
+  /** A keyed digest of any recorded text that must not be recoverable from the ledger. */
+  digest(value: string): string {
+    this.#key ??= this.#digestKey();
+    return keyedDigest(this.#key, value);
   }
 
   forTask(): TaskSecrets {
@@ -33,7 +50,7 @@ export class SecretVault {
       if (value === undefined) throw new AgentctlError('AGENTCTL_E_SECRET_MISSING', `secret ${referenceKey(reference)} was not declared by the action kind, so it was not resolved`);
       return value;
     };
-    return { value: lookup, digest: (reference) => digestValue(lookup(reference)) };
+    return { value: lookup, digest: (reference) => this.digest(lookup(reference)) };
   }
 
   /** Resolves each distinct reference once. Problems are collected so the user sees all of them. */
