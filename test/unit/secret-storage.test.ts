@@ -84,11 +84,11 @@ describe('secret storage', () => {
       traceId: 't',
       workflowName: 'w',
       workflowDigest: 'd',
-      workflowFile: `/work/${secret}/wf.yaml`,
+      workflowFile: `/srv/${secret}/wf.yaml`,
       workflowSource: `spec:\n  inputs: { token: ${secret} }\n`,
       plan: { inputs: { token: secret }, actions: { a: { args: [`--token=${secret}`] } } },
       inputs: { token: secret },
-      workspace: `/work/${secret}`,
+      workspace: `/srv/${secret}`,
       tasks: [{ id: 'a', kind: 'k' }],
     });
     store.updateTask('run_1', 'a', { state: 'running' });
@@ -106,11 +106,11 @@ describe('secret storage', () => {
       }
     };
     expect(row('SELECT workflow_file, workflow_source, plan_json, inputs_json, workspace FROM runs')).to.deep.equal({
-      workflow_file: '/work/[REDACTED]/wf.yaml',
+      workflow_file: '/srv/[REDACTED]/wf.yaml',
       workflow_source: 'spec:\n  inputs: { token: [REDACTED] }\n',
       plan_json: '{"inputs":{"token":"[REDACTED]"},"actions":{"a":{"args":["--token=[REDACTED]"]}}}',
       inputs_json: '{"token":"[REDACTED]"}',
-      workspace: '/work/[REDACTED]',
+      workspace: '/srv/[REDACTED]',
     });
     expect(row('SELECT operation, input_json FROM effects')).to.deep.equal({ operation: 'get [REDACTED]', input_json: '{"token":"[REDACTED]"}' });
     expect(row('SELECT reason, actor, decision_reason FROM approvals')).to.deep.equal({ reason: 'reads [REDACTED]', actor: 'op [REDACTED]', decision_reason: 'ok [REDACTED]' });
