@@ -21,8 +21,8 @@ export interface DispatchContext<Action = unknown, Input = unknown> {
   /** Absolute form of a workspace-relative path; policy authorizes it when an effect declares it. */
   resolvePath(path: string): string;
   /**
-   * Replaces every secret value known to the run with `[REDACTED]`. With `truncated`, a trailing piece of a
-   * secret (text cut at a byte limit) is hidden too.
+   * Replaces every secret value known to the run (in every form it may be printed as) with `[REDACTED]`. With
+   * `truncated`, for text cut short (a byte limit, a timeout, a cancellation), an end that begins a secret is hidden too.
    */
   redact(text: string, options?: { readonly truncated?: boolean }): string;
   /**

@@ -47,6 +47,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_INPUT_INVALID: { exitCode: EXIT.usage, summary: 'A run input is malformed or not declared.' },
   AGENTCTL_E_SECRET_MISSING: { exitCode: EXIT.usage, summary: 'A secret reference cannot be resolved.' },
   AGENTCTL_E_SECRET_FORM_UNKNOWN: { exitCode: EXIT.usage, summary: 'No secret resolver handles this reference form.' },
+  AGENTCTL_E_SECRET_TOO_SHORT: { exitCode: EXIT.usage, summary: 'A secret value is shorter than 4 characters and cannot be redacted safely.' },
   AGENTCTL_E_UNKNOWN_ISOLATION: { exitCode: EXIT.usage, summary: 'No registered plugin provides this isolation mode.' },
   AGENTCTL_E_COMMAND_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A process command does not resolve to an executable file.' },
   AGENTCTL_E_COMPILE_REJECTED: { exitCode: EXIT.usage, summary: 'A compile plugin rejected the workflow.' },

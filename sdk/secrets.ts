@@ -24,6 +24,10 @@ export type SecretResolver = (reference: SecretReference, context: SecretResolve
 export interface TaskSecrets {
   /** The value of a reference the action declared through `secretReferences`. */
   value(reference: SecretReference): string;
-  /** A digest of the value, safe to record. */
+  /**
+   * A keyed digest of the value, safe to record: `hmac-sha256:<hex>`, HMAC-SHA-256 under a random key of the run's
+   * database, so equal values have equal digests within one database and a short value cannot be brute-forced
+   * from the digest alone.
+   */
   digest(reference: SecretReference): string;
 }

@@ -97,8 +97,10 @@ async function execute(context: DispatchContext<ShellExecAction, Record<string, 
 }
 
 function outcome(result: ProcessResult, context: DispatchContext<ShellExecAction, Record<string, never>>, name: string, timeoutSeconds: number) {
-  const options = { truncated: result.truncated };
-  const captured = { stdout: context.redact(decode(result.stdout, result.truncated), options), stderr: context.redact(decode(result.stderr, result.truncated), options) };
+  // Output is cut wherever the process did not end by itself: at a byte limit, a timeout, a cancellation or a kill.
+  const truncated = result.truncated || result.end !== 'exited' || result.exitCode === null;
+  const options = { truncated };
+  const captured = { stdout: context.redact(decode(result.stdout, truncated), options), stderr: context.redact(decode(result.stderr, truncated), options) };
   switch (result.end) {
     case 'exited': {
       const details = { exitCode: result.exitCode, signal: result.signal, ...captured };
@@ -125,7 +127,7 @@ function outcome(result: ProcessResult, context: DispatchContext<ShellExecAction
   }
 }
 
-/** UTF-8 text; output cut at a byte limit drops a trailing partial character instead of growing a U+FFFD. */
+/** UTF-8 text; output cut short drops a trailing partial character instead of growing a U+FFFD. */
 function decode(bytes: Buffer, truncated: boolean): string {
   return truncated ? new TextDecoder('utf-8').decode(bytes, { stream: true }) : bytes.toString('utf8');
 }

@@ -62,7 +62,7 @@ describe('builtin.shell.exec outcomes', () => {
     expect(effect!.state).to.equal('failed');
     expect(effect!.result).to.deep.equal({ exitCode: 3, signal: null, stdout: 'out-[REDACTED]\n', stderr: 'err-[REDACTED]\n' });
     expect(JSON.stringify(result.inspection)).not.to.contain('canary-7f3a');
-    expect((effect!.input as { env: { T: { digest: string } } }).env.T.digest).to.match(/^sha256:[0-9a-f]{64}$/);
+    expect((effect!.input as { env: { T: { digest: string } } }).env.T.digest).to.match(/^hmac-sha256:[0-9a-f]{64}$/);
   });
 
   it('a stderr overflow fails naming stderr', async () => {

@@ -66,7 +66,8 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
   const { host, store, plan } = request;
   // Every running task listens for cancellation: with up to 64 at once, Node's default of 10 listeners is no limit.
   setMaxListeners(0, request.signal);
-  const vault = new SecretVault();
+  // The digest key is read (or created) only when a secret digest is recorded, never for a refused preflight.
+  const vault = new SecretVault(() => store.digestKey());
   await preflight(request, vault);
   store.setRedactor(vault.redactor.redactValue);
 
@@ -79,6 +80,7 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
     workflowDigest: plan.digest,
     workflowFile: request.file,
     workflowSource: request.source,
+    // Redacted by the store like every document: the plan holds the run inputs, which may repeat a secret value.
     plan: plan as unknown as JsonValue,
     inputs: plan.inputs as JsonValue,
     workspace: request.workspaceRoot,

@@ -1,80 +1,10 @@
 // Secret resolution for the tasks that will execute, and redaction of every resolved value.
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic, type SecretReference, type TaskSecrets } from '../../sdk/index.js';
 import type { Host } from '../host.js';
+import { MIN_SECRET_LENGTH, Redactor, tooShortToRedact } from './redactor.js';
 
-export const REDACTED = '[REDACTED]';
-
-/**
- * Replaces every known secret value in text. All occurrences of all values (raw and JSON-escaped) are found in the
- * original text first and overlapping ones merged, so two overlapping secrets cannot leave a piece of either behind.
- */
-export class Redactor {
-  #patterns: string[] = [];
-
-  add(value: string): void {
-    if (value.length === 0 || this.#patterns.includes(value)) return;
-    const escaped = JSON.stringify(value).slice(1, -1);
-    const twice = JSON.stringify(escaped).slice(1, -1);
-    this.#patterns = [...new Set([...this.#patterns, value, escaped, twice])];
-  }
-
-  get size(): number {
-    return this.#patterns.length;
-  }
-
-  redact = (text: string): string => {
-    if (this.#patterns.length === 0) return text;
-    const spans: [number, number][] = [];
-    for (const pattern of this.#patterns) {
-      for (let at = text.indexOf(pattern); at >= 0; at = text.indexOf(pattern, at + 1)) spans.push([at, at + pattern.length]);
-    }
-    return spans.length === 0 ? text : replaceSpans(text, spans);
-  };
-
-  /** Redacts every string (and key) inside a JSON value; the result is always valid JSON. */
-  redactValue = <T>(value: T): T => {
-    if (this.#patterns.length === 0) return value;
-    const visit = (item: unknown): unknown => {
-      if (typeof item === 'string') return this.redact(item);
-      if (Array.isArray(item)) return item.map(visit);
-      if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, inner]) => [this.redact(key), visit(inner)]));
-      return item;
-    };
-    return visit(value) as T;
-  };
-
-  /** Also hides a trailing prefix (4 characters or more) of a secret, for output cut at a byte limit mid-secret. */
-  redactTruncated(text: string): string {
-    let out = this.redact(text);
-    for (const value of this.#patterns) {
-      for (let length = Math.min(value.length - 1, out.length); length >= 4; length -= 1) {
-        if (out.endsWith(value.slice(0, length))) {
-          out = out.slice(0, out.length - length) + REDACTED;
-          break;
-        }
-      }
-    }
-    return out;
-  }
-}
-
-function replaceSpans(text: string, spans: [number, number][]): string {
-  spans.sort((a, b) => a[0] - b[0]);
-  let out = '';
-  let cursor = 0;
-  let [start, end] = spans[0]!;
-  for (const [from, to] of spans.slice(1)) {
-    if (from <= end) {
-      end = Math.max(end, to);
-      continue;
-    }
-    out += text.slice(cursor, start) + REDACTED;
-    cursor = end;
-    [start, end] = [from, to];
-  }
-  return out + text.slice(cursor, start) + REDACTED + text.slice(end);
-}
+export { MIN_SECRET_LENGTH, REDACTED, Redactor, tooShortToRedact } from './redactor.js';
 
 export function referenceKey(reference: SecretReference): string {
   return JSON.stringify(reference);
@@ -85,16 +15,33 @@ export function referenceForm(reference: SecretReference): string | undefined {
   return keys.length === 1 ? keys[0] : undefined;
 }
 
-export const digestValue = (value: string) => `sha256:${createHash('sha256').update(value).digest('hex')}`;
+/**
+ * A keyed digest of a secret value, safe to record: HMAC-SHA-256 under the database's own random key, so a short
+ * value (a PIN) cannot be recovered from a recorded digest by trying every candidate without that key.
+ */
+export const keyedDigest = (key: Buffer, value: string) => `hmac-sha256:${createHmac('sha256', key).update(value, 'utf8').digest('hex')}`;
 
 /** Resolved values of one run, keyed by reference. */
 export class SecretVault {
   readonly #values = new Map<string, string>();
   readonly redactor = new Redactor();
+  readonly #digestKey: () => Buffer;
+  #key: Buffer | undefined;
+
+  /** `digestKey` returns the database's digest key; it is asked for (and created) only when a digest is needed. */
+  constructor(digestKey: () => Buffer) {
+    this.#digestKey = digestKey;
+  }
 
   set(reference: SecretReference, value: string): void {
     this.#values.set(referenceKey(reference), value);
     this.redactor.add(value);
+  }
+
+  /** A keyed digest of any recorded text that must not be recoverable from the ledger. */
+  digest(value: string): string {
+    this.#key ??= this.#digestKey();
+    return keyedDigest(this.#key, value);
   }
 
   forTask(): TaskSecrets {
@@ -103,14 +50,15 @@ export class SecretVault {
       if (value === undefined) throw new AgentctlError('AGENTCTL_E_SECRET_MISSING', `secret ${referenceKey(reference)} was not declared by the action kind, so it was not resolved`);
       return value;
     };
-    return { value: lookup, digest: (reference) => digestValue(lookup(reference)) };
+    return { value: lookup, digest: (reference) => this.digest(lookup(reference)) };
   }
 
   /** Resolves each distinct reference once. Problems are collected so the user sees all of them. */
   async resolve(host: Host, references: readonly { reference: SecretReference; where: string }[], context: { workspaceRoot: string; environment: NodeJS.ProcessEnv; signal: AbortSignal }): Promise<Diagnostic[]> {
     const problems: Diagnostic[] = [];
+    const refused = new Set<string>();
     for (const { reference, where } of references) {
-      if (this.#values.has(referenceKey(reference))) continue;
+      if (this.#values.has(referenceKey(reference)) || refused.has(referenceKey(reference))) continue;
       const form = referenceForm(reference);
       if (!form || !host.hasSecretForm(form)) {
         problems.push(diagnostic('AGENTCTL_E_SECRET_FORM_UNKNOWN', { message: `${where}: no secret resolver handles ${referenceKey(reference)}`, path: where, help: 'use a reference such as {env: NAME}' }));
@@ -119,6 +67,18 @@ export class SecretVault {
       try {
         const value = await host.hooks.secretResolver.for(form).promise(reference, context);
         if (value === undefined) throw new AgentctlError('AGENTCTL_E_SECRET_MISSING', `no resolver returned a value for ${referenceKey(reference)}`);
+        if (tooShortToRedact(value)) {
+          // Neither the value nor its length is named: the diagnostic must not help anyone guess it.
+          refused.add(referenceKey(reference));
+          problems.push(
+            diagnostic('AGENTCTL_E_SECRET_TOO_SHORT', {
+              message: `${where}: the value of ${referenceKey(reference)} is shorter than ${MIN_SECRET_LENGTH} characters (surrounding whitespace not counted); a value that short cannot be redacted safely`,
+              path: where,
+              help: `use a secret of at least ${MIN_SECRET_LENGTH} characters; a shorter one would be replaced inside unrelated text and still be recognisable`,
+            }),
+          );
+          continue;
+        }
         this.set(reference, value);
       } catch (error) {
         const code = isAgentctlError(error) ? error.code : 'AGENTCTL_E_SECRET_MISSING';

@@ -109,7 +109,10 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: { input
       help: `see the ${kind.name} input fields in \`agentctl schema\``,
     });
   }
-  resolved.input = { value: parsed.data as JsonValue, digest: `sha256:${sha256(canonicalJson(parsed.data as JsonValue))}` };
+  const canonical = canonicalJson(parsed.data as JsonValue);
+  // An input that holds a secret value gets a keyed digest: a plain hash of a short input could be reversed.
+  const holdsSecret = request.vault.redactor.redact(canonical) !== canonical;
+  resolved.input = { value: parsed.data as JsonValue, digest: holdsSecret ? request.vault.digest(canonical) : `sha256:${sha256(canonical)}` };
   const recordedInput = resolved.input;
   const timeoutSeconds = task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds;
   const deadline = taskDeadline(request.signal, timeoutSeconds);

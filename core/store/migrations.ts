@@ -145,6 +145,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    description: 'metadata: values of the database itself, such as the key of recorded secret digests',
+    sql: `
+      CREATE TABLE metadata (
+        key TEXT PRIMARY KEY,
+        value BLOB NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

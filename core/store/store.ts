@@ -79,10 +79,11 @@ const now = () => new Date().toISOString();
 const LEASE_MS = 60_000;
 
 /**
- * One open database; the handle never leaves this class. Every JSON document of run-time data (outputs, results,
- * errors, audit data) is redacted value by value before it is serialized, as a last line of defence: secret values
- * must never reach the file even if a plugin forgot to redact. The workflow source and plan are not redacted: they
- * hold secret references, never values. Every state change goes through the transition table (transitions.ts).
+ * One open database; the handle never leaves this class. Every JSON document (plan, inputs, outputs, results,
+ * errors, audit data) is redacted value by value before it is serialized, and every free-text column (workflow
+ * source, paths, operation, approval reasons) as text, as a last line of defence: secret values must never reach the
+ * file even if a plugin forgot to redact, or a run input repeats a secret. Every state change goes through the
+ * transition table (transitions.ts).
  */
 export class Store {
   readonly #db: SqliteDatabase;
@@ -158,6 +159,25 @@ export class Store {
     return value === undefined ? null : JSON.stringify(this.#redact(value));
   }
 
+  #text(value: string): string {
+    return this.#redact(value);
+  }
+
+  /**
+   * The key of the recorded digests of secret values (32 random bytes), created the first time it is asked for and
+   * kept in the database's metadata, so every digest of one database uses the same key and no two databases do.
+   */
+  digestKey(): Buffer {
+    const read = () => (this.#db.prepare(`SELECT value FROM metadata WHERE key = 'secret_digest_key'`).get() as { value: Buffer } | undefined)?.value;
+    const existing = read();
+    if (existing) return existing;
+    // OR IGNORE: another process may have created it meanwhile; everyone then reads the one stored.
+    return this.transaction(() => {
+      this.#db.prepare(`INSERT OR IGNORE INTO metadata (key, value) VALUES ('secret_digest_key', ?)`).run(randomBytes(32));
+      return read()!;
+    });
+  }
+
   /** Runs `body` in one IMMEDIATE transaction; database failures become exit-5 errors. */
   transaction<T>(body: () => T): T {
     try {
@@ -190,7 +210,7 @@ export class Store {
           INSERT INTO runs (id, trace_id, workflow_name, workflow_digest, workflow_file, workflow_source, plan_json, inputs_json,
             workspace, state, mode, lease_owner, lease_expires_at, created_at, updated_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 'execute', ?, ?, ?, ?)`)
-        .run(run.id, run.traceId, run.workflowName, run.workflowDigest, run.workflowFile, run.workflowSource, JSON.stringify(run.plan), this.json(run.inputs), run.workspace, this.leaseOwner, Date.now() + LEASE_MS, at, at);
+        .run(run.id, run.traceId, run.workflowName, run.workflowDigest, this.#text(run.workflowFile), this.#text(run.workflowSource), this.json(run.plan), this.json(run.inputs), this.#text(run.workspace), this.leaseOwner, Date.now() + LEASE_MS, at, at);
       const insertTask = this.#db.prepare(`INSERT INTO tasks (run_id, task_id, position, kind, state, updated_at) VALUES (?, ?, ?, ?, 'pending', ?)`);
       run.tasks.forEach((task, position) => insertTask.run(run.id, task.id, position, task.kind, at));
       this.audit(run.id, { type: 'run.started', data: { workflow: run.workflowName, digest: run.workflowDigest, traceId: run.traceId } });
@@ -256,7 +276,7 @@ export class Store {
         attempt: effect.attempt,
         ordinal: effect.ordinal,
         kind: effect.kind,
-        operation: effect.operation,
+        operation: this.#text(effect.operation),
         effectClass: effect.profile.effectClass,
         risk: effect.profile.risk,
         idempotency: effect.profile.idempotency,
@@ -288,7 +308,7 @@ export class Store {
     const decision = approval.decision;
     this.#db
       .prepare(`INSERT INTO approvals (id, run_id, task_id, effect_id, state, reason, actor, decision_reason, requested_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(approval.id, approval.runId, approval.taskId, approval.effectId, decision ? 'approved' : 'pending', approval.reason, decision?.actor ?? null, decision?.reason ?? null, at, decision ? at : null);
+      .run(approval.id, approval.runId, approval.taskId, approval.effectId, decision ? 'approved' : 'pending', this.#text(approval.reason), decision ? this.#text(decision.actor) : null, decision ? this.#text(decision.reason) : null, at, decision ? at : null);
     this.audit(approval.runId, { type: 'approval.requested', taskId: approval.taskId, effectId: approval.effectId, data: { approvalId: approval.id, reason: approval.reason } });
     if (decision) this.audit(approval.runId, { type: 'approval.approved', taskId: approval.taskId, effectId: approval.effectId, data: { approvalId: approval.id, actor: decision.actor, reason: decision.reason } });
   }

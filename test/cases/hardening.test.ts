@@ -45,7 +45,7 @@ describe('hardening', () => {
     expect(stored).not.to.contain('hunter2');
   });
 
-  it('a short secret value does not corrupt the ledger, and one with quotes and backslashes is redacted in JSON', () => {
+  it('a four-character secret value does not corrupt the ledger, and one with quotes and backslashes is redacted in JSON', () => {
     state.ws.write('cfg.json', JSON.stringify({ password: 'pa"ss\\word' }));
     state.ws.write(
       'wf.yaml',
@@ -58,7 +58,7 @@ describe('hardening', () => {
         ],
       }),
     );
-    const result = run([], baseEnv({ VERBOSE: '1', DB_PASSWORD: 'pa"ss\\word' }));
+    const result = run([], baseEnv({ VERBOSE: 'true', DB_PASSWORD: 'pa"ss\\word' }));
     const runId = outcome(result, 0).data.runId;
     const inspection = runCli(['inspect', runId, '--db', state.ws.db, '--output', 'json']);
     const view = outcome(inspection, 0).data;
