@@ -147,6 +147,7 @@ async function decide(scope: EffectScope, request: EffectRequest, profile: Effec
     profile,
     policy: scope.policy,
     workspaceRoot: scope.workspaceRoot,
+    statePaths: scope.store.statePaths,
   });
   try {
     return await decidePolicy(scope.hooks, payload);

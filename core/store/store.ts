@@ -1,8 +1,10 @@
 // The effect ledger: every state change commits with the audit event that describes it.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunState, type TaskState } from '../../sdk/index.js';
 import { openDatabase, type SqliteDatabase } from './database.js';
+import { statePaths } from './state-paths.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
 
 /** A row as SQLite returns it. */
@@ -90,9 +92,15 @@ export class Store {
   #redact: <T>(value: T) => T = (value) => value;
   readonly #statements;
   readonly #checkpointSeq = new Map<string, number>();
+  /** The database file, absolute. */
+  readonly path: string;
+  /** The database, its companions and the artifact store: policy refuses them to every task. */
+  readonly statePaths: readonly string[];
 
   constructor(path: string, options: { create: boolean; readonly?: boolean }) {
-    this.#db = openDatabase(path, options);
+    this.path = resolve(path);
+    this.#db = openDatabase(this.path, options);
+    this.statePaths = statePaths(this.path);
     const db = this.#db;
     const guarded = <S extends string>(sql: (from: string) => string, table: Readonly<Record<S, readonly S[]>>) => {
       const cache = new Map<S, ReturnType<SqliteDatabase['prepare']>>();
