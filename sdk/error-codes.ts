@@ -92,9 +92,10 @@ export const ERROR_CODES = define({
   AGENTCTL_E_FILE_WRITE: { exitCode: EXIT.runFailed, summary: 'A file could not be written.' },
 
   // Persistence (exit 5)
-  AGENTCTL_E_DB_OPEN: { exitCode: EXIT.persistence, summary: 'The database cannot be opened or created.' },
+  AGENTCTL_E_DB_OPEN: { exitCode: EXIT.persistence, summary: 'The database cannot be opened, created or read.' },
   AGENTCTL_E_DB_SCHEMA_NEWER: { exitCode: EXIT.persistence, summary: 'The database was created by a newer agentctl.' },
   AGENTCTL_E_DB_WRITE: { exitCode: EXIT.persistence, summary: 'A write to the database failed.' },
+  AGENTCTL_E_DB_CORRUPT: { exitCode: EXIT.persistence, summary: 'The database file is damaged, or holds a row agentctl cannot read.' },
   AGENTCTL_E_RUN_LEASED: { exitCode: EXIT.persistence, summary: 'Another process holds the lease on this run.' },
 
   // Cancellation (exit 130)

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunState, type TaskState } from '../../sdk/index.js';
-import { openDatabase, type SqliteDatabase } from './database.js';
+import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
 import { statePaths } from './state-paths.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
 
@@ -172,7 +172,16 @@ export class Store {
       return this.#db.transaction(body).immediate();
     } catch (error) {
       if (isAgentctlError(error)) throw error;
-      throw new AgentctlError('AGENTCTL_E_DB_WRITE', `database write failed: ${errorMessage(error)}`, { cause: error });
+      throw databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
+    }
+  }
+
+  /** A read outside a transaction; a damaged file is AGENTCTL_E_DB_CORRUPT, never an internal error. */
+  #read<T>(body: () => T): T {
+    try {
+      return body();
+    } catch (error) {
+      throw databaseError(error, `database ${this.path} cannot be read`, 'AGENTCTL_E_DB_OPEN');
     }
   }
 
@@ -251,7 +260,7 @@ export class Store {
   }
 
   effect(id: string): EffectRow | undefined {
-    return this.#statements.selectEffect.get(id) as EffectRow | undefined;
+    return this.#read(() => this.#statements.selectEffect.get(id) as EffectRow | undefined);
   }
 
   /** Records an effect before it is dispatched, synced to disk. */
@@ -343,27 +352,27 @@ export class Store {
   // Read-only views for inspection. Rows are returned as SQLite gives them; inspection.ts shapes them.
 
   runRow(runId: string): Row | undefined {
-    return this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Row | undefined;
+    return this.#read(() => this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Row | undefined);
   }
 
   taskRows(runId: string): Row[] {
-    return this.#db.prepare(`SELECT * FROM tasks WHERE run_id = ? ORDER BY position`).all(runId) as Row[];
+    return this.#read(() => this.#db.prepare(`SELECT * FROM tasks WHERE run_id = ? ORDER BY position`).all(runId) as Row[]);
   }
 
   effectRows(runId: string): Row[] {
-    return this.#db.prepare(`SELECT * FROM effects WHERE run_id = ? ORDER BY requested_at, task_id, attempt, ordinal`).all(runId) as Row[];
+    return this.#read(() => this.#db.prepare(`SELECT * FROM effects WHERE run_id = ? ORDER BY requested_at, task_id, attempt, ordinal`).all(runId) as Row[]);
   }
 
   approvalRows(runId: string): Row[] {
-    return this.#db.prepare(`SELECT * FROM approvals WHERE run_id = ? ORDER BY requested_at`).all(runId) as Row[];
+    return this.#read(() => this.#db.prepare(`SELECT * FROM approvals WHERE run_id = ? ORDER BY requested_at`).all(runId) as Row[]);
   }
 
   auditRows(runId: string): Row[] {
-    return this.#db.prepare(`SELECT * FROM audit_events WHERE run_id = ? ORDER BY seq`).all(runId) as Row[];
+    return this.#read(() => this.#db.prepare(`SELECT * FROM audit_events WHERE run_id = ? ORDER BY seq`).all(runId) as Row[]);
   }
 
   /** The newest runs first. */
   recentRuns(limit: number): Row[] {
-    return this.#db.prepare(`SELECT id, workflow_name, state, mode, created_at, finished_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`).all(limit) as Row[];
+    return this.#read(() => this.#db.prepare(`SELECT id, workflow_name, state, mode, created_at, finished_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`).all(limit) as Row[]);
   }
 }

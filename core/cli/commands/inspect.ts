@@ -5,15 +5,15 @@ import { inspectRun, listRuns } from '../../store/inspection.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
-import { DEFAULT_DB } from './run.js';
+import { databasePath, DEFAULT_DB } from './run.js';
 
 interface InspectArgs extends GlobalArgs {
   run: string;
-  db: string;
+  db?: string;
 }
 
 interface ListArgs extends GlobalArgs {
-  db: string;
+  db?: string;
   limit: number;
 }
 
@@ -23,9 +23,9 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'SQLite database file' }) as never,
+      .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' }) as never,
   handler: handler<InspectArgs>(async (argv, output) => {
-    const store = Store.open(argv.db, { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
       const view = inspectRun(store, argv.run);
       emit(output, 'RunInspection', view, () => {
@@ -51,13 +51,13 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
   describe: 'List recent runs',
   builder: (yargs) =>
     yargs
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'SQLite database file' })
+      .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' })
       .option('limit', { type: 'number', default: 50, describe: 'at most this many runs, newest first' }) as never,
   handler: handler<ListArgs>(async (argv, output) => {
     if (!Number.isInteger(argv.limit) || argv.limit < 1 || argv.limit > 10_000) {
       throw new AgentctlError('AGENTCTL_E_USAGE', `--limit must be a whole number from 1 to 10000, got ${argv.limit}`);
     }
-    const store = Store.open(argv.db, { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
       const runs = listRuns(store, argv.limit);
       emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${run.state}  ${run.createdAt}`).join('\n') || 'no runs');

@@ -17,9 +17,23 @@ import { inputOptions } from './document.js';
 
 export const DEFAULT_DB = '.agentctl/runtime.db';
 
+/** The --db value, checked: it names a file, never SQLite's in-memory or temporary database (SPEC §7). */
+export function databasePath(value: unknown): string {
+  // The option has no yargs default: yargs would give a bare --db the default instead of the empty value it is.
+  if (value === undefined) return DEFAULT_DB;
+  const usage = (message: string) => new AgentctlError('AGENTCTL_E_USAGE', message, { help: `name the database file, e.g. --db ${DEFAULT_DB} (the default)` });
+  if (Array.isArray(value)) throw usage(`--db was given ${value.length} times; give it once`);
+  // A bare --db arrives as "". SQLite would open "" (and "   ", which better-sqlite3 trims) as a temporary database.
+  if (typeof value !== 'string' || value.trim() === '') throw usage('--db needs a file path');
+  if (value === ':memory:') throw usage('--db :memory: is not allowed: the ledger must outlive the process');
+  if (value !== value.trim()) throw usage(`--db "${value}" begins or ends with white space`);
+  if (value.includes('\0')) throw usage('--db contains a NUL byte');
+  return value;
+}
+
 interface RunArgs extends GlobalArgs, InputArgs {
   file: string;
-  db: string;
+  db?: string;
   workspace?: string;
   'timeout-seconds'?: number;
 }
@@ -31,11 +45,12 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     inputOptions(
       yargs
         .positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })
-        .option('db', { type: 'string', default: DEFAULT_DB, describe: 'SQLite database file' })
+        .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' })
         .option('workspace', { type: 'string', describe: 'workspace folder (default: the workflow file\'s folder)' })
         .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' }),
     ) as never,
   handler: handler<RunArgs>(async (argv, output) => {
+    const db = databasePath(argv.db);
     const timeout = argv['timeout-seconds'];
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86400)) {
       throw new AgentctlError('AGENTCTL_E_USAGE', `--timeout-seconds must be more than 0 and at most 86400, got ${timeout}`);
@@ -47,7 +62,7 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     const { plan } = await compileText(host, argv.file, source, { inputs });
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
-    const store = Store.open(argv.db);
+    const store = Store.open(db);
     const cancellation = watchCancellation(timeout);
     try {
       const result = await executeRun({
