@@ -96,6 +96,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_DB_SCHEMA_NEWER: { exitCode: EXIT.persistence, summary: 'The database was created by a newer agentctl.' },
   AGENTCTL_E_DB_WRITE: { exitCode: EXIT.persistence, summary: 'A write to the database failed.' },
   AGENTCTL_E_DB_CORRUPT: { exitCode: EXIT.persistence, summary: 'The database file is damaged, or holds a row agentctl cannot read.' },
+  AGENTCTL_E_OUTCOME_NOT_RECORDED: { exitCode: EXIT.persistence, summary: 'An effect was performed but its outcome could not be recorded; the run stops.' },
   AGENTCTL_E_RUN_LEASED: { exitCode: EXIT.persistence, summary: 'Another process holds the lease on this run.' },
 
   // Cancellation (exit 130)

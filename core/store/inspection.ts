@@ -1,6 +1,7 @@
 // Read-only views of the ledger for `inspect` and `runs list`.
 import type { Row, Store } from './store.js';
 import { AgentctlError, errorMessage, type JsonValue } from '../../sdk/index.js';
+import { liveness, type Liveness } from './liveness.js';
 
 /** A JSON column; a row that does not parse is a damaged ledger (exit 5), named by table, column and row. */
 function parser(runId: string) {
@@ -22,15 +23,27 @@ export interface RunSummary {
   runId: string;
   workflow: string;
   state: string;
+  /** For a `running` run: whether a live process still drives it; null otherwise. */
+  liveness: Liveness | null;
   mode: string;
   createdAt: string;
   finishedAt: string | null;
 }
 
 export function listRuns(store: Store, limit: number): RunSummary[] {
-  const rows = store.recentRuns(limit) as { id: string; workflow_name: string; state: string; mode: string; created_at: string; finished_at: string | null }[];
-  return rows.map((row) => ({ runId: row.id, workflow: row.workflow_name, state: row.state, mode: row.mode, createdAt: row.created_at, finishedAt: row.finished_at }));
+  return store.recentRuns(limit).map((row) => ({
+    runId: String(row.id),
+    workflow: String(row.workflow_name),
+    state: String(row.state),
+    liveness: liveness(row),
+    mode: String(row.mode),
+    createdAt: String(row.created_at),
+    finishedAt: row.finished_at === null ? null : String(row.finished_at),
+  }));
 }
+
+/** A run's state as people read it: `running (interrupted)` for a run nobody drives any more. */
+export const stateLabel = (run: { state: unknown; liveness: Liveness | null }): string => (run.liveness === 'interrupted' ? `${String(run.state)} (interrupted)` : String(run.state));
 
 export function inspectRun(store: Store, runId: string) {
   const run = store.runRow(runId);
@@ -40,6 +53,7 @@ export function inspectRun(store: Store, runId: string) {
   const approvals = store.approvalRows(runId);
   const audit = store.auditRows(runId);
   const parse = parser(runId);
+  const runLiveness = liveness(run);
   return {
     run: {
       runId: run.id,
@@ -48,6 +62,7 @@ export function inspectRun(store: Store, runId: string) {
       workflowDigest: run.workflow_digest,
       workflowFile: run.workflow_file,
       state: run.state,
+      liveness: runLiveness,
       mode: run.mode,
       sourceRunId: run.source_run_id,
       workspace: run.workspace,
@@ -81,6 +96,8 @@ export function inspectRun(store: Store, runId: string) {
       risk: effect.risk,
       idempotency: effect.idempotency,
       state: effect.state,
+      // It may or may not have happened: uncertain, or started with nobody left to record how it ended.
+      inDoubt: effect.state === 'uncertain' || (effect.state === 'started' && runLiveness !== 'active'),
       input: parse('effects', 'input_json', effect, `effect ${effect.id}`),
       inputDigest: effect.input_digest,
       result: parse('effects', 'result_json', effect, `effect ${effect.id}`),

@@ -331,6 +331,23 @@ export class Store {
     return tasks.map((task) => task.task_id);
   }
 
+  /**
+   * The run stops without an end because its ledger failed under an effect: every effect still `started` becomes
+   * `uncertain`, the error is kept and the lease released. The run stays `running`, shown as interrupted.
+   */
+  interruptRun(runId: string, error: JsonValue): void {
+    this.transaction(() => {
+      const at = now();
+      const started = this.#db.prepare(`SELECT id, task_id FROM effects WHERE run_id = ? AND state = 'started'`).all(runId) as { id: string; task_id: string }[];
+      for (const effect of started) {
+        this.#changeEffect(effect.id, 'uncertain', { result: null, error: this.json(error), at });
+        this.audit(runId, { type: 'effect.uncertain', taskId: effect.task_id, effectId: effect.id, data: { reason: 'its outcome could not be recorded' } });
+      }
+      this.#db.prepare(`UPDATE runs SET error_json = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ? WHERE id = ? AND state = 'running'`).run(this.json(error), at, runId);
+      this.audit(runId, { type: 'run.interrupted', data: { error } });
+    });
+  }
+
   finishRun(runId: string, state: RunState, result: { output?: JsonValue; error?: JsonValue; memory?: JsonValue }): void {
     this.transaction(() => {
       const at = now();
@@ -371,8 +388,13 @@ export class Store {
     return this.#read(() => this.#db.prepare(`SELECT * FROM audit_events WHERE run_id = ? ORDER BY seq`).all(runId) as Row[]);
   }
 
-  /** The newest runs first. */
+  /** The newest runs first, with their lease (for liveness). */
   recentRuns(limit: number): Row[] {
-    return this.#read(() => this.#db.prepare(`SELECT id, workflow_name, state, mode, created_at, finished_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`).all(limit) as Row[]);
+    return this.#read(
+      () =>
+        this.#db
+          .prepare(`SELECT id, workflow_name, state, mode, created_at, finished_at, lease_owner, lease_expires_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`)
+          .all(limit) as Row[],
+    );
   }
 }

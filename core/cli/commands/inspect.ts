@@ -1,7 +1,7 @@
 // `inspect RUN` and `runs list`: read-only views of the database.
 import type { CommandModule } from 'yargs';
 import { AgentctlError } from '../../../sdk/index.js';
-import { inspectRun, listRuns } from '../../store/inspection.js';
+import { inspectRun, listRuns, stateLabel } from '../../store/inspection.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
@@ -29,11 +29,11 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
     try {
       const view = inspectRun(store, argv.run);
       emit(output, 'RunInspection', view, () => {
-        const lines = [`run ${view.run.runId}  ${view.run.workflow}  ${view.run.state}  (trace ${view.run.traceId})`];
+        const lines = [`run ${view.run.runId}  ${view.run.workflow}  ${stateLabel(view.run)}  (trace ${view.run.traceId})`];
         const failure = view.run.error as { code?: string; message?: string } | null;
         if (failure) lines.push(`  error: ${failure.code} ${failure.message}`);
         for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}`);
-        for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}`);
+        for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}${effect.inDoubt ? ' (in doubt: it may have happened)' : ''}`);
         for (const approval of view.approvals) lines.push(`  approval ${approval.approvalId} ${approval.state} (${approval.taskId}): ${approval.reason}`);
         lines.push('  audit:');
         for (const event of view.audit) lines.push(`    ${String(event.seq).padStart(4)} ${event.at} ${String(event.type).padEnd(26)} ${event.taskId ?? ''}`);
@@ -60,7 +60,7 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
       const runs = listRuns(store, argv.limit);
-      emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${run.state}  ${run.createdAt}`).join('\n') || 'no runs');
+      emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${stateLabel(run)}  ${run.createdAt}`).join('\n') || 'no runs');
       return 0;
     } finally {
       store.close();
