@@ -348,6 +348,33 @@ export class Store {
     });
   }
 
+  /**
+   * Ends every run this process drives as `cancelled`, at once (a second signal): effects still `started` become
+   * `uncertain` (a killed process may have done part of its work), recorded effects not yet started are cancelled,
+   * and so is every unfinished task and pending approval. Returns each run with its tasks' final states.
+   */
+  stopDrivenRuns(reason: string): { runId: string; traceId: string; tasks: Record<string, TaskState> }[] {
+    return this.transaction(() => {
+      const at = now();
+      const error = this.json({ code: 'AGENTCTL_E_CANCELLED', message: reason });
+      const runs = this.#db.prepare(`SELECT id, trace_id FROM runs WHERE lease_owner = ? AND state = 'running'`).all(this.leaseOwner) as { id: string; trace_id: string }[];
+      return runs.map(({ id: runId, trace_id: traceId }) => {
+        const open = this.#db.prepare(`SELECT id, task_id, state FROM effects WHERE run_id = ? AND state IN ('started', 'requested')`).all(runId) as { id: string; task_id: string; state: string }[];
+        for (const effect of open) {
+          const next = effect.state === 'started' ? 'uncertain' : 'cancelled';
+          this.#changeEffect(effect.id, next, { result: null, error, at });
+          this.audit(runId, { type: `effect.${next}`, taskId: effect.task_id, effectId: effect.id, data: { reason } });
+        }
+        this.closeWaiting(runId, reason);
+        const unfinished = this.#db.prepare(`SELECT task_id FROM tasks WHERE run_id = ? AND state IN ('pending', 'ready', 'running', 'retry_scheduled') ORDER BY position`).all(runId) as { task_id: string }[];
+        for (const { task_id: taskId } of unfinished) this.writeTask(runId, taskId, { state: 'cancelled', finished: true }, { type: 'task.cancelled', data: { reason } });
+        this.finishRun(runId, 'cancelled', { error: { code: 'AGENTCTL_E_CANCELLED', message: reason } });
+        const tasks = this.#db.prepare(`SELECT task_id, state FROM tasks WHERE run_id = ? ORDER BY position`).all(runId) as { task_id: string; state: TaskState }[];
+        return { runId, traceId, tasks: Object.fromEntries(tasks.map((task) => [task.task_id, task.state])) };
+      });
+    });
+  }
+
   finishRun(runId: string, state: RunState, result: { output?: JsonValue; error?: JsonValue; memory?: JsonValue }): void {
     this.transaction(() => {
       const at = now();

@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError } from '../../../sdk/index.js';
+import { AgentctlError, EXIT } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { installProgress } from '../../progress.js';
@@ -12,7 +12,7 @@ import { Store } from '../../store/store.js';
 import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
-import { emit, palette, type OutputOptions } from '../output.js';
+import { emit, emitError, palette, toAgentctlError, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 
 export const DEFAULT_DB = '.agentctl/runtime.db';
@@ -63,7 +63,7 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
     const store = Store.open(db);
-    const cancellation = watchCancellation(timeout);
+    const cancellation = watchCancellation(timeout, (signal) => stopAtOnce(store, signal, output));
     try {
       const result = await executeRun({
         host,
@@ -85,11 +85,14 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
   }),
 });
 
-/** SIGINT, SIGTERM, SIGHUP and --timeout-seconds abort the run; a second signal ends the process at once. */
-function watchCancellation(timeoutSeconds: number | undefined) {
+/**
+ * SIGINT, SIGTERM, SIGHUP and --timeout-seconds abort the run. A signal while the run is already being cancelled
+ * (a child that takes long to go away) ends the process at once, after `stop` has recorded the run cancelled.
+ */
+function watchCancellation(timeoutSeconds: number | undefined, stop: (signal: NodeJS.Signals) => number) {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) process.exit(stop(signal));
     controller.abort(signal);
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -102,6 +105,27 @@ function watchCancellation(timeoutSeconds: number | undefined) {
       for (const signal of signals) process.off(signal, onSignal);
     },
   };
+}
+
+/**
+ * The second signal: records the run and its tasks cancelled and prints the outcome, synchronously (the SQLite
+ * calls and writes to pipes and files are), since the process exits right after. Returns the exit code.
+ */
+function stopAtOnce(store: Store, signal: NodeJS.Signals, output: OutputOptions): number {
+  const reason = `cancelled (a second ${signal} stopped agentctl before the cancellation had finished)`;
+  try {
+    for (const run of store.stopDrivenRuns(reason)) {
+      const error = new AgentctlError('AGENTCTL_E_CANCELLED', `run ${run.runId} was ${reason}`);
+      report({ runId: run.runId, traceId: run.traceId, state: 'cancelled', output: {}, tasks: run.tasks, error }, output);
+    }
+    return EXIT.cancelled;
+  } catch (error) {
+    const failure = toAgentctlError(error);
+    emitError(output, failure);
+    return failure.exitCode;
+  } finally {
+    store.close();
+  }
 }
 
 function report(result: RunResult, output: OutputOptions): number {
