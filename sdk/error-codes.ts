@@ -69,6 +69,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_POLICY_ENV_DENIED: { exitCode: EXIT.policy, summary: 'An environment name is not in environmentAllowlist.' },
   AGENTCTL_E_POLICY_PATH_ESCAPE: { exitCode: EXIT.policy, summary: 'A path leaves the workspace root or contains "..".' },
   AGENTCTL_E_POLICY_NOT_WRITABLE: { exitCode: EXIT.policy, summary: 'A write target is not below a writable root.' },
+  AGENTCTL_E_POLICY_STATE_PATH: { exitCode: EXIT.policy, summary: "A path is agentctl's own state: the database, its -wal/-shm/-journal, or the artifact store." },
   AGENTCTL_E_POLICY_TOOL_DENIED: { exitCode: EXIT.policy, summary: 'The tool identity is denied by toolsAllow/toolsDeny.' },
   AGENTCTL_E_POLICY_NO_VERDICT: { exitCode: EXIT.policy, summary: 'No policy gave a verdict; the effect is denied (fail closed).' },
   AGENTCTL_E_APPROVAL_PENDING: { exitCode: EXIT.policy, summary: 'An effect waits for an operator approval; the run is paused.' },
@@ -93,9 +94,11 @@ export const ERROR_CODES = define({
   AGENTCTL_E_FILE_WRITE: { exitCode: EXIT.runFailed, summary: 'A file could not be written.' },
 
   // Persistence (exit 5)
-  AGENTCTL_E_DB_OPEN: { exitCode: EXIT.persistence, summary: 'The database cannot be opened or created.' },
+  AGENTCTL_E_DB_OPEN: { exitCode: EXIT.persistence, summary: 'The database cannot be opened, created or read.' },
   AGENTCTL_E_DB_SCHEMA_NEWER: { exitCode: EXIT.persistence, summary: 'The database was created by a newer agentctl.' },
   AGENTCTL_E_DB_WRITE: { exitCode: EXIT.persistence, summary: 'A write to the database failed.' },
+  AGENTCTL_E_DB_CORRUPT: { exitCode: EXIT.persistence, summary: 'The database file is damaged, or holds a row agentctl cannot read.' },
+  AGENTCTL_E_OUTCOME_NOT_RECORDED: { exitCode: EXIT.persistence, summary: 'An effect was performed but its outcome could not be recorded; the run stops.' },
   AGENTCTL_E_RUN_LEASED: { exitCode: EXIT.persistence, summary: 'Another process holds the lease on this run.' },
 
   // Cancellation (exit 130)

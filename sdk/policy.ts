@@ -37,6 +37,11 @@ export interface PolicyRequest {
   readonly policy: ResolvedPolicy;
   /** Absolute workspace root (policy.workspaceRoot resolved against --workspace). */
   readonly workspaceRoot: string;
+  /**
+   * agentctl's own state as absolute, canonical paths: the database, its `-wal`, `-shm` and `-journal` files, and
+   * the artifact store folder beside it. The core denies every read, write and process `cwd` at or below one of them.
+   */
+  readonly statePaths: readonly string[];
 }
 
 /** What a plugin's policy tap may return: a denial, a demand for approval, or nothing (no opinion). */

@@ -1,6 +1,6 @@
 // The policy engine. The core's own checks run as one fixed phase (tools, process, paths, then approval) that no
 // plugin can skip or reorder; plugin taps on the `policy` hook vote afterwards and can only tighten the outcome.
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { diagnostic, type Diagnostic, type EffectClass, type PolicyRequest, type PolicyVerdict, type PolicyVote } from '../../sdk/index.js';
 import type { Hooks, PolicyBallot } from '../hooks.js';
@@ -46,7 +46,7 @@ function checkTools({ access, policy }: PolicyRequest): PolicyVerdict | undefine
   return undefined;
 }
 
-function checkProcess({ access, policy, workspaceRoot }: PolicyRequest): PolicyVerdict | undefined {
+function checkProcess({ access, policy, workspaceRoot, statePaths }: PolicyRequest): PolicyVerdict | undefined {
   const process = access.process;
   if (!process) return undefined;
   const name = basename(process.executable);
@@ -58,17 +58,21 @@ function checkProcess({ access, policy, workspaceRoot }: PolicyRequest): PolicyV
     return deny('AGENTCTL_E_POLICY_ENV_DENIED', `environment ${denied.join(', ')} not in policy.environmentAllowlist`, 'list each env name the action sets in spec.policy.environmentAllowlist');
   }
   const cwdProblem = pathProblem(process.cwd, workspaceRoot, 'cwd');
-  return cwdProblem ? deny('AGENTCTL_E_POLICY_PATH_ESCAPE', cwdProblem) : undefined;
+  return cwdProblem ? deny('AGENTCTL_E_POLICY_PATH_ESCAPE', cwdProblem) : stateDenial(process.cwd, workspaceRoot, statePaths, 'cwd');
 }
 
-function checkPaths({ access, policy, workspaceRoot }: PolicyRequest): PolicyVerdict | undefined {
+function checkPaths({ access, policy, workspaceRoot, statePaths }: PolicyRequest): PolicyVerdict | undefined {
   for (const path of access.reads ?? []) {
     const problem = pathProblem(path, workspaceRoot, 'read path');
     if (problem) return deny('AGENTCTL_E_POLICY_PATH_ESCAPE', problem);
+    const state = stateDenial(path, workspaceRoot, statePaths, 'read path');
+    if (state) return state;
   }
   for (const path of access.writes ?? []) {
     const problem = pathProblem(path, workspaceRoot, 'write path');
     if (problem) return deny('AGENTCTL_E_POLICY_PATH_ESCAPE', problem);
+    const state = stateDenial(path, workspaceRoot, statePaths, 'write path');
+    if (state) return state;
     const target = canonical(resolve(workspaceRoot, path));
     const allowed = policy.writableRoots.some((root) => isWithin(target, canonical(resolve(workspaceRoot, root))));
     if (!allowed) {
@@ -86,6 +90,33 @@ function decideApproval({ policy, profile, operation }: PolicyRequest): PolicyVe
     (policy.approval === 'high_risk' && (profile.risk === 'high' || profile.risk === 'critical'));
   if (!needed) return { decision: 'allow' };
   return { decision: 'needs_approval', reason: `policy.approval is ${policy.approval} and ${operation} is ${profile.effectClass} (risk ${profile.risk})` };
+}
+
+/**
+ * A denial when `path` resolves (symlinks followed) to a state path or below one, or is a hard link to a state file.
+ * Checked before writableRoots: the state stays agentctl's even inside a writable root.
+ */
+function stateDenial(path: string, workspaceRoot: string, statePaths: readonly string[], what: string): PolicyVerdict | undefined {
+  const target = canonical(resolve(workspaceRoot, path));
+  const state = statePaths.find((statePath) => isWithin(target, statePath) || sameFile(target, statePath));
+  if (state === undefined) return undefined;
+  return deny(
+    'AGENTCTL_E_POLICY_STATE_PATH',
+    `${what} "${path}" resolves to ${target}, agentctl's own state (${state}): the database, its -wal/-shm/-journal files and the artifact store are never read or written by a task`,
+    'keep the database (--db) outside the workspace, or at least outside writableRoots; no policy setting lets a task use these paths',
+  );
+}
+
+/** True when both paths exist and name the same file (a hard link); folders are covered by isWithin. */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const left = statSync(a);
+    if (!left.isFile()) return false;
+    const right = statSync(b);
+    return left.ino === right.ino && left.dev === right.dev;
+  } catch {
+    return false;
+  }
 }
 
 /** Why a workspace-relative path is refused, or undefined when it stays inside the workspace. */

@@ -12,6 +12,19 @@ export class ApprovalPending extends AgentctlError {
   }
 }
 
+/**
+ * Thrown when an effect was performed but its outcome could not be written to the ledger. The run stops at once
+ * (exit 5): the effect stays `started`, or becomes `uncertain` if the ledger still takes that, and its task is
+ * neither succeeded nor failed. Nothing is dispatched after it.
+ */
+export class OutcomeNotRecorded extends AgentctlError {
+  constructor(readonly effectId: string, taskId: string, operation: string, outcome: string, cause: unknown) {
+    const message = `effect ${effectId} (${operation}) was performed and reported ${outcome}, but that could not be recorded: ${errorMessage(cause)}`;
+    const help = 'the run stops and is left interrupted, with the effect in doubt (agentctl inspect RUN): check whether it took place before running the workflow again';
+    super('AGENTCTL_E_OUTCOME_NOT_RECORDED', message, { cause, diagnostics: [diagnostic('AGENTCTL_E_OUTCOME_NOT_RECORDED', { message, help, taskId })] });
+  }
+}
+
 /** What an operator at a terminal is asked, and answers. */
 export interface ApprovalQuestion {
   readonly runId: string;
@@ -50,6 +63,8 @@ export interface EffectScope {
   readonly firstRecord: () => void;
   /** Notifies observers after each durable commit. */
   readonly committed: (type: string, data: Record<string, JsonValue>, effectId?: string) => Promise<void>;
+  /** Set when an outcome could not be recorded, even if the kind's code caught the error: the task must not go on. */
+  readonly ledger: { lost?: OutcomeNotRecorded };
 }
 
 /** Canonical JSON: sorted keys, so equal inputs have equal digests. */
@@ -119,6 +134,14 @@ export function createEffectRunner(scope: EffectScope) {
     if (first) await scope.committed('task.running', { attempt: scope.attempt });
     await scope.committed('effect.requested', { operation: request.operation }, id);
     scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId });
+    // The outcome write: if the ledger refuses it, the effect happened (or may have) without a record of how it ended.
+    const recordOutcome = (outcome: 'succeeded' | 'failed' | 'uncertain', update: Parameters<Store['updateEffect']>[3]) => {
+      try {
+        scope.store.updateEffect(scope.runId, id, outcome, { taskId: scope.taskId, ...update });
+      } catch (error) {
+        throw (scope.ledger.lost ??= new OutcomeNotRecorded(id, scope.taskId, request.operation, outcome, error));
+      }
+    };
     let result: T;
     try {
       result = await perform(scope.signal);
@@ -127,11 +150,11 @@ export function createEffectRunner(scope: EffectScope) {
       const outcome = isEffectFailure(error) ? error.outcome : 'uncertain';
       const details = isEffectFailure(error) ? error.details : null;
       const code = String(error.code);
-      scope.store.updateEffect(scope.runId, id, outcome, { taskId: scope.taskId, result: details, error: { code, message: scope.redact(errorMessage(error)) } });
+      recordOutcome(outcome, { result: details, error: { code, message: scope.redact(errorMessage(error)) } });
       await scope.committed(`effect.${outcome}`, { operation: request.operation, code }, id);
       throw error;
     }
-    scope.store.updateEffect(scope.runId, id, 'succeeded', { taskId: scope.taskId, result });
+    recordOutcome('succeeded', { result });
     await scope.committed('effect.succeeded', { operation: request.operation }, id);
     return result;
   };
@@ -147,6 +170,7 @@ async function decide(scope: EffectScope, request: EffectRequest, profile: Effec
     profile,
     policy: scope.policy,
     workspaceRoot: scope.workspaceRoot,
+    statePaths: scope.store.statePaths,
   });
   try {
     return await decidePolicy(scope.hooks, payload);

@@ -5,7 +5,7 @@ import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type Co
 import type { Host } from '../host.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { RunState, Store, TaskState } from '../store/store.js';
-import type { Approver } from './effects.js';
+import { OutcomeNotRecorded, type Approver } from './effects.js';
 import { executeTask, type TaskOutcome } from './task.js';
 import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
@@ -147,9 +147,12 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
       for (const skip of skips) await committed('task.skipped', { blockedBy: skip.blockedBy }, skip.task.id);
     }
   } catch (error) {
-    // A bug or a database failure mid-run: leave a terminal, explained record behind if the database still works.
+    // A bug or a database failure mid-run: leave an explained record behind if the database still works. An effect
+    // whose outcome was lost leaves the run interrupted, not failed: nothing says its task failed.
     try {
-      store.finishRun(runId, 'failed', { error: { code: isAgentctlError(error) ? error.code : 'AGENTCTL_E_INTERNAL', message: errorMessage(error) } });
+      const recorded = { code: isAgentctlError(error) ? error.code : 'AGENTCTL_E_INTERNAL', message: errorMessage(error) };
+      if (error instanceof OutcomeNotRecorded) store.interruptRun(runId, recorded);
+      else store.finishRun(runId, 'failed', { error: recorded });
     } catch {
       // the original error is the one to report
     }

@@ -7,7 +7,7 @@ import { outputProblems } from '../output-schema.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store, TaskState } from '../store/store.js';
 import { dispatchProcessService } from '../process-service.js';
-import { ApprovalPending, canonicalJson, createEffectRunner, sha256, type Approver } from './effects.js';
+import { ApprovalPending, canonicalJson, createEffectRunner, OutcomeNotRecorded, sha256, type Approver } from './effects.js';
 import type { SecretVault } from './secrets.js';
 
 export interface TaskRequest {
@@ -63,6 +63,8 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
       const output = await dispatch(request, attempt, resolved);
       return outcome('succeeded', attempt, { output });
     } catch (thrown) {
+      // The ledger failed under an effect that happened: the run stops; this task is neither failed nor retried.
+      if (thrown instanceof OutcomeNotRecorded) throw thrown;
       const error = asError(thrown, request);
       if (error instanceof ApprovalPending) return outcome('waiting_for_approval', attempt, { error });
       if (request.signal.aborted) return outcome('cancelled', attempt, { error: new AgentctlError('AGENTCTL_E_CANCELLED', `task ${task.id} was cancelled`) });
@@ -119,6 +121,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: { input
   const signal = deadline.signal;
   const workspaceRoot = request.workspaceRoot;
   const redact = request.vault.redactor.redact;
+  const ledger: { lost?: OutcomeNotRecorded } = {};
   const context: DispatchContext = Object.freeze({
     kind: kind.name,
     actionName: action.name,
@@ -148,12 +151,14 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: { input
       firstRecord: () =>
         request.store.writeTask(runId, task.id, { state: 'running', attempt, input: recordedInput as unknown as JsonValue, started: true }, { type: 'task.running', data: { attempt } }),
       committed: (type, data, effectId) => request.committed(type, data, task.id, effectId),
+      ledger,
     }),
   });
   let output: JsonValue | undefined;
   try {
     output = await host.hooks.dispatch.for(kind.name).promise(context);
   } catch (error) {
+    if (ledger.lost) throw ledger.lost;
     if (deadline.expired() && !request.signal.aborted && !isAgentctlError(error)) {
       throw new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `task ${task.id} exceeded its timeout of ${timeoutSeconds}s`);
     }
@@ -161,6 +166,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: { input
   } finally {
     deadline.dispose();
   }
+  // A kind that caught the ledger's failure and returned anyway does not make its task succeed.
+  if (ledger.lost) throw ledger.lost;
   if (output === undefined) throw new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', `no dispatch handler returned an output for kind ${kind.name}`);
   if (task.outputSchema !== undefined) checkOutput(task, output);
   return output;

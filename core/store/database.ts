@@ -1,8 +1,8 @@
 // Opens the SQLite database: WAL, foreign keys, busy timeout, migrations; a newer schema is refused.
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { AgentctlError, errorMessage, isAgentctlError } from '../../sdk/index.js';
+import { AgentctlError, errorMessage, isAgentctlError, type ErrorCode } from '../../sdk/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;
@@ -14,21 +14,63 @@ export interface OpenOptions {
   readonly readonly?: boolean;
 }
 
-export function openDatabase(path: string, options: OpenOptions): SqliteDatabase {
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+const MAX_BUSY_TIMEOUT_MS = 600_000;
+
+/**
+ * How long a statement waits for another connection's lock before it fails (exit 5): `AGENTCTL_DB_BUSY_TIMEOUT_MS`,
+ * default 5000. A tuning knob for shared databases and slow disks, documented in docs/cli.md.
+ */
+export function busyTimeoutMs(environment: NodeJS.ProcessEnv = process.env): number {
+  const text = environment.AGENTCTL_DB_BUSY_TIMEOUT_MS;
+  if (text === undefined || text === '') return DEFAULT_BUSY_TIMEOUT_MS;
+  if (!/^\d{1,7}$/.test(text) || Number(text) > MAX_BUSY_TIMEOUT_MS) {
+    throw new AgentctlError('AGENTCTL_E_USAGE', `AGENTCTL_DB_BUSY_TIMEOUT_MS must be a whole number of milliseconds from 0 to ${MAX_BUSY_TIMEOUT_MS}, got "${text}"`, {
+      help: 'unset it for the default of 5000',
+    });
+  }
+  return Number(text);
+}
+
+/**
+ * A database failure as an agentctl error: a damaged file is AGENTCTL_E_DB_CORRUPT whatever was being done; anything
+ * else gets `code`. Both exit 5.
+ */
+export function databaseError(error: unknown, message: string, code: ErrorCode): AgentctlError {
+  if (isAgentctlError(error)) return error;
+  const sqliteCode = (error as { code?: unknown } | undefined)?.code;
+  if (typeof sqliteCode === 'string' && sqliteCode.startsWith('SQLITE_CORRUPT')) {
+    return new AgentctlError('AGENTCTL_E_DB_CORRUPT', `${message}: the database file is damaged (${errorMessage(error)})`, {
+      cause: error,
+      help: 'restore it from a backup; `sqlite3 FILE "PRAGMA integrity_check"` shows the damage, and `.recover` may save what is left',
+    });
+  }
+  return new AgentctlError(code, `${message}: ${errorMessage(error)}`, { cause: error });
+}
+
+export function openDatabase(givenPath: string, options: OpenOptions): SqliteDatabase {
+  // Always absolute: agentctl opens no SQLite URI but its own (see `construct`), and a relative `file:...` name would be one.
+  const path = resolve(givenPath);
+  const timeout = busyTimeoutMs();
   if (!options.create && !existsSync(path)) {
     throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} does not exist`, { help: 'pass the --db used for the run' });
   }
   let db: SqliteDatabase;
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path, options.readonly ? { readonly: true, fileMustExist: true } : {});
-    db.pragma('busy_timeout = 5000');
+    if (options.readonly) {
+      db = openReadonly(path, timeout);
+    } else {
+      mkdirSync(dirname(path), { recursive: true });
+      db = construct(path, { timeout });
+    }
   } catch (error) {
-    throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be opened: ${errorMessage(error)}`, { cause: error });
+    throw databaseError(error, `database ${path} cannot be opened`, 'AGENTCTL_E_DB_OPEN');
   }
   try {
     // The version is checked before anything could change the file: a newer database stays untouched.
     refuseNewer(db, path);
+    // Reads the schema: a damaged schema page is reported here, before any statement is prepared.
+    db.prepare('SELECT COUNT(*) FROM sqlite_master').get();
     if (options.readonly) {
       const version = db.pragma('user_version', { simple: true }) as number;
       if (version !== SCHEMA_VERSION) throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} has schema version ${version}, not ${SCHEMA_VERSION}`, { help: 'a run with this agentctl migrates it; an empty file is not an agentctl database' });
@@ -41,10 +83,63 @@ export function openDatabase(path: string, options: OpenOptions): SqliteDatabase
     migrate(db, path);
   } catch (error) {
     db.close();
-    if (isAgentctlError(error)) throw error;
-    throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be opened: ${errorMessage(error)}`, { cause: error });
+    throw databaseError(error, `database ${path} cannot be opened`, 'AGENTCTL_E_DB_OPEN');
   }
   return db;
+}
+
+/**
+ * better-sqlite3 decides whether file names may be URIs once, when its native addon loads (at the first open in the
+ * process), from SQLITE_USE_URI. agentctl needs one URI (`immutable=1`, below); every other name it opens is absolute.
+ */
+function construct(filename: string, options: Database.Options): SqliteDatabase {
+  const previous = process.env.SQLITE_USE_URI;
+  process.env.SQLITE_USE_URI = '1';
+  try {
+    return new Database(filename, options);
+  } finally {
+    if (previous === undefined) delete process.env.SQLITE_USE_URI;
+    else process.env.SQLITE_USE_URI = previous;
+  }
+}
+
+/**
+ * A WAL database is read through its `-shm` index, which a reader creates when missing. In a read-only folder or
+ * mount it cannot: then the file is opened `immutable` (no lock, no index), which is exact as long as no write-ahead
+ * log holds commits that are not in the file yet. Such a log is refused rather than silently ignored.
+ */
+function openReadonly(path: string, timeout: number): SqliteDatabase {
+  const db = construct(path, { readonly: true, fileMustExist: true, timeout });
+  try {
+    db.pragma('user_version', { simple: true });
+    return db;
+  } catch (error) {
+    db.close();
+    const code = String((error as { code?: unknown }).code ?? '');
+    if (code !== 'SQLITE_CANTOPEN' && !code.startsWith('SQLITE_READONLY')) throw error;
+  }
+  if (walSize(path) > 0) {
+    throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be read in its read-only folder: its write-ahead log ${path}-wal holds commits that need the missing ${path}-shm`, {
+      help: 'inspect it where its folder is writable (any agentctl command that opens it there folds the log into the database)',
+    });
+  }
+  const uri = `file:${path.replace(/[%?#]/g, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0')}`)}?immutable=1`;
+  const immutable = construct(uri, { readonly: true, fileMustExist: true, timeout });
+  try {
+    immutable.pragma('user_version', { simple: true });
+    return immutable;
+  } catch (error) {
+    immutable.close();
+    throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be opened read-only in its read-only folder: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+function walSize(path: string): number {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
 }
 
 function refuseNewer(db: SqliteDatabase, path: string): void {
@@ -73,6 +168,6 @@ function migrate(db: SqliteDatabase, path: string): void {
       }
     }).immediate();
   } catch (error) {
-    throw new AgentctlError('AGENTCTL_E_DB_WRITE', `database ${path} could not be migrated: ${errorMessage(error)}`, { cause: error });
+    throw databaseError(error, `database ${path} could not be migrated`, 'AGENTCTL_E_DB_WRITE');
   }
 }

@@ -1,22 +1,49 @@
 // Read-only views of the ledger for `inspect` and `runs list`.
-import type { Store } from './store.js';
-import { AgentctlError, type JsonValue } from '../../sdk/index.js';
+import type { Row, Store } from './store.js';
+import { AgentctlError, errorMessage, type JsonValue } from '../../sdk/index.js';
+import { liveness, type Liveness } from './liveness.js';
 
-const parse = (text: string | null): JsonValue => (text === null ? null : (JSON.parse(text) as JsonValue));
+/** A JSON column; a row that does not parse is a damaged ledger (exit 5), named by table, column and row. */
+function parser(runId: string) {
+  return (table: string, column: string, row: Row, key: string | null = null): JsonValue => {
+    const text = row[column];
+    if (text === null || text === undefined) return null;
+    try {
+      return JSON.parse(String(text)) as JsonValue;
+    } catch (error) {
+      const which = key === null ? `run ${runId}` : `run ${runId}, ${key}`;
+      throw new AgentctlError('AGENTCTL_E_DB_CORRUPT', `${table}.${column} of ${which} is not valid JSON (${errorMessage(error)}): the database holds a row agentctl did not write`, {
+        help: 'restore the database from a backup; the other runs may still be read with `agentctl inspect`',
+      });
+    }
+  };
+}
 
 export interface RunSummary {
   runId: string;
   workflow: string;
   state: string;
+  /** For a `running` run: whether a live process still drives it; null otherwise. */
+  liveness: Liveness | null;
   mode: string;
   createdAt: string;
   finishedAt: string | null;
 }
 
 export function listRuns(store: Store, limit: number): RunSummary[] {
-  const rows = store.recentRuns(limit) as { id: string; workflow_name: string; state: string; mode: string; created_at: string; finished_at: string | null }[];
-  return rows.map((row) => ({ runId: row.id, workflow: row.workflow_name, state: row.state, mode: row.mode, createdAt: row.created_at, finishedAt: row.finished_at }));
+  return store.recentRuns(limit).map((row) => ({
+    runId: String(row.id),
+    workflow: String(row.workflow_name),
+    state: String(row.state),
+    liveness: liveness(row),
+    mode: String(row.mode),
+    createdAt: String(row.created_at),
+    finishedAt: row.finished_at === null ? null : String(row.finished_at),
+  }));
 }
+
+/** A run's state as people read it: `running (interrupted)` for a run nobody drives any more. */
+export const stateLabel = (run: { state: unknown; liveness: Liveness | null }): string => (run.liveness === 'interrupted' ? `${String(run.state)} (interrupted)` : String(run.state));
 
 export function inspectRun(store: Store, runId: string) {
   const run = store.runRow(runId);
@@ -25,6 +52,8 @@ export function inspectRun(store: Store, runId: string) {
   const effects = store.effectRows(runId);
   const approvals = store.approvalRows(runId);
   const audit = store.auditRows(runId);
+  const parse = parser(runId);
+  const runLiveness = liveness(run);
   return {
     run: {
       runId: run.id,
@@ -33,12 +62,13 @@ export function inspectRun(store: Store, runId: string) {
       workflowDigest: run.workflow_digest,
       workflowFile: run.workflow_file,
       state: run.state,
+      liveness: runLiveness,
       mode: run.mode,
       sourceRunId: run.source_run_id,
       workspace: run.workspace,
-      inputs: parse(run.inputs_json as string),
-      output: parse(run.output_json as string | null),
-      error: parse(run.error_json as string | null),
+      inputs: parse('runs', 'inputs_json', run),
+      output: parse('runs', 'output_json', run),
+      error: parse('runs', 'error_json', run),
       createdAt: run.created_at,
       updatedAt: run.updated_at,
       finishedAt: run.finished_at,
@@ -49,9 +79,9 @@ export function inspectRun(store: Store, runId: string) {
       state: task.state,
       attempt: task.attempt,
       disposition: task.disposition,
-      input: parse(task.input_json as string | null),
-      output: parse(task.output_json as string | null),
-      error: parse(task.error_json as string | null),
+      input: parse('tasks', 'input_json', task, `task ${task.task_id}`),
+      output: parse('tasks', 'output_json', task, `task ${task.task_id}`),
+      error: parse('tasks', 'error_json', task, `task ${task.task_id}`),
       startedAt: task.started_at,
       finishedAt: task.finished_at,
     })),
@@ -66,10 +96,12 @@ export function inspectRun(store: Store, runId: string) {
       risk: effect.risk,
       idempotency: effect.idempotency,
       state: effect.state,
-      input: parse(effect.input_json as string),
+      // It may or may not have happened: uncertain, or started with nobody left to record how it ended.
+      inDoubt: effect.state === 'uncertain' || (effect.state === 'started' && runLiveness !== 'active'),
+      input: parse('effects', 'input_json', effect, `effect ${effect.id}`),
       inputDigest: effect.input_digest,
-      result: parse(effect.result_json as string | null),
-      error: parse(effect.error_json as string | null),
+      result: parse('effects', 'result_json', effect, `effect ${effect.id}`),
+      error: parse('effects', 'error_json', effect, `effect ${effect.id}`),
       requestedAt: effect.requested_at,
       startedAt: effect.started_at,
       finishedAt: effect.finished_at,
@@ -85,7 +117,7 @@ export function inspectRun(store: Store, runId: string) {
       requestedAt: approval.requested_at,
       decidedAt: approval.decided_at,
     })),
-    audit: audit.map((event) => ({ seq: event.seq, type: event.type, taskId: event.task_id, effectId: event.effect_id, data: parse(event.data_json as string), at: event.at })),
+    audit: audit.map((event) => ({ seq: event.seq, type: event.type, taskId: event.task_id, effectId: event.effect_id, data: parse('audit_events', 'data_json', event, `audit event ${event.seq}`), at: event.at })),
   };
 }
 

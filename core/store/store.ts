@@ -1,8 +1,10 @@
 // The effect ledger: every state change commits with the audit event that describes it.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunState, type TaskState } from '../../sdk/index.js';
-import { openDatabase, type SqliteDatabase } from './database.js';
+import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
+import { statePaths } from './state-paths.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
 
 /** A row as SQLite returns it. */
@@ -91,9 +93,15 @@ export class Store {
   #redact: <T>(value: T) => T = (value) => value;
   readonly #statements;
   readonly #checkpointSeq = new Map<string, number>();
+  /** The database file, absolute. */
+  readonly path: string;
+  /** The database, its companions and the artifact store: policy refuses them to every task. */
+  readonly statePaths: readonly string[];
 
   constructor(path: string, options: { create: boolean; readonly?: boolean }) {
-    this.#db = openDatabase(path, options);
+    this.path = resolve(path);
+    this.#db = openDatabase(this.path, options);
+    this.statePaths = statePaths(this.path);
     const db = this.#db;
     const guarded = <S extends string>(sql: (from: string) => string, table: Readonly<Record<S, readonly S[]>>) => {
       const cache = new Map<S, ReturnType<SqliteDatabase['prepare']>>();
@@ -184,7 +192,16 @@ export class Store {
       return this.#db.transaction(body).immediate();
     } catch (error) {
       if (isAgentctlError(error)) throw error;
-      throw new AgentctlError('AGENTCTL_E_DB_WRITE', `database write failed: ${errorMessage(error)}`, { cause: error });
+      throw databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
+    }
+  }
+
+  /** A read outside a transaction; a damaged file is AGENTCTL_E_DB_CORRUPT, never an internal error. */
+  #read<T>(body: () => T): T {
+    try {
+      return body();
+    } catch (error) {
+      throw databaseError(error, `database ${this.path} cannot be read`, 'AGENTCTL_E_DB_OPEN');
     }
   }
 
@@ -263,7 +280,7 @@ export class Store {
   }
 
   effect(id: string): EffectRow | undefined {
-    return this.#statements.selectEffect.get(id) as EffectRow | undefined;
+    return this.#read(() => this.#statements.selectEffect.get(id) as EffectRow | undefined);
   }
 
   /** Records an effect before it is dispatched, synced to disk. */
@@ -334,6 +351,50 @@ export class Store {
     return tasks.map((task) => task.task_id);
   }
 
+  /**
+   * The run stops without an end because its ledger failed under an effect: every effect still `started` becomes
+   * `uncertain`, the error is kept and the lease released. The run stays `running`, shown as interrupted.
+   */
+  interruptRun(runId: string, error: JsonValue): void {
+    this.transaction(() => {
+      const at = now();
+      const started = this.#db.prepare(`SELECT id, task_id FROM effects WHERE run_id = ? AND state = 'started'`).all(runId) as { id: string; task_id: string }[];
+      for (const effect of started) {
+        this.#changeEffect(effect.id, 'uncertain', { result: null, error: this.json(error), at });
+        this.audit(runId, { type: 'effect.uncertain', taskId: effect.task_id, effectId: effect.id, data: { reason: 'its outcome could not be recorded' } });
+      }
+      this.#db.prepare(`UPDATE runs SET error_json = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ? WHERE id = ? AND state = 'running'`).run(this.json(error), at, runId);
+      this.audit(runId, { type: 'run.interrupted', data: { error } });
+    });
+  }
+
+  /**
+   * Ends every run this process drives as `cancelled`, at once (a second signal): effects still `started` become
+   * `uncertain` (a killed process may have done part of its work), recorded effects not yet started are cancelled,
+   * and so is every unfinished task and pending approval. Returns each run with its tasks' final states.
+   */
+  stopDrivenRuns(reason: string): { runId: string; traceId: string; tasks: Record<string, TaskState> }[] {
+    return this.transaction(() => {
+      const at = now();
+      const error = this.json({ code: 'AGENTCTL_E_CANCELLED', message: reason });
+      const runs = this.#db.prepare(`SELECT id, trace_id FROM runs WHERE lease_owner = ? AND state = 'running'`).all(this.leaseOwner) as { id: string; trace_id: string }[];
+      return runs.map(({ id: runId, trace_id: traceId }) => {
+        const open = this.#db.prepare(`SELECT id, task_id, state FROM effects WHERE run_id = ? AND state IN ('started', 'requested')`).all(runId) as { id: string; task_id: string; state: string }[];
+        for (const effect of open) {
+          const next = effect.state === 'started' ? 'uncertain' : 'cancelled';
+          this.#changeEffect(effect.id, next, { result: null, error, at });
+          this.audit(runId, { type: `effect.${next}`, taskId: effect.task_id, effectId: effect.id, data: { reason } });
+        }
+        this.closeWaiting(runId, reason);
+        const unfinished = this.#db.prepare(`SELECT task_id FROM tasks WHERE run_id = ? AND state IN ('pending', 'ready', 'running', 'retry_scheduled') ORDER BY position`).all(runId) as { task_id: string }[];
+        for (const { task_id: taskId } of unfinished) this.writeTask(runId, taskId, { state: 'cancelled', finished: true }, { type: 'task.cancelled', data: { reason } });
+        this.finishRun(runId, 'cancelled', { error: { code: 'AGENTCTL_E_CANCELLED', message: reason } });
+        const tasks = this.#db.prepare(`SELECT task_id, state FROM tasks WHERE run_id = ? ORDER BY position`).all(runId) as { task_id: string; state: TaskState }[];
+        return { runId, traceId, tasks: Object.fromEntries(tasks.map((task) => [task.task_id, task.state])) };
+      });
+    });
+  }
+
   finishRun(runId: string, state: RunState, result: { output?: JsonValue; error?: JsonValue; memory?: JsonValue }): void {
     this.transaction(() => {
       const at = now();
@@ -355,27 +416,32 @@ export class Store {
   // Read-only views for inspection. Rows are returned as SQLite gives them; inspection.ts shapes them.
 
   runRow(runId: string): Row | undefined {
-    return this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Row | undefined;
+    return this.#read(() => this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Row | undefined);
   }
 
   taskRows(runId: string): Row[] {
-    return this.#db.prepare(`SELECT * FROM tasks WHERE run_id = ? ORDER BY position`).all(runId) as Row[];
+    return this.#read(() => this.#db.prepare(`SELECT * FROM tasks WHERE run_id = ? ORDER BY position`).all(runId) as Row[]);
   }
 
   effectRows(runId: string): Row[] {
-    return this.#db.prepare(`SELECT * FROM effects WHERE run_id = ? ORDER BY requested_at, task_id, attempt, ordinal`).all(runId) as Row[];
+    return this.#read(() => this.#db.prepare(`SELECT * FROM effects WHERE run_id = ? ORDER BY requested_at, task_id, attempt, ordinal`).all(runId) as Row[]);
   }
 
   approvalRows(runId: string): Row[] {
-    return this.#db.prepare(`SELECT * FROM approvals WHERE run_id = ? ORDER BY requested_at`).all(runId) as Row[];
+    return this.#read(() => this.#db.prepare(`SELECT * FROM approvals WHERE run_id = ? ORDER BY requested_at`).all(runId) as Row[]);
   }
 
   auditRows(runId: string): Row[] {
-    return this.#db.prepare(`SELECT * FROM audit_events WHERE run_id = ? ORDER BY seq`).all(runId) as Row[];
+    return this.#read(() => this.#db.prepare(`SELECT * FROM audit_events WHERE run_id = ? ORDER BY seq`).all(runId) as Row[]);
   }
 
-  /** The newest runs first. */
+  /** The newest runs first, with their lease (for liveness). */
   recentRuns(limit: number): Row[] {
-    return this.#db.prepare(`SELECT id, workflow_name, state, mode, created_at, finished_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`).all(limit) as Row[];
+    return this.#read(
+      () =>
+        this.#db
+          .prepare(`SELECT id, workflow_name, state, mode, created_at, finished_at, lease_owner, lease_expires_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`)
+          .all(limit) as Row[],
+    );
   }
 }

@@ -1,19 +1,19 @@
 // `inspect RUN` and `runs list`: read-only views of the database.
 import type { CommandModule } from 'yargs';
 import { AgentctlError } from '../../../sdk/index.js';
-import { inspectRun, listRuns } from '../../store/inspection.js';
+import { inspectRun, listRuns, stateLabel } from '../../store/inspection.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
-import { DEFAULT_DB } from './run.js';
+import { databasePath, DEFAULT_DB } from './run.js';
 
 interface InspectArgs extends GlobalArgs {
   run: string;
-  db: string;
+  db?: string;
 }
 
 interface ListArgs extends GlobalArgs {
-  db: string;
+  db?: string;
   limit: number;
 }
 
@@ -23,17 +23,17 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'SQLite database file' }) as never,
+      .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' }) as never,
   handler: handler<InspectArgs>(async (argv, output) => {
-    const store = Store.open(argv.db, { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
       const view = inspectRun(store, argv.run);
       emit(output, 'RunInspection', view, () => {
-        const lines = [`run ${view.run.runId}  ${view.run.workflow}  ${view.run.state}  (trace ${view.run.traceId})`];
+        const lines = [`run ${view.run.runId}  ${view.run.workflow}  ${stateLabel(view.run)}  (trace ${view.run.traceId})`];
         const failure = view.run.error as { code?: string; message?: string } | null;
         if (failure) lines.push(`  error: ${failure.code} ${failure.message}`);
         for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}`);
-        for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}`);
+        for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}${effect.inDoubt ? ' (in doubt: it may have happened)' : ''}`);
         for (const approval of view.approvals) lines.push(`  approval ${approval.approvalId} ${approval.state} (${approval.taskId}): ${approval.reason}`);
         lines.push('  audit:');
         for (const event of view.audit) lines.push(`    ${String(event.seq).padStart(4)} ${event.at} ${String(event.type).padEnd(26)} ${event.taskId ?? ''}`);
@@ -51,16 +51,16 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
   describe: 'List recent runs',
   builder: (yargs) =>
     yargs
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'SQLite database file' })
+      .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' })
       .option('limit', { type: 'number', default: 50, describe: 'at most this many runs, newest first' }) as never,
   handler: handler<ListArgs>(async (argv, output) => {
     if (!Number.isInteger(argv.limit) || argv.limit < 1 || argv.limit > 10_000) {
       throw new AgentctlError('AGENTCTL_E_USAGE', `--limit must be a whole number from 1 to 10000, got ${argv.limit}`);
     }
-    const store = Store.open(argv.db, { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
       const runs = listRuns(store, argv.limit);
-      emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${run.state}  ${run.createdAt}`).join('\n') || 'no runs');
+      emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${stateLabel(run)}  ${run.createdAt}`).join('\n') || 'no runs');
       return 0;
     } finally {
       store.close();

@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError } from '../../../sdk/index.js';
+import { AgentctlError, EXIT } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { installProgress } from '../../progress.js';
@@ -12,14 +12,28 @@ import { Store } from '../../store/store.js';
 import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
-import { emit, palette, type OutputOptions } from '../output.js';
+import { emit, emitError, palette, toAgentctlError, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 
 export const DEFAULT_DB = '.agentctl/runtime.db';
 
+/** The --db value, checked: it names a file, never SQLite's in-memory or temporary database (SPEC §7). */
+export function databasePath(value: unknown): string {
+  // The option has no yargs default: yargs would give a bare --db the default instead of the empty value it is.
+  if (value === undefined) return DEFAULT_DB;
+  const usage = (message: string) => new AgentctlError('AGENTCTL_E_USAGE', message, { help: `name the database file, e.g. --db ${DEFAULT_DB} (the default)` });
+  if (Array.isArray(value)) throw usage(`--db was given ${value.length} times; give it once`);
+  // A bare --db arrives as "". SQLite would open "" (and "   ", which better-sqlite3 trims) as a temporary database.
+  if (typeof value !== 'string' || value.trim() === '') throw usage('--db needs a file path');
+  if (value === ':memory:') throw usage('--db :memory: is not allowed: the ledger must outlive the process');
+  if (value !== value.trim()) throw usage(`--db "${value}" begins or ends with white space`);
+  if (value.includes('\0')) throw usage('--db contains a NUL byte');
+  return value;
+}
+
 interface RunArgs extends GlobalArgs, InputArgs {
   file: string;
-  db: string;
+  db?: string;
   workspace?: string;
   'timeout-seconds'?: number;
 }
@@ -31,11 +45,12 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     inputOptions(
       yargs
         .positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })
-        .option('db', { type: 'string', default: DEFAULT_DB, describe: 'SQLite database file' })
+        .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' })
         .option('workspace', { type: 'string', describe: 'workspace folder (default: the workflow file\'s folder)' })
         .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' }),
     ) as never,
   handler: handler<RunArgs>(async (argv, output) => {
+    const db = databasePath(argv.db);
     const timeout = argv['timeout-seconds'];
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86400)) {
       throw new AgentctlError('AGENTCTL_E_USAGE', `--timeout-seconds must be more than 0 and at most 86400, got ${timeout}`);
@@ -47,8 +62,8 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     const { plan } = await compileText(host, argv.file, source, { inputs });
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
-    const store = Store.open(argv.db);
-    const cancellation = watchCancellation(timeout);
+    const store = Store.open(db);
+    const cancellation = watchCancellation(timeout, (signal) => stopAtOnce(store, signal, output));
     try {
       const result = await executeRun({
         host,
@@ -70,11 +85,14 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
   }),
 });
 
-/** SIGINT, SIGTERM, SIGHUP and --timeout-seconds abort the run; a second signal ends the process at once. */
-function watchCancellation(timeoutSeconds: number | undefined) {
+/**
+ * SIGINT, SIGTERM, SIGHUP and --timeout-seconds abort the run. A signal while the run is already being cancelled
+ * (a child that takes long to go away) ends the process at once, after `stop` has recorded the run cancelled.
+ */
+function watchCancellation(timeoutSeconds: number | undefined, stop: (signal: NodeJS.Signals) => number) {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) process.exit(stop(signal));
     controller.abort(signal);
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -87,6 +105,27 @@ function watchCancellation(timeoutSeconds: number | undefined) {
       for (const signal of signals) process.off(signal, onSignal);
     },
   };
+}
+
+/**
+ * The second signal: records the run and its tasks cancelled and prints the outcome, synchronously (the SQLite
+ * calls and writes to pipes and files are), since the process exits right after. Returns the exit code.
+ */
+function stopAtOnce(store: Store, signal: NodeJS.Signals, output: OutputOptions): number {
+  const reason = `cancelled (a second ${signal} stopped agentctl before the cancellation had finished)`;
+  try {
+    for (const run of store.stopDrivenRuns(reason)) {
+      const error = new AgentctlError('AGENTCTL_E_CANCELLED', `run ${run.runId} was ${reason}`);
+      report({ runId: run.runId, traceId: run.traceId, state: 'cancelled', output: {}, tasks: run.tasks, error }, output);
+    }
+    return EXIT.cancelled;
+  } catch (error) {
+    const failure = toAgentctlError(error);
+    emitError(output, failure);
+    return failure.exitCode;
+  } finally {
+    store.close();
+  }
 }
 
 function report(result: RunResult, output: OutputOptions): number {
