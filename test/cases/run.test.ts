@@ -239,17 +239,15 @@ describe('run: task controls', () => {
         ],
       }),
     );
-    const started = Date.now();
     const document = outcome(runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']), 0);
-    const elapsed = Date.now() - started;
     expect(document.data.tasks).to.deep.equal({ one: 'succeeded', two: 'succeeded' });
-    expect(elapsed, 'two 1 s sleeps in parallel').to.be.below(1900);
     const effects = rows(ws.db, 'SELECT task_id, state, started_at, finished_at FROM effects ORDER BY task_id');
     expect(effects.map((effect) => [effect.task_id, effect.state])).to.deep.equal([
       ['one', 'succeeded'],
       ['two', 'succeeded'],
     ]);
-    // The two processes overlapped in time: each started before the other finished.
+    // The two processes overlapped in time: each started before the other finished. (The recorded times prove it;
+    // a wall-clock bound would also measure the machine's load.)
     const [one, two] = effects;
     expect(one.started_at < two.finished_at && two.started_at < one.finished_at).to.equal(true);
   });
