@@ -1,6 +1,10 @@
 // CLI entry. `--version` answers before any heavy module is loaded; everything else loads the app lazily.
 import module from 'node:module';
 import { HOST_VERSION } from '../version.js';
+import { closeInheritedDescriptors } from './descriptors.js';
+
+// Before any child can be started: descriptors inherited from agentctl's parent are not passed on.
+closeInheritedDescriptors();
 
 // A reader that goes away (`agentctl ... | head`) is not an error of agentctl's: never a stack trace for EPIPE.
 for (const stream of [process.stdout, process.stderr]) {
