@@ -66,6 +66,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_POLICY_PROCESS_DENIED: { exitCode: EXIT.policy, summary: 'The executable basename is not in processAllowlist.' },
   AGENTCTL_E_POLICY_ENV_DENIED: { exitCode: EXIT.policy, summary: 'An environment name is not in environmentAllowlist.' },
   AGENTCTL_E_POLICY_PATH_ESCAPE: { exitCode: EXIT.policy, summary: 'A path leaves the workspace root or contains "..".' },
+  AGENTCTL_E_POLICY_CWD_INVALID: { exitCode: EXIT.policy, summary: 'A process working directory does not exist or is not a folder.' },
   AGENTCTL_E_POLICY_NOT_WRITABLE: { exitCode: EXIT.policy, summary: 'A write target is not below a writable root.' },
   AGENTCTL_E_POLICY_TOOL_DENIED: { exitCode: EXIT.policy, summary: 'The tool identity is denied by toolsAllow/toolsDeny.' },
   AGENTCTL_E_POLICY_NO_VERDICT: { exitCode: EXIT.policy, summary: 'No policy gave a verdict; the effect is denied (fail closed).' },
