@@ -36,6 +36,7 @@ export function createFileService(options: FileServiceOptions): FileService {
     try {
       const components = path.startsWith('/') ? below(root, path) : split(path);
       if (!components) throw failure(access, 'ESCAPE', `${access} path "${path}" is outside the workspace root`);
+      if (components.length === 0) throw failure(access, 'FILE', `cannot ${access} ${path}: it names the workspace root folder, not a file`);
       return await body(root, components);
     } catch (error) {
       throw error instanceof Refusal ? refused(access, path, error) : isEffectFailure(error) ? error : failure(access, 'FILE', `cannot ${access} ${path}: ${errnoOf(error)}`);

@@ -69,6 +69,8 @@ describe('file service', () => {
       expect(await failureCode(files.read('in/real/a.txt/', { maxBytes: 100 }))).to.equal('AGENTCTL_E_FILE_READ');
       expect(await failureCode(files.read('in/real/a.txt/.', { maxBytes: 100 }))).to.equal('AGENTCTL_E_FILE_READ');
       expect(await failureCode(files.read('in/real', { maxBytes: 100 }))).to.equal('AGENTCTL_E_FILE_READ');
+      expect(await failureCode(files.read(ws, { maxBytes: 100 }))).to.equal('AGENTCTL_E_FILE_READ');
+      expect(await failureCode(files.writeAtomic(ws, Buffer.from('x')))).to.equal('AGENTCTL_E_FILE_WRITE');
     });
 
     it('refuses a link loop, a missing file and a file over the limit', async () => {
