@@ -1,6 +1,7 @@
 // An action kind: its schemas, effect profile and the dispatch function that performs one task of it.
 import type { z } from 'zod';
 import type { EffectOptions, EffectProfile, EffectRequest } from './effects.js';
+import type { FileService } from './files.js';
 import type { DispatchProcessService, ProcessLimits, ProcessService } from './isolation.js';
 import type { JsonValue } from './json.js';
 import type { SecretReference, TaskSecrets } from './secrets.js';
@@ -18,6 +19,8 @@ export interface DispatchContext<Action = unknown, Input = unknown> {
   readonly secrets: TaskSecrets;
   /** Starts processes through the registered isolation modes; a kind never spawns by itself. */
   readonly process: DispatchProcessService;
+  /** Reads and writes workspace files, confined to the workspace root and the writable roots at the system call. */
+  readonly files: FileService;
   /** Absolute form of a workspace-relative path; policy authorizes it when an effect declares it. */
   resolvePath(path: string): string;
   /**

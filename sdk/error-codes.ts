@@ -68,6 +68,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_POLICY_PROCESS_DENIED: { exitCode: EXIT.policy, summary: 'The executable basename is not in processAllowlist.' },
   AGENTCTL_E_POLICY_ENV_DENIED: { exitCode: EXIT.policy, summary: 'An environment name is not in environmentAllowlist.' },
   AGENTCTL_E_POLICY_PATH_ESCAPE: { exitCode: EXIT.policy, summary: 'A path leaves the workspace root or contains "..".' },
+  AGENTCTL_E_POLICY_CWD_INVALID: { exitCode: EXIT.policy, summary: 'A process working directory does not exist or is not a folder.' },
   AGENTCTL_E_POLICY_NOT_WRITABLE: { exitCode: EXIT.policy, summary: 'A write target is not below a writable root.' },
   AGENTCTL_E_POLICY_STATE_PATH: { exitCode: EXIT.policy, summary: "A path is agentctl's own state: the database, its -wal/-shm/-journal, or the artifact store." },
   AGENTCTL_E_POLICY_TOOL_DENIED: { exitCode: EXIT.policy, summary: 'The tool identity is denied by toolsAllow/toolsDeny.' },

@@ -75,6 +75,17 @@ describe('runProcess', () => {
     expect(result.stdout.length).to.equal(4096);
   });
 
+  it('keeps output byte for byte across many chunks, up to each limit and the combined one', async () => {
+    const expected = Array.from({ length: 60_000 }, (_, index) => `${index + 1}\n`).join('');
+    const whole = await runProcess(spec(['seq 60000; seq 3 >&2']), never);
+    expect(whole).to.include({ end: 'exited', exitCode: 0, truncated: false });
+    expect(whole.stdout.toString()).to.equal(expected);
+    expect(whole.stderr.toString()).to.equal('1\n2\n3\n');
+    const cut = await runProcess(spec(['seq 60000'], { limits: { stdout: 200_000, stderr: 10, combined: 100_000 } }), never);
+    expect(cut).to.include({ end: 'overflow', stream: 'combined', limit: 100_000, truncated: true });
+    expect(cut.stdout.toString()).to.equal(expected.slice(0, 100_000));
+  });
+
   it('reports a spawn error for a missing executable', async () => {
     const result = await runProcess({ ...spec([]), executable: '/nonexistent/agentctl-binary' }, never);
     expect(result.end).to.equal('spawn_error');

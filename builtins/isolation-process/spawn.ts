@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ProcessEnd, ProcessResult, ProcessSpec } from '../../sdk/index.js';
+import { OutputBuffer } from './output-buffer.js';
 
 /** What spawning needs; the isolation mode name is not among it. */
 export type SpawnSpec = Omit<ProcessSpec, 'isolation'>;
@@ -12,8 +13,11 @@ const PIPE_GRACE_MS = 2000;
 export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<ProcessResult> {
   return new Promise((resolvePromise) => {
     const started = performance.now();
-    const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
-    const sizes = { stdout: 0, stderr: 0 };
+    // Each stream is copied once, into a buffer of at most its own limit (and never more than the combined one).
+    const kept = {
+      stdout: new OutputBuffer(Math.min(spec.limits.stdout, spec.limits.combined)),
+      stderr: new OutputBuffer(Math.min(spec.limits.stderr, spec.limits.combined)),
+    };
     let truncated = false;
     let ending: Extract<ProcessEnd, { end: 'overflow' | 'timeout' | 'aborted' }> | undefined;
     let settled = false;
@@ -53,8 +57,8 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
       child.stderr?.destroy();
       resolvePromise({
         ...result,
-        stdout: Buffer.concat(chunks.stdout),
-        stderr: Buffer.concat(chunks.stderr),
+        stdout: kept.stdout.bytes(),
+        stderr: kept.stderr.bytes(),
         durationMs: Math.round(performance.now() - started),
         truncated,
       });
@@ -67,18 +71,11 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
 
     const capture = (stream: 'stdout' | 'stderr', limit: number) => (chunk: Buffer) => {
       if (ending) return;
-      const streamRoom = limit - sizes[stream];
-      const combinedRoom = spec.limits.combined - (sizes.stdout + sizes.stderr);
+      const streamRoom = limit - kept[stream].size;
+      const combinedRoom = spec.limits.combined - (kept.stdout.size + kept.stderr.size);
       const room = Math.min(streamRoom, combinedRoom);
-      if (chunk.length <= room) {
-        chunks[stream].push(chunk);
-        sizes[stream] += chunk.length;
-        return;
-      }
-      if (room > 0) {
-        chunks[stream].push(chunk.subarray(0, room));
-        sizes[stream] += room;
-      }
+      kept[stream].append(chunk, Math.min(chunk.length, room));
+      if (chunk.length <= room) return;
       truncated = true;
       stop(streamRoom <= combinedRoom ? { end: 'overflow', stream, limit } : { end: 'overflow', stream: 'combined', limit: spec.limits.combined });
     };

@@ -127,9 +127,21 @@ function outcome(result: ProcessResult, context: DispatchContext<ShellExecAction
   }
 }
 
-/** UTF-8 text; output cut short drops a trailing partial character instead of growing a U+FFFD. */
+/**
+ * UTF-8 text; output cut short drops a trailing partial character instead of growing a U+FFFD. Decoded with toString,
+ * which keeps ASCII in V8's one-byte form: half the memory of a TextDecoder's UTF-16 result.
+ */
 function decode(bytes: Buffer, truncated: boolean): string {
-  return truncated ? new TextDecoder('utf-8').decode(bytes, { stream: true }) : bytes.toString('utf8');
+  return (truncated ? bytes.subarray(0, completeLength(bytes)) : bytes).toString('utf8');
+}
+
+/** Length of `bytes` without a trailing UTF-8 sequence that its lead byte says is incomplete. */
+function completeLength(bytes: Buffer): number {
+  let start = bytes.length - 1;
+  while (start > 0 && start > bytes.length - 4 && (bytes[start]! & 0xc0) === 0x80) start -= 1;
+  const lead = bytes[start] ?? 0;
+  const length = lead >= 0xf5 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 ? 2 : 1;
+  return length > 1 && start + length > bytes.length ? start : bytes.length;
 }
 
 function tail(stderr: string): string {

@@ -2,6 +2,7 @@
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import type { Approver } from '../runner/effects.js';
+import { neutralize } from './output.js';
 
 /** A terminal on both stdin and stderr, and not CI: only then is anyone there to answer. */
 export function isInteractive(environment: NodeJS.ProcessEnv): boolean {
@@ -28,7 +29,8 @@ export function terminalApprover(environment: NodeJS.ProcessEnv): Approver {
       // The terminal is in raw mode while asking: Ctrl+C arrives as a readline event, and means cancel the run.
       lines.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
       try {
-        process.stderr.write(`\napproval needed for task ${question.taskId}: ${question.operation}\n  ${question.reason}\n  ${preview}\n`);
+        // The recorded input may hold text a task produced: printed neutralized, never interpreted by the terminal.
+        process.stderr.write(`\napproval needed for task ${question.taskId}: ${question.operation}\n  ${neutralize(question.reason)}\n  ${neutralize(preview)}\n`);
         const answer = (await lines.question('approve? [y/N] ', { signal })).trim().toLowerCase();
         const approved = answer === 'y' || answer === 'yes';
         return { approved, actor, reason: approved ? 'approved at the terminal' : `rejected at the terminal (answer: ${JSON.stringify(answer)})` };

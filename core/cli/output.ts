@@ -25,6 +25,27 @@ export function palette(color: boolean) {
   return { red: paint(color, 31), green: paint(color, 32), yellow: paint(color, 33), dim: paint(color, 2), bold: paint(color, 1) };
 }
 
+// C0 controls but tab and newline, DEL, C1 controls, bidirectional overrides and isolates, line and paragraph separators.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// What CI runners read as a command at the start of a line, after blanks: GitHub Actions `::error::` and `##[group]`,
+// Azure Pipelines `##vso[...]`, TeamCity `##teamcity[...]`.
+const CI_COMMAND = /^([ \t]*)([:#])(?=:|#(?:vso|teamcity)?\[)/gm;
+
+const escaped = (character: string) => {
+  const code = character.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+};
+
+/**
+ * Text that came from a child process or a task, made safe to show in human mode on a terminal or in a CI log:
+ * control characters are shown escaped (ESC as `\x1b`, a lone carriage return as `\x0d`; CRLF becomes a newline),
+ * and a line a CI runner would take as a command (`::error::`, `::add-mask::`, `##[group]`, `##vso[...]`) has its
+ * first character escaped, so it is printed, never obeyed. Tabs and newlines are kept.
+ */
+export function neutralize(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(CONTROL, escaped).replace(CI_COMMAND, (_match, blanks: string, first: string) => `${blanks}${escaped(first)}`);
+}
+
 /** Writes the success document (json) or calls `human` to print a summary. */
 export function emit(options: OutputOptions, kind: string, data: unknown, human: () => string, extra: { ok?: boolean; diagnostics?: Diagnostic[] } = {}): void {
   if (options.mode === 'json') {
@@ -58,14 +79,15 @@ export function emitError(options: OutputOptions, error: AgentctlError): void {
 }
 
 export function formatDiagnostics(error: AgentctlError, colors: ReturnType<typeof palette>): string {
-  const lines = [`${colors.red('error')}: ${error.message}`];
+  // Messages may quote a child's stderr or a task's value: everything but agentctl's own colors is neutralized.
+  const lines = [`${colors.red('error')}: ${neutralize(error.message)}`];
   if (error.runId) lines.push(`  run: ${error.runId}  trace: ${error.traceId}`);
   for (const item of error.diagnostics) {
     const where = item.file ? `${item.file}${item.line ? `:${item.line}:${item.column ?? 1}` : ''}` : '';
     const header = [item.code, where, item.path ? `at ${item.path}` : '', item.taskId ? `task ${item.taskId}` : ''].filter(Boolean).join('  ');
-    lines.push(`  ${colors.dim(header)}`);
-    if (item.message !== error.message) lines.push(`    ${item.message}`);
-    if (item.help) lines.push(`    ${colors.yellow('help')}: ${item.help}`);
+    lines.push(`  ${colors.dim(neutralize(header))}`);
+    if (item.message !== error.message) lines.push(`    ${neutralize(item.message)}`);
+    if (item.help) lines.push(`    ${colors.yellow('help')}: ${neutralize(item.help)}`);
   }
   const code = String(error.code);
   lines.push(`  exit ${error.exitCode}${isCoreErrorCode(code) ? ` (${ERROR_CODES[code].summary})` : ''}`);

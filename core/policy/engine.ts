@@ -4,6 +4,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { diagnostic, type Diagnostic, type EffectClass, type PolicyRequest, type PolicyVerdict, type PolicyVote } from '../../sdk/index.js';
 import type { Hooks, PolicyBallot } from '../hooks.js';
+import { checkWorkingDirectory } from './working-directory.js';
 
 const MUTATING: ReadonlySet<EffectClass> = new Set(['workspace_mutate', 'external_mutate', 'process_execution', 'network']);
 
@@ -13,7 +14,7 @@ const deny = (code: Diagnostic['code'], message: string, help?: string): PolicyV
 });
 
 /** The core phase, in order: the first denial wins; otherwise the approval decision. */
-const CORE_CHECKS: readonly ((request: PolicyRequest) => PolicyVerdict | undefined)[] = [checkTools, checkProcess, checkPaths];
+const CORE_CHECKS: readonly ((request: PolicyRequest) => PolicyVerdict | undefined)[] = [checkTools, checkProcess, checkPaths, checkWorkingDirectory];
 
 export function corePolicy(request: PolicyRequest): PolicyVerdict {
   for (const check of CORE_CHECKS) {

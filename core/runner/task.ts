@@ -7,6 +7,7 @@ import { outputProblems } from '../output-schema.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store, TaskState } from '../store/store.js';
 import { dispatchProcessService } from '../process-service.js';
+import { createFileService } from '../files/service.js';
 import { ApprovalPending, canonicalJson, createEffectRunner, OutcomeNotRecorded, sha256, type Approver } from './effects.js';
 import type { SecretVault } from './secrets.js';
 
@@ -132,6 +133,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: { input
     signal,
     secrets: request.vault.forTask(),
     process: dispatchProcessService(host, signal),
+    files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots }),
     resolvePath: (path: string) => resolve(workspaceRoot, path),
     redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
     effect: createEffectRunner({

@@ -4,7 +4,7 @@ import { AgentctlError } from '../../../sdk/index.js';
 import { inspectRun, listRuns, stateLabel } from '../../store/inspection.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
-import { emit } from '../output.js';
+import { emit, neutralize } from '../output.js';
 import { databasePath, DEFAULT_DB } from './run.js';
 
 interface InspectArgs extends GlobalArgs {
@@ -31,10 +31,10 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
       emit(output, 'RunInspection', view, () => {
         const lines = [`run ${view.run.runId}  ${view.run.workflow}  ${stateLabel(view.run)}  (trace ${view.run.traceId})`];
         const failure = view.run.error as { code?: string; message?: string } | null;
-        if (failure) lines.push(`  error: ${failure.code} ${failure.message}`);
+        if (failure) lines.push(`  error: ${failure.code} ${neutralize(String(failure.message))}`);
         for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}`);
         for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}${effect.inDoubt ? ' (in doubt: it may have happened)' : ''}`);
-        for (const approval of view.approvals) lines.push(`  approval ${approval.approvalId} ${approval.state} (${approval.taskId}): ${approval.reason}`);
+        for (const approval of view.approvals) lines.push(`  approval ${approval.approvalId} ${approval.state} (${approval.taskId}): ${neutralize(String(approval.reason))}`);
         lines.push('  audit:');
         for (const event of view.audit) lines.push(`    ${String(event.seq).padStart(4)} ${event.at} ${String(event.type).padEnd(26)} ${event.taskId ?? ''}`);
         return lines.join('\n');

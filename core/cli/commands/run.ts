@@ -12,7 +12,7 @@ import { Store } from '../../store/store.js';
 import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
-import { emit, emitError, palette, toAgentctlError, type OutputOptions } from '../output.js';
+import { emit, emitError, neutralize, palette, toAgentctlError, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 
 export const DEFAULT_DB = '.agentctl/runtime.db';
@@ -139,7 +139,7 @@ function report(result: RunResult, output: OutputOptions): number {
   const colors = palette(output.colorStdout);
   const mark = { succeeded: colors.green('succeeded'), paused: colors.yellow('paused'), cancelled: colors.yellow('cancelled') }[result.state as 'succeeded' | 'paused' | 'cancelled'];
   const ok = result.state === 'succeeded';
-  emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${result.error.message}` : ''}`, {
+  emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`, {
     ok,
     diagnostics: [...(ok ? [] : (result.error?.diagnostics ?? [])), ...(result.warnings ?? [])],
   });

@@ -1,0 +1,35 @@
+// The host's file service: how an action kind reads and writes workspace files. The host confines every access to the
+// roots policy uses, at the moment of the system call, so a path that policy allowed cannot be redirected by a
+// symbolic link swapped in afterwards.
+
+/** Options of `FileService.read`. */
+export interface FileReadOptions {
+  /** A larger file fails with AGENTCTL_E_FILE_TOO_LARGE; at most this many bytes are ever read. */
+  readonly maxBytes: number;
+}
+
+/**
+ * Workspace files as one dispatch sees them. Paths are as written in the workflow: relative to the workspace root, or
+ * absolute inside it. Every failure is an `EffectFailure` with outcome `failed` (nothing was changed):
+ * AGENTCTL_E_POLICY_PATH_ESCAPE (a `..` component, or a path or symbolic link leading out of the workspace root),
+ * AGENTCTL_E_POLICY_NOT_WRITABLE (a write that would land outside every writable root), AGENTCTL_E_FILE_READ,
+ * AGENTCTL_E_FILE_TOO_LARGE, AGENTCTL_E_FILE_WRITE. A path ending in `/` names a directory and is refused by all three.
+ */
+export interface FileService {
+  /**
+   * The bytes of a regular file inside the workspace root. Symbolic links are followed as long as every step stays
+   * inside the root; nothing outside it is ever opened.
+   */
+  read(path: string, options: FileReadOptions): Promise<Buffer>;
+  /**
+   * Whether the write target already holds exactly `bytes`: false when it does not exist. Checked like a write (below a
+   * writable root); a target that exists and is not a regular file, or is a symbolic link, is refused.
+   */
+  contentEquals(path: string, bytes: Uint8Array): Promise<boolean>;
+  /**
+   * Replaces or creates a file below a writable root atomically: a temporary file in the same folder, fsync, rename,
+   * fsync of the folder. Missing folders are created. An existing file keeps its permission bits; a new one is
+   * created with 0644 minus the process umask. The target itself is never a symbolic link.
+   */
+  writeAtomic(path: string, bytes: Uint8Array): Promise<void>;
+}
