@@ -25,15 +25,41 @@ export function palette(color: boolean) {
   return { red: paint(color, 31), green: paint(color, 32), yellow: paint(color, 33), dim: paint(color, 2), bold: paint(color, 1) };
 }
 
+/**
+ * Text that came from tasks (a child's output, a run's outputs), made safe to print to a terminal or a CI log: control
+ * characters (except newline and tab) and bidirectional overrides become visible `\uXXXX` escapes, and a line that
+ * starts with a CI command sequence (`::error::`, `::add-mask::`) gets a zero-width space between its colons, so no CI
+ * runner acts on it.
+ */
+export function neutralize(text: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(/^([ \t]*):(?=:)/gm, '$1:\u200b');
+}
+
 /** Writes the success document (json) or calls `human` to print a summary. */
 export function emit(options: OutputOptions, kind: string, data: unknown, human: () => string, extra: { ok?: boolean; diagnostics?: Diagnostic[] } = {}): void {
   if (options.mode === 'json') {
-    const document = { apiVersion: CLI_API_VERSION, kind, ok: extra.ok ?? true, data, diagnostics: extra.diagnostics ?? [] };
+    const document = { apiVersion: CLI_API_VERSION, kind, ok: extra.ok ?? true, data, diagnostics: (extra.diagnostics ?? []).map(completeDiagnostic) };
     process.stdout.write(`${JSON.stringify(document)}\n`);
     return;
   }
   const text = human();
   if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** A diagnostic as printed: the eight contract fields always present (`null` when they do not apply), then the rest. */
+export type CompleteDiagnostic = Omit<Diagnostic, 'file' | 'line' | 'column' | 'path' | 'help'> & { file: string | null; line: number | null; column: number | null; path: string | null; help: string };
+
+/** Every diagnostic leaves the CLI with all eight fields and a help; a missing help is the code's default. */
+export function completeDiagnostic(item: Diagnostic): CompleteDiagnostic {
+  const { code, severity, message, file, line, column, path, help, ...rest } = item;
+  return { code, severity, message, file: file ?? null, line: line ?? null, column: column ?? null, path: path ?? null, help: help || defaultHelp(String(code), item.plugin), ...rest };
+}
+
+function defaultHelp(code: string, plugin: string | undefined): string {
+  if (isCoreErrorCode(code)) return ERROR_CODES[code].help;
+  return `see the documentation of plugin ${plugin ?? code.slice(0, code.indexOf('_E_')).toLowerCase()} for ${code}`;
 }
 
 /** Normalizes anything thrown into an AgentctlError (unexpected errors become AGENTCTL_E_INTERNAL). */
@@ -49,7 +75,7 @@ export function emitError(options: OutputOptions, error: AgentctlError): void {
       kind: 'Error',
       ok: false,
       error: { message: error.message, exitCode: error.exitCode, runId: error.runId ?? null, traceId: error.traceId ?? null },
-      diagnostics: error.diagnostics,
+      diagnostics: error.diagnostics.map(completeDiagnostic),
     };
     process.stderr.write(`${JSON.stringify(document)}\n`);
     return;
@@ -60,7 +86,7 @@ export function emitError(options: OutputOptions, error: AgentctlError): void {
 export function formatDiagnostics(error: AgentctlError, colors: ReturnType<typeof palette>): string {
   const lines = [`${colors.red('error')}: ${error.message}`];
   if (error.runId) lines.push(`  run: ${error.runId}  trace: ${error.traceId}`);
-  for (const item of error.diagnostics) {
+  for (const item of error.diagnostics.map(completeDiagnostic)) {
     const where = item.file ? `${item.file}${item.line ? `:${item.line}:${item.column ?? 1}` : ''}` : '';
     const header = [item.code, where, item.path ? `at ${item.path}` : '', item.taskId ? `task ${item.taskId}` : ''].filter(Boolean).join('  ');
     lines.push(`  ${colors.dim(header)}`);

@@ -6,6 +6,7 @@ import { outputValidator } from '../output-schema.js';
 import { workflowEnvelope, type Envelope } from './envelope.js';
 import { topologicalOrder } from './graph.js';
 import { issuesToDiagnostics } from './issues.js';
+import { closest, listNames } from './suggest.js';
 import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
 import { hasTemplate, parseTemplate, TemplateError, templateStrings, type Expression } from './templates.js';
 
@@ -79,8 +80,8 @@ function compileActions(host: Host, envelope: Envelope, source: SourceDocument, 
     const path: PathSegment[] = ['spec', 'actions', name];
     const kind = host.actionKind(raw.kind);
     if (!kind) {
-      const known = host.actionKinds().map((entry) => entry.name).join(', ');
-      report('AGENTCTL_E_UNKNOWN_ACTION_KIND', [...path, 'kind'], `action ${name} has unknown kind "${raw.kind}"`, `registered kinds: ${known}`);
+      const known = host.actionKinds().map((entry) => entry.name);
+      report('AGENTCTL_E_UNKNOWN_ACTION_KIND', [...path, 'kind'], `action ${name} has unknown kind "${raw.kind}"`, suggestion(raw.kind, known, 'registered kinds'));
       continue;
     }
     const { kind: _kind, ...fields } = raw;
@@ -153,12 +154,14 @@ function compileTasks(host: Host, envelope: Envelope, actions: Record<string, Co
     }
     const action = Object.hasOwn(actions, actionName) ? actions[actionName] : undefined;
     if (!action) {
-      if (!Object.hasOwn(envelope.spec.actions, actionName)) report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses action "${actionName}", which is not declared in spec.actions`);
+      if (!Object.hasOwn(envelope.spec.actions, actionName)) {
+        report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses action "${actionName}", which is not declared in spec.actions`, suggestion(actionName, Object.keys(envelope.spec.actions), 'declared actions', 'action:'));
+      }
       return;
     }
     const needs = new Set<string>();
     task.needs.forEach((need, needIndex) => {
-      if (!ids.has(need)) report('AGENTCTL_E_UNKNOWN_DEPENDENCY', [...path, 'needs', needIndex], `task ${task.id} needs "${need}", which is not a task`);
+      if (!ids.has(need)) report('AGENTCTL_E_UNKNOWN_DEPENDENCY', [...path, 'needs', needIndex], `task ${task.id} needs "${need}", which is not a task`, suggestion(need, ids, 'declared task ids'));
       else if (needs.has(need)) report('AGENTCTL_E_SCHEMA', [...path, 'needs', needIndex], `task ${task.id} lists "${need}" twice in needs`);
       needs.add(need);
     });
@@ -264,6 +267,13 @@ function orderTasks(tasks: CompiledTask[], envelope: Envelope, report: Report): 
   const index = envelope.spec.tasks.findIndex((task) => task.id === first);
   report('AGENTCTL_E_DEPENDENCY_CYCLE', ['spec', 'tasks', index, 'needs'], `tasks form a cycle: ${result.cycle.join(' → ')}`, 'remove one of these needs entries');
   return tasks;
+}
+
+/** "did you mean X?" when a known name is close, then the known names. */
+function suggestion(name: string, known: Iterable<string>, what: string, prefix = ''): string {
+  const names = [...known];
+  const close = closest(name, names);
+  return `${close === undefined ? '' : `did you mean ${prefix}${close}? `}${what}: ${listNames(names)}`;
 }
 
 /** Declared defaults overridden by the caller's values. Unknown names are refused: a typo must not go unnoticed. */

@@ -1,8 +1,10 @@
 // The read-only commands (plan, schema, plugins list, version) and usage errors in JSON mode.
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ROOT, runCli, workspace } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, outcome, workflow } from './helpers.js';
+import { BIN, baseEnv, parseDocument, ROOT, runCli, workspace } from '../support/cli.js';
+import { diagnosticWithCode, errorDocument, outcome, runCount, workflow } from './helpers.js';
 
 describe('plan', () => {
   let ws: ReturnType<typeof workspace>;
@@ -115,6 +117,80 @@ describe('usage errors', () => {
     diagnosticWithCode(document, 'AGENTCTL_E_INPUT_INVALID');
   });
 
+  it('bare agentctl prints the help on stdout and exits 0', () => {
+    const result = runCli([]);
+    expect(result.status).to.equal(0);
+    expect(result.stderr).to.equal('');
+    expect(result.stdout).to.contain('agentctl <command> [options]').and.to.contain('agentctl check <file>');
+  });
+
+  it('an unknown command is named, with the list of commands and the closest one', () => {
+    const document = errorDocument(runCli(['chek', 'x.yaml', '--output', 'json']), 2);
+    expect(document.error.message).to.equal('unknown command chek');
+    expect(document.diagnostics[0].help).to.equal('did you mean check? commands: run, check, plan, inspect, runs, plugins, schema, version, completion');
+    expect(errorDocument(runCli(['resume', '--output', 'json']), 2).error.message).to.equal('command resume is not available in this version');
+  });
+
+  it('a mistyped option gets a suggestion from the command\'s own options', () => {
+    const document = errorDocument(runCli(['run', join(ROOT, 'examples', 'hello.yaml'), '--workspce', '.', '--output', 'json']), 2);
+    expect(document.error.message).to.equal('unknown option --workspce');
+    expect(document.diagnostics[0].help).to.match(/^did you mean --workspace instead of --workspce\?/);
+    const human = runCli(['check', join(ROOT, 'examples', 'hello.yaml'), '--outptu', 'json']);
+    expect(human.status).to.equal(2);
+    expect(human.stderr).to.contain('did you mean --output instead of --outptu?');
+  });
+
+  it('a single-valued option given twice is a usage error, reported in JSON when any --output asks for it', () => {
+    const space = workspace();
+    try {
+      const hello = join(ROOT, 'examples', 'hello.yaml');
+      const cases: [string[], string][] = [
+        [['version', '--output', 'json', '--output', 'json'], '--output is given 2 times; it takes one value'],
+        [['version', '--output', 'human', '--output=json'], '--output is given 2 times; it takes one value'],
+        [['run', hello, '--db', space.file('a.db'), '--db', space.file('b.db'), '--output', 'json'], '--db is given 2 times; it takes one value'],
+        [['run', hello, '--workspace', space.dir, '--workspace', space.dir, '--db', space.file('a.db'), '--output', 'json'], '--workspace is given 2 times; it takes one value'],
+      ];
+      for (const [args, message] of cases) {
+        const document = errorDocument(runCli(args), 2);
+        expect(document.error.message, args.join(' ')).to.equal(message);
+        diagnosticWithCode(document, 'AGENTCTL_E_USAGE');
+      }
+      expect(runCount(space.file('a.db'))).to.equal(0);
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it('output to a full device is AGENTCTL_E_OUTPUT_WRITE on stderr, exit 5, without a stack trace', () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const mode of ['json', 'human']) {
+        const result = spawnSync(process.execPath, [BIN, 'version', '--output', mode], { env: baseEnv(), stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+        expect(result.status, mode).to.equal(5);
+        expect(result.stderr).to.contain('AGENTCTL_E_OUTPUT_WRITE').and.to.contain('ENOSPC');
+        expect(result.stderr).not.to.match(/\n\s+at /);
+        if (mode === 'json') expect(parseDocument(result.stderr).error.exitCode).to.equal(5);
+      }
+    } finally {
+      closeSync(full);
+    }
+  });
+
+  it('a deleted current folder is a usage error, without a stack trace', () => {
+    const space = workspace();
+    try {
+      const gone = join(space.dir, 'gone');
+      mkdirSync(gone);
+      const script = `cd "$1" && rmdir "$1" && exec "$2" "$3" check "$4" --output json`;
+      const result = spawnSync('/bin/sh', ['-c', script, 'sh', gone, process.execPath, BIN, join(ROOT, 'examples', 'hello.yaml')], { env: baseEnv(), encoding: 'utf8' });
+      const document = errorDocument({ status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr }, 2);
+      expect(document.error.message).to.match(/current folder cannot be read/);
+      expect(result.stderr).not.to.match(/\n\s+at /);
+    } finally {
+      space.cleanup();
+    }
+  });
+
   it('human mode: a usage error goes to stderr and stdout stays empty', () => {
     const result = runCli(['bogus']);
     expect(result.status).to.equal(2);
@@ -135,5 +211,29 @@ describe('completion and --version', () => {
     expect(result.status).to.equal(0);
     expect(result.stdout).to.match(/^\d+\.\d+\.\d+\n$/);
     expect(result.stderr).to.equal('');
+  });
+});
+
+describe('human run summary', () => {
+  it('prints the run\'s outputs after the summary, neutralizing text that came from tasks', () => {
+    const space = workspace();
+    try {
+      const file = space.write(
+        'wf.yaml',
+        workflow({
+          inputs: { note: 'line one\n::error::forged\u001b[31m' },
+          actions: { set: { kind: 'builtin.assign' } },
+          tasks: [{ id: 'a', uses: 'action:set', with: { note: '${{ inputs.note }}', count: 3 } }],
+          outputs: { note: '${{ tasks.a.output.output.note }}', count: '${{ tasks.a.output.output.count }}' },
+        }),
+      );
+      const result = runCli(['run', file, '--db', space.db]);
+      expect(result.status, result.stderr).to.equal(0);
+      const lines = result.stdout.split('\n');
+      expect(lines[0]).to.match(/^run run_\S+ succeeded: 1 succeeded$/);
+      expect(lines.slice(1)).to.deep.equal(['outputs:', '  note: line one', '    :\u200b:error::forged\\u001b[31m', '  count: 3', '']);
+    } finally {
+      space.cleanup();
+    }
   });
 });

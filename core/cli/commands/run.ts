@@ -12,7 +12,7 @@ import { Store } from '../../store/store.js';
 import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
-import { emit, palette, type OutputOptions } from '../output.js';
+import { emit, neutralize, palette, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 
 export const DEFAULT_DB = '.agentctl/runtime.db';
@@ -100,11 +100,19 @@ function report(result: RunResult, output: OutputOptions): number {
   const colors = palette(output.colorStdout);
   const mark = { succeeded: colors.green('succeeded'), paused: colors.yellow('paused'), cancelled: colors.yellow('cancelled') }[result.state as 'succeeded' | 'paused' | 'cancelled'];
   const ok = result.state === 'succeeded';
-  emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${result.error.message}` : ''}`, {
+  const line = `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`;
+  emit(output, 'RunOutcome', data, () => [line, ...outputLines(result.output)].join('\n'), {
     ok,
     diagnostics: [...(ok ? [] : (result.error?.diagnostics ?? [])), ...(result.warnings ?? [])],
   });
   return ok ? 0 : result.error?.exitCode ?? 1;
+}
+
+/** The run's outputs (spec.outputs) under the summary, one per line; text that came from tasks is neutralized. */
+function outputLines(outputs: RunResult['output']): string[] {
+  const entries = Object.entries((outputs ?? {}) as Record<string, unknown>);
+  if (entries.length === 0) return [];
+  return ['outputs:', ...entries.map(([name, value]) => `  ${name}: ${neutralize(typeof value === 'string' ? value : JSON.stringify(value)).replace(/\n/g, '\n    ')}`)];
 }
 
 function isDirectory(path: string): boolean {
