@@ -30,7 +30,7 @@ testActionKind('builtin.shell.exec', {
     { name: 'an unknown secret form', action: { command: 'env', env: { T: { vault: 'x' } } }, policy: { ...allow('env'), environmentAllowlist: ['T'] }, code: 'AGENTCTL_E_SECRET_FORM_UNKNOWN' },
     { name: 'limits are bounded to 16 MiB', action: { command: 'true', stdoutLimitBytes: 17 * 1024 * 1024 }, policy: allow('true'), code: 'AGENTCTL_E_SCHEMA' },
     { name: 'templates are not allowed in action fields', action: { command: 'echo', args: ['${{ inputs.x }}'] }, policy: allow('echo'), code: 'AGENTCTL_E_TEMPLATE_NOT_ALLOWED' },
-    { name: 'with takes no fields', action: { command: 'true' }, input: { args: ['x'] }, policy: allow('true'), code: 'AGENTCTL_E_SCHEMA' },
+    { name: 'with takes no unknown fields', action: { command: 'true' }, input: { bogus: ['x'] }, policy: allow('true'), code: 'AGENTCTL_E_UNKNOWN_FIELD' },
     { name: 'toolsAllow without process.exec', action: { command: 'true' }, policy: { ...allow('true'), toolsAllow: ['filesystem.read'] }, code: 'AGENTCTL_E_POLICY_TOOL_DENIED' },
   ],
 });

@@ -1,6 +1,7 @@
 // Command-line parsing (yargs) and dispatch to the command modules.
 import yargs, { type Argv } from 'yargs';
 import { AgentctlError, isAgentctlError, type PluginDefinition } from '../../sdk/index.js';
+import { STDIN_ARGUMENT } from '../compiler/source.js';
 import { closest } from '../compiler/suggest.js';
 import { composer } from './composition.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
@@ -52,7 +53,8 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   const compose = composer(options.plugins);
   const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), inspectCommand, runsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
-  const parser: Argv<GlobalArgs> = yargs(args)
+  // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
+  const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))
     .scriptName('agentctl')
     .usage('$0 <command> [options]\n\nRuns declarative, policy-gated YAML workflows with a durable effect ledger.')
     .option('output', { choices: ['human', 'json'] as const, default: 'human' as const, describe: 'human summary, or one JSON document', global: true })
@@ -106,7 +108,7 @@ function fail(args: readonly string[], failure: AgentctlError): void {
 function usageError(message: string, args: readonly string[], commands: readonly string[], known: readonly string[]): AgentctlError {
   const unknown = /^Unknown arguments?: (.+)$/.exec(message);
   if (!unknown) return new AgentctlError('AGENTCTL_E_USAGE', message, { help: 'see agentctl --help' });
-  const listed = unknown[1]!.split(', ');
+  const listed = unknown[1]!.split(', ').map((word) => (word === STDIN_ARGUMENT ? '-' : word));
   // yargs also names the camelCase alias of an unknown dashed option (`--some-thing` → someThing).
   const kebab = (word: string) => word.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
   const words = listed.filter((word) => !/[A-Z]/.test(word) || !listed.includes(kebab(word)));

@@ -1,6 +1,6 @@
 // The read-only commands (plan, schema, plugins list, version) and usage errors in JSON mode.
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { BIN, baseEnv, parseDocument, ROOT, runCli, workspace } from '../support/cli.js';
@@ -211,6 +211,45 @@ describe('completion and --version', () => {
     expect(result.status).to.equal(0);
     expect(result.stdout).to.match(/^\d+\.\d+\.\d+\n$/);
     expect(result.stderr).to.equal('');
+  });
+});
+
+describe('inputs and standard input', () => {
+  const hello = join(ROOT, 'examples', 'hello.yaml');
+  let space: ReturnType<typeof workspace>;
+  beforeEach(() => (space = workspace()));
+  afterEach(() => space.cleanup());
+
+  it('--input n=1e999 is refused: not a finite number', () => {
+    for (const args of [['--input', 'name=1e999'], ['--inputs', '{"name": [1, -1e999]}']]) {
+      const document = errorDocument(runCli(['plan', hello, ...args, '--output', 'json']), 2);
+      expect(diagnosticWithCode(document, 'AGENTCTL_E_INPUT_INVALID').message).to.match(/a number is not finite/);
+    }
+  });
+
+  it('--inputs-file refuses a key given twice in one object and accepts a UTF-8 byte order mark', () => {
+    space.write('twice.json', '{"name": "a", "n\\u0061me": "b"}');
+    const document = errorDocument(runCli(['plan', hello, '--inputs-file', space.file('twice.json'), '--output', 'json']), 2);
+    expect(diagnosticWithCode(document, 'AGENTCTL_E_INPUT_INVALID').message).to.equal(`--inputs-file ${space.file('twice.json')}: the key "name" appears twice in one object`);
+    space.write('nested.json', '{"name": {"a": 1, "b": {"a": 2}, "c": [{"a": 3}]}}');
+    expect(outcome(runCli(['plan', hello, '--inputs-file', space.file('nested.json'), '--output', 'json']), 0).data.inputs.name).to.deep.equal({ a: 1, b: { a: 2 }, c: [{ a: 3 }] });
+    space.write('bom.json', '\ufeff{"name": "Ada"}');
+    expect(outcome(runCli(['plan', hello, '--inputs-file', space.file('bom.json'), '--output', 'json']), 0).data.inputs).to.deep.equal({ name: 'Ada' });
+  });
+
+  it('check - and plan - read the workflow from standard input, bounded to 1 MiB', () => {
+    const text = readFileSync(hello, 'utf8');
+    const run = (args: string[], input: string | Buffer) => {
+      const result = spawnSync(process.execPath, [BIN, ...args], { env: baseEnv(), input, encoding: 'utf8' });
+      return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
+    };
+    expect(outcome(run(['check', '-', '--output', 'json'], text), 0).data).to.deep.include({ file: '<stdin>', workflow: 'hello', tasks: 2 });
+    expect(outcome(run(['plan', '-', '--input', 'name=Ada', '--output', 'json'], text), 0).data.tasks[0].input).to.deep.equal({ greeting: 'hello, Ada' });
+    const broken = diagnosticWithCode(errorDocument(run(['check', '-', '--output', 'json'], text.replace('kind: Workflow', 'kind: [Workflow')), 2), 'AGENTCTL_E_YAML_SYNTAX');
+    expect(broken.file).to.equal('<stdin>');
+    const large = diagnosticWithCode(errorDocument(run(['check', '-', '--output', 'json'], Buffer.alloc(3 * 1024 * 1024, 0x20)), 2), 'AGENTCTL_E_DOCUMENT_TOO_LARGE');
+    expect(large.message).to.equal('workflow from standard input is more than 1048576 bytes; the limit is 1048576 bytes (1 MiB)');
+    expect(errorDocument(run(['run', '-', '--output', 'json'], text), 2).error.message).to.equal('the workflow file cannot be - (standard input) here');
   });
 });
 

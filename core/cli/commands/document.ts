@@ -1,6 +1,7 @@
 // check, plan and schema: commands that read a workflow (or the format) and never touch the database.
 import type { CommandModule } from 'yargs';
-import { compileFile } from '../../compiler/compile.js';
+import { compileText } from '../../compiler/compile.js';
+import { readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME } from '../../compiler/source.js';
 import { describePlan } from '../../plan-view.js';
 import { workflowJsonSchema } from '../../schema.js';
 import type { Compose } from '../composition.js';
@@ -21,14 +22,21 @@ export function inputOptions<T>(yargs: import('yargs').Argv<T>) {
     .conflicts('inputs', 'inputs-file');
 }
 
+/** The workflow text and the name diagnostics give it: FILE, or standard input for `-` (bounded to 1 MiB). */
+async function readWorkflow(file: string): Promise<{ name: string; text: string }> {
+  if (file === STDIN_ARGUMENT) return { name: STDIN_NAME, text: await readBoundedStdin('workflow from standard input') };
+  return { name: file, text: readBoundedFile(file, 'workflow file') };
+}
+
 export const checkCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
   command: 'check <file>',
   describe: 'Validate a workflow without running it',
-  builder: (yargs) => yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' }) as never,
+  builder: (yargs) => yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file, or - for standard input' }) as never,
   handler: handler<FileArgs>(async (argv, output) => {
-    const { plan } = await compileFile(compose(), argv.file);
-    const data = { file: argv.file, workflow: plan.name, digest: plan.digest, tasks: plan.tasks.length, actions: Object.keys(plan.actions).length };
-    emit(output, 'CheckResult', data, () => `${palette(output.colorStdout).green('ok')}: ${argv.file} (workflow ${plan.name}, ${plan.tasks.length} tasks)`);
+    const workflow = await readWorkflow(argv.file);
+    const { plan } = await compileText(compose(), workflow.name, workflow.text);
+    const data = { file: workflow.name, workflow: plan.name, digest: plan.digest, tasks: plan.tasks.length, actions: Object.keys(plan.actions).length };
+    emit(output, 'CheckResult', data, () => `${palette(output.colorStdout).green('ok')}: ${workflow.name} (workflow ${plan.name}, ${plan.tasks.length} tasks)`);
     return 0;
   }),
 });
@@ -36,10 +44,12 @@ export const checkCommand = (compose: Compose): CommandModule<GlobalArgs, FileAr
 export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
   command: 'plan <file>',
   describe: 'Show the execution order, task inputs, effect classes and processes of a workflow',
-  builder: (yargs) => inputOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })) as never,
+  builder: (yargs) => inputOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file, or - for standard input' })) as never,
   handler: handler<FileArgs>(async (argv, output) => {
     const host = compose();
-    const { plan } = await compileFile(host, argv.file, { inputs: collectInputs(argv) });
+    const inputs = collectInputs(argv);
+    const workflow = await readWorkflow(argv.file);
+    const { plan } = await compileText(host, workflow.name, workflow.text, { inputs });
     const view = describePlan(host, plan);
     emit(output, 'Plan', view, () => {
       const lines = [`workflow ${view.workflow} (${view.order.length} tasks, maxConcurrency ${view.runtime.maxConcurrency})`];
