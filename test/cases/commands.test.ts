@@ -51,6 +51,34 @@ describe('plan', () => {
     ]);
   });
 
+  it('a template in an action field is refused with a hint that works: shell tasks take with.args and with.stdin', () => {
+    const spec = (action: Record<string, unknown>, task: Record<string, unknown>) =>
+      workflow({
+        inputs: { who: 'Ada' },
+        policy: { processAllowlist: ['sh', 'echo'], approval: 'never' },
+        actions: { greet: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'printf "%s/" "$1"; cat', 'sh'], ...action }, first: { kind: 'builtin.shell.exec', command: 'echo', args: ['dyn'] } },
+        tasks: [{ id: 'first', uses: 'action:first' }, { id: 'greet', uses: 'action:greet', needs: ['first'], ...task }],
+        outputs: { said: '${{ tasks.greet.output.stdout }}' },
+      });
+    ws.write('wf.yaml', spec({ args: ['-c', 'echo $1', 'sh', '${{ inputs.who }}'] }, {}));
+    const refused = diagnosticWithCode(errorDocument(runCli(['check', ws.file('wf.yaml'), '--output', 'json']), 2), 'AGENTCTL_E_TEMPLATE_NOT_ALLOWED');
+    expect(refused.help).to.equal("pass run-time values through the task's with (builtin.shell.exec takes args, stdin there)");
+    ws.write('wf.yaml', spec({}, { with: { args: ['${{ inputs.who }}'], stdin: '${{ tasks.first.output.stdout }}' } }));
+    expect(outcome(runCli(['check', ws.file('wf.yaml'), '--output', 'json']), 0).kind).to.equal('CheckResult');
+    const plan = outcome(runCli(['plan', ws.file('wf.yaml'), '--output', 'json']), 0).data;
+    expect(plan.tasks[1]).to.deep.include({ id: 'greet', predictability: 'dynamic', input: { args: ['Ada'], stdin: '${{ tasks.first.output.stdout }}' } });
+    const ran = outcome(runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']), 0);
+    expect(ran.data.output).to.deep.equal({ said: 'Ada/dyn\n' });
+    // check catches what run would refuse: an unknown field or a static value of the wrong type beside templates
+    ws.write('wf.yaml', spec({}, { with: { args: ['${{ inputs.who }}', 7], stdn: 'x' } }));
+    const document = errorDocument(runCli(['check', ws.file('wf.yaml'), '--output', 'json']), 2);
+    expect(document.diagnostics.map((item: any) => [item.code, item.path])).to.deep.equal([
+      ['AGENTCTL_E_SCHEMA', 'spec.tasks[1].with.args[1]'],
+      ['AGENTCTL_E_UNKNOWN_FIELD', 'spec.tasks[1].with.stdn'],
+    ]);
+    expect(document.diagnostics[1].help).to.equal('did you mean "stdin"? builtin.shell.exec takes args, stdin');
+  });
+
   it('plan renders --input values into task inputs', () => {
     const document = outcome(runCli(['plan', join(ROOT, 'examples', 'hello.yaml'), '--output', 'json', '--input', 'name=Ada']), 0);
     expect(document.data.inputs).to.deep.equal({ name: 'Ada' });
