@@ -15,6 +15,11 @@ export default defineActionKind({
   actionSchema: z.strictObject({}),
   inputSchema: z.strictObject({ path: z.string().min(1) }),
   effect: { effectClass: 'observe', risk: 'low', idempotency: 'idempotent' },
+  // Before the run, a known path is judged by policy exactly as dispatch will ask.
+  describe: (_action, { input }) => {
+    const path = (input as { path?: unknown } | undefined)?.path;
+    return typeof path === 'string' && path !== '' ? { effects: [{ operation: 'filesystem.read', access: { tool: 'filesystem.read', reads: [path] } }] } : {};
+  },
   async dispatch(context) {
     const { path } = context.input;
     const absolute = context.resolvePath(path);

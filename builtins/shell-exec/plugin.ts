@@ -16,7 +16,10 @@ export default defineActionKind({
   secretReferences: (action) => Object.values(action.env).filter((value): value is SecretReference => typeof value !== 'string'),
   describe(action, context) {
     const executable = context.process.hasMode(action.isolation) ? context.process.resolveCommand(action.isolation, action.command) : undefined;
+    // The access does not depend on the task input (run-time args are data to the program, not to policy).
+    const effects = executable === undefined ? undefined : [{ operation: 'process.exec', access: accessOf(action, executable) }];
     return {
+      ...(effects ? { effects } : {}),
       process: {
         command: action.command,
         executable: executable ?? null,
@@ -48,6 +51,11 @@ export default defineActionKind({
   },
   dispatch: (context) => execute(context),
 });
+
+/** What the effect asks policy for; `describe` gives the same before the run. */
+function accessOf(action: ShellExecAction, executable: string) {
+  return { tool: 'process.exec', process: { executable, command: action.command, cwd: action.cwd, environment: Object.keys(action.env), isolation: action.isolation } };
+}
 
 function limitsOf(action: ShellExecAction, fallbackTimeoutSeconds: number) {
   return {
@@ -81,7 +89,7 @@ async function execute(context: DispatchContext<ShellExecAction, ShellExecInput>
     operation: 'process.exec',
     // stdin is recorded by size and digest, as a write records its content; the task row holds the rendered text.
     input: { command: action.command, executable, args, cwd: action.cwd, env: recordedEnv, isolation: action.isolation, limits, ...(stdin === undefined ? {} : { stdin: { bytes: stdin.length, sha256: createHash('sha256').update(stdin).digest('hex') } }) },
-    access: { tool: 'process.exec', process: { executable, command: action.command, cwd: action.cwd, environment: Object.keys(action.env), isolation: action.isolation } },
+    access: accessOf(action, executable),
   };
   return context.effect(request, async (signal) => {
     const result = await context.process.run(

@@ -53,7 +53,7 @@ describe('builtin.shell.exec outcomes', () => {
   it('records the run-time args and the size and digest of stdin in the effect input', async () => {
     const result = await runAction('builtin.shell.exec', { action: { command: 'cat', args: ['-'] }, input: { args: ['-u'], stdin: 'hello' }, policy: allow('cat') });
     expect(result.state).to.equal('succeeded');
-    const [effect] = result.inspection!.effects as { input: { args: string[]; stdin: unknown } }[];
+    const [effect] = result.inspection!.effects as unknown as { input: { args: string[]; stdin: unknown } }[];
     expect(effect!.input.args).to.deep.equal(['-', '-u']);
     expect(effect!.input.stdin).to.deep.equal({ bytes: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824' });
   });

@@ -88,7 +88,7 @@ export function formatDiagnostics(error: AgentctlError, colors: ReturnType<typeo
   if (error.runId) lines.push(`  run: ${error.runId}  trace: ${error.traceId}`);
   for (const item of error.diagnostics.map(completeDiagnostic)) {
     const where = item.file ? `${item.file}${item.line ? `:${item.line}:${item.column ?? 1}` : ''}` : '';
-    const header = [item.code, where, item.path ? `at ${item.path}` : '', item.taskId ? `task ${item.taskId}` : ''].filter(Boolean).join('  ');
+    const header = [item.severity === 'error' ? '' : item.severity, item.code, where, item.path ? `at ${item.path}` : '', item.taskId ? `task ${item.taskId}` : ''].filter(Boolean).join('  ');
     lines.push(`  ${colors.dim(header)}`);
     if (item.message !== error.message) lines.push(`    ${item.message}`);
     if (item.help) lines.push(`    ${colors.yellow('help')}: ${item.help}`);
