@@ -2,14 +2,13 @@
 import { createHash } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue } from '../../sdk/index.js';
 import type { Host } from '../host.js';
-import { outputValidator } from '../output-schema.js';
-import { workflowEnvelope, type Envelope } from './envelope.js';
+import { workflowEnvelope } from './envelope.js';
 import { topologicalOrder } from './graph.js';
-import { fieldsAt, isMissing, issuesToDiagnostics, unknownField } from './issues.js';
+import { fieldsAt, issuesToDiagnostics, unknownField } from './issues.js';
+import { checkInput, checkOutputs, checkOutputSchema, checkTemplate, suggestion, type ReferenceScope, type Report } from './checks.js';
 import { completeParts, salvageParts, type WorkflowParts } from './partial.js';
-import { closest, listNames } from './suggest.js';
 import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
-import { hasTemplate, parseTemplate, TemplateError, templateStrings, type Expression } from './templates.js';
+import { hasTemplate, templateStrings } from './templates.js';
 
 export interface CompileOptions {
   /** Input values that override the declared defaults (already merged from the CLI). */
@@ -79,8 +78,6 @@ function fail(diagnostics: Diagnostic[], file: string): never {
   const more = unique.length > 1 ? ` (and ${unique.length - 1} more)` : '';
   throw new AgentctlError(first.code, `${file}:${first.line ?? 1}:${first.column ?? 1}: ${first.message}${more}`, { diagnostics: unique });
 }
-
-type Report = (code: Diagnostic['code'], path: PathSegment[], message: string, help?: string) => void;
 
 /** Every action with a known kind is checked against its kind, read from the document itself (not the envelope). */
 function compileActions(host: Host, source: SourceDocument, diagnostics: Diagnostic[], report: Report): Record<string, CompiledAction> {
@@ -205,87 +202,6 @@ function compileTasks(host: Host, parts: WorkflowParts, actions: Record<string, 
   return tasks;
 }
 
-/**
- * Checks a task's `with` against its kind's input schema before anything runs. A value a template will supply is
- * unknown until run time, so problems at or below a template are left to run time; everything else (an unknown
- * field, a missing one, a wrong static value) is reported now: `check` catches what `run` would refuse.
- */
-function checkInput(host: Host, kindName: string, input: unknown, templatePaths: readonly PathSegment[][], path: PathSegment[], report: Report): void {
-  const parsed = host.actionKind(kindName)!.inputSchema.safeParse(input);
-  if (parsed.success) return;
-  const dynamic = (issuePath: readonly PathSegment[]) => templatePaths.some((template) => template.every((segment, index) => issuePath[index] === segment));
-  for (const issue of parsed.error.issues) {
-    const relative = issue.path as PathSegment[];
-    if (dynamic(relative)) continue;
-    if (issue.code === 'unrecognized_keys') {
-      const known = fieldsAt(host.actionKind(kindName)!.inputSchema, relative);
-      for (const key of issue.keys) {
-        const where = [...path, ...relative, key];
-        const near = closest(key, known);
-        const allowed = known.length > 0 ? `${kindName} takes ${known.join(', ')}` : `${kindName} takes no input fields`;
-        report('AGENTCTL_E_UNKNOWN_FIELD', where, `unknown field "${key}" in ${formatPath([...path, ...relative])} (input of ${kindName})`, `${near ? `did you mean "${near}"? ` : ''}${allowed}`);
-      }
-      continue;
-    }
-    const where = [...path, ...relative];
-    const message = isMissing(input, relative) ? `${formatPath(where.slice(0, -1))}: missing required field "${String(where[where.length - 1])}"` : `${formatPath(where)}: ${issue.message}`;
-    report('AGENTCTL_E_SCHEMA', where, `${message} (input of ${kindName})`, `see the ${kindName} input fields in \`agentctl schema\``);
-  }
-}
-
-function checkOutputSchema(schema: JsonValue, path: PathSegment[], report: Report): void {
-  try {
-    outputValidator(schema);
-  } catch (error) {
-    report('AGENTCTL_E_SCHEMA', path, `outputSchema is not a valid JSON Schema: ${errorMessage(error)}`);
-  }
-}
-
-function checkOutputs({ envelope, ids }: WorkflowParts, report: Report): void {
-  const scope: ReferenceScope = { envelope, needs: ids, taskIds: ids, owner: 'spec.outputs' };
-  for (const template of templateStrings(envelope.spec.outputs)) checkTemplate(template.text, ['spec', 'outputs', ...template.path], scope, report);
-}
-
-interface ReferenceScope {
-  readonly envelope: Envelope;
-  readonly needs: ReadonlySet<string>;
-  readonly taskIds: ReadonlySet<string>;
-  readonly owner: string;
-}
-
-function checkTemplate(text: string, path: PathSegment[], scope: ReferenceScope, report: Report) {
-  let parsed;
-  try {
-    parsed = parseTemplate(text);
-  } catch (error) {
-    if (!(error instanceof TemplateError)) throw error;
-    report('AGENTCTL_E_TEMPLATE_SYNTAX', path, `bad template: ${error.message}`, 'templates are ${{ [not] PATH [OP LITERAL] }} with PATH rooted at inputs., vars., memory. or tasks.ID.output.');
-    return undefined;
-  }
-  for (const segment of parsed.segments) {
-    if ('expression' in segment) checkReference(segment.expression, path, scope, report);
-  }
-  return parsed;
-}
-
-function checkReference(expression: Expression, path: PathSegment[], scope: ReferenceScope, report: Report): void {
-  const [root, name, third] = expression.path;
-  const spec = scope.envelope.spec;
-  if ((root === 'inputs' || root === 'vars') && (name === undefined || !Object.hasOwn(spec[root], name))) {
-    report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": ${root}.${name ?? ''} is not declared in spec.${root}`);
-  } else if (root === 'memory') {
-    report('AGENTCTL_E_UNSUPPORTED', path, `"${expression.source}": working memory is not available in this version; nothing can write memory.${name ?? ''}`);
-  } else if (root === 'tasks') {
-    if (name === undefined || third !== 'output') {
-      report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": task references have the form tasks.ID.output[.FIELD...]`);
-    } else if (!scope.taskIds.has(name)) {
-      report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": there is no task "${name}"`);
-    } else if (!scope.needs.has(name)) {
-      report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": ${scope.owner} reads tasks.${name} but does not list it in needs`, `add "${name}" to needs`);
-    }
-  }
-}
-
 function orderTasks(tasks: CompiledTask[], { tasks: declared }: WorkflowParts, report: Report): CompiledTask[] {
   const result = topologicalOrder(tasks);
   if ('order' in result) {
@@ -298,13 +214,6 @@ function orderTasks(tasks: CompiledTask[], { tasks: declared }: WorkflowParts, r
   const steps = result.cycle.length > 12 ? `${result.cycle.slice(0, 10).join(' → ')} → … → ${first} (${result.cycle.length - 1} tasks)` : result.cycle.join(' → ');
   report('AGENTCTL_E_DEPENDENCY_CYCLE', ['spec', 'tasks', index, 'needs'], `tasks form a cycle: ${steps}`, 'remove one of the needs entries of this cycle');
   return tasks;
-}
-
-/** "did you mean X?" when a known name is close, then the known names. */
-function suggestion(name: string, known: Iterable<string>, what: string, prefix = ''): string {
-  const names = [...known];
-  const close = closest(name, names);
-  return `${close === undefined ? '' : `did you mean ${prefix}${close}? `}${what}: ${listNames(names)}`;
 }
 
 /** Declared defaults overridden by the caller's values. Unknown names are refused: a typo must not go unnoticed. */
