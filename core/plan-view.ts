@@ -2,6 +2,7 @@
 import type { Host } from './host.js';
 import type { CompiledPlan, JsonValue, ProcessDescription } from '../sdk/index.js';
 import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
+import type { TaskPolicyView } from './policy-preview.js';
 
 export interface PlanTaskView {
   id: string;
@@ -19,6 +20,8 @@ export interface PlanTaskView {
   failure: string;
   retry: { maxAttempts: number; backoffMs: number };
   timeoutSeconds: number;
+  /** What policy will say about the task's effects, judged before the run as `run` would. */
+  policy: TaskPolicyView;
 }
 
 export interface PlanProcessView extends ProcessDescription {
@@ -38,7 +41,7 @@ export interface PlanView {
   processes: PlanProcessView[];
 }
 
-export function describePlan(host: Host, plan: CompiledPlan): PlanView {
+export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap<string, TaskPolicyView>): PlanView {
   const scope: TemplateScope = { inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: {} };
   const tasks = plan.tasks.map((task): PlanTaskView => {
     const rendered = renderKnown(task.with, scope);
@@ -56,6 +59,7 @@ export function describePlan(host: Host, plan: CompiledPlan): PlanView {
       failure: task.failure,
       retry: { ...task.retry },
       timeoutSeconds: task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds,
+      policy: policy.get(task.id)!,
     };
   });
   const processes: PlanProcessView[] = [];

@@ -1,6 +1,6 @@
 // An action kind: its schemas, effect profile and the dispatch function that performs one task of it.
 import type { z } from 'zod';
-import type { EffectOptions, EffectProfile, EffectRequest } from './effects.js';
+import type { EffectAccess, EffectOptions, EffectProfile, EffectRequest } from './effects.js';
 import type { FileService } from './files.js';
 import type { DispatchProcessService, ProcessLimits, ProcessService } from './isolation.js';
 import type { JsonValue } from './json.js';
@@ -52,11 +52,32 @@ export interface DescribeContext {
   readonly taskTimeoutSeconds?: number;
   /** Resolves commands the way the isolation mode will at run time. */
   readonly process: ProcessService;
+  /**
+   * When describing one task: its `with` as far as it is known before the run (inputs and vars rendered). A field a
+   * template fills from an earlier task's output is absent, and so is an array holding one. Not yet validated
+   * against the input schema: check the fields you read.
+   */
+  readonly input?: unknown;
 }
 
-/** What `plan` shows about an action beyond its kind's profile. */
+/** An effect a task will request, as far as it is known before the run: what `check` and `plan` judge by policy. */
+export interface DescribedEffect {
+  /** The operation the effect request will name, e.g. `filesystem.write`. */
+  readonly operation: string;
+  /** The access the effect request will ask for, built the way dispatch builds it. */
+  readonly access: EffectAccess;
+  /** Overrides of the kind's profile for this effect, as the request will give them. */
+  readonly profile?: Partial<EffectProfile>;
+}
+
+/** What `plan` shows about an action beyond its kind's profile, and what `check` and `plan` judge by policy. */
 export interface ActionDescription {
   readonly process?: ProcessDescription;
+  /**
+   * The effects a task will request, when the action and the known input determine them: policy is applied to these
+   * before the run. Leave it out when the access depends on values only known at run time.
+   */
+  readonly effects?: readonly DescribedEffect[];
 }
 
 /** An action kind: its schemas, effect profile and dispatch function. */

@@ -17,10 +17,12 @@ export const EXIT = Object.freeze({
 /** One of the CLI's exit codes. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** The exit code and one-line description of an error code. */
+/** The exit code, one-line description and default help of an error code. */
 export interface CodeInfo {
   readonly exitCode: ExitCode;
   readonly summary: string;
+  /** What to do next: the help a diagnostic of this code gets when its raiser gave none. */
+  readonly help: string;
 }
 
 const define = <T extends Record<string, CodeInfo>>(codes: T): Readonly<T> => Object.freeze(codes);
@@ -28,85 +30,86 @@ const define = <T extends Record<string, CodeInfo>>(codes: T): Readonly<T> => Ob
 /** Every core error code with its exit code and summary. */
 export const ERROR_CODES = define({
   // Usage and document validation (exit 2)
-  AGENTCTL_E_USAGE: { exitCode: EXIT.usage, summary: 'The command line is invalid.' },
-  AGENTCTL_E_FILE_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A named file does not exist or cannot be read.' },
-  AGENTCTL_E_DOCUMENT_TOO_LARGE: { exitCode: EXIT.usage, summary: 'A workflow or input document is larger than 1 MiB.' },
-  AGENTCTL_E_YAML_SYNTAX: { exitCode: EXIT.usage, summary: 'The document is not valid YAML.' },
-  AGENTCTL_E_SCHEMA: { exitCode: EXIT.usage, summary: 'A value does not match the workflow schema.' },
-  AGENTCTL_E_UNKNOWN_FIELD: { exitCode: EXIT.usage, summary: 'An object has a field the schema does not define.' },
-  AGENTCTL_E_API_VERSION: { exitCode: EXIT.usage, summary: 'The document apiVersion or kind is not supported.' },
-  AGENTCTL_E_UNSUPPORTED: { exitCode: EXIT.usage, summary: 'The document uses a feature this version does not support.' },
-  AGENTCTL_E_UNKNOWN_ACTION_KIND: { exitCode: EXIT.usage, summary: 'No registered plugin provides this action kind.' },
-  AGENTCTL_E_UNKNOWN_ACTION: { exitCode: EXIT.usage, summary: 'A task uses an action that is not declared.' },
-  AGENTCTL_E_DUPLICATE_TASK: { exitCode: EXIT.usage, summary: 'Two tasks have the same id.' },
-  AGENTCTL_E_UNKNOWN_DEPENDENCY: { exitCode: EXIT.usage, summary: 'A task needs a task that does not exist.' },
-  AGENTCTL_E_DEPENDENCY_CYCLE: { exitCode: EXIT.usage, summary: 'Task dependencies form a cycle.' },
-  AGENTCTL_E_TEMPLATE_SYNTAX: { exitCode: EXIT.usage, summary: 'A ${{ }} template is not a valid expression.' },
-  AGENTCTL_E_TEMPLATE_REFERENCE: { exitCode: EXIT.usage, summary: 'A template refers to a value that is not declared or not reachable.' },
-  AGENTCTL_E_TEMPLATE_NOT_ALLOWED: { exitCode: EXIT.usage, summary: 'A template appears where only static values are allowed.' },
-  AGENTCTL_E_INPUT_INVALID: { exitCode: EXIT.usage, summary: 'A run input is malformed or not declared.' },
-  AGENTCTL_E_SECRET_MISSING: { exitCode: EXIT.usage, summary: 'A secret reference cannot be resolved.' },
-  AGENTCTL_E_SECRET_FORM_UNKNOWN: { exitCode: EXIT.usage, summary: 'No secret resolver handles this reference form.' },
-  AGENTCTL_E_SECRET_TOO_SHORT: { exitCode: EXIT.usage, summary: 'A secret value is shorter than 4 characters and cannot be redacted safely.' },
-  AGENTCTL_E_UNKNOWN_ISOLATION: { exitCode: EXIT.usage, summary: 'No registered plugin provides this isolation mode.' },
-  AGENTCTL_E_COMMAND_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A process command does not resolve to an executable file.' },
-  AGENTCTL_E_COMPILE_REJECTED: { exitCode: EXIT.usage, summary: 'A compile plugin rejected the workflow.' },
-  AGENTCTL_E_RUN_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No run with this id exists in the database.' },
+  AGENTCTL_E_USAGE: { exitCode: EXIT.usage, summary: 'The command line is invalid.', help: 'run `agentctl --help` or `agentctl COMMAND --help` for the commands and options' },
+  AGENTCTL_E_FILE_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A named file does not exist or cannot be read.', help: 'check the path: it must name an existing, readable regular file' },
+  AGENTCTL_E_DOCUMENT_TOO_LARGE: { exitCode: EXIT.usage, summary: 'A workflow or input document is larger than 1 MiB.', help: 'keep the document under 1 MiB (4 MiB once YAML aliases are expanded); move bulk data into files that tasks read' },
+  AGENTCTL_E_YAML_SYNTAX: { exitCode: EXIT.usage, summary: 'The document is not valid YAML.', help: 'fix the YAML at the position shown; a workflow is one YAML document' },
+  AGENTCTL_E_SCHEMA: { exitCode: EXIT.usage, summary: 'A value does not match the workflow schema.', help: 'fix the value at the path shown; `agentctl schema` prints the workflow format' },
+  AGENTCTL_E_UNKNOWN_FIELD: { exitCode: EXIT.usage, summary: 'An object has a field the schema does not define.', help: 'remove the field or fix its spelling; `agentctl schema` lists the allowed fields' },
+  AGENTCTL_E_API_VERSION: { exitCode: EXIT.usage, summary: 'The document apiVersion or kind is not supported.', help: 'use apiVersion: agentctl.dev/v1 (or agentctl.dev/v1alpha1) and kind: Workflow' },
+  AGENTCTL_E_UNSUPPORTED: { exitCode: EXIT.usage, summary: 'The document uses a feature this version does not support.', help: 'remove the feature; docs/workflow-format.md lists what this version supports' },
+  AGENTCTL_E_UNKNOWN_ACTION_KIND: { exitCode: EXIT.usage, summary: 'No registered plugin provides this action kind.', help: 'use a kind that `agentctl plugins list` shows, or register the plugin that provides it' },
+  AGENTCTL_E_UNKNOWN_ACTION: { exitCode: EXIT.usage, summary: 'A task uses an action that is not declared.', help: 'declare the action in spec.actions, or fix the name after "action:"' },
+  AGENTCTL_E_DUPLICATE_TASK: { exitCode: EXIT.usage, summary: 'Two tasks have the same id.', help: 'give each task a unique id' },
+  AGENTCTL_E_UNKNOWN_DEPENDENCY: { exitCode: EXIT.usage, summary: 'A task needs a task that does not exist.', help: 'list only ids of tasks declared in spec.tasks in needs' },
+  AGENTCTL_E_DEPENDENCY_CYCLE: { exitCode: EXIT.usage, summary: 'Task dependencies form a cycle.', help: 'remove one of the needs entries of the cycle shown' },
+  AGENTCTL_E_TEMPLATE_SYNTAX: { exitCode: EXIT.usage, summary: 'A ${{ }} template is not a valid expression.', help: 'write templates as ${{ [not] PATH [OP LITERAL] }} with PATH rooted at inputs., vars. or tasks.ID.output.' },
+  AGENTCTL_E_TEMPLATE_REFERENCE: { exitCode: EXIT.usage, summary: 'A template refers to a value that is not declared or not reachable.', help: 'declare the input or var, or add the task to needs; task references read tasks.ID.output...' },
+  AGENTCTL_E_TEMPLATE_NOT_ALLOWED: { exitCode: EXIT.usage, summary: 'A template appears where only static values are allowed.', help: 'use templates only in a task\'s with and when and in spec.outputs; pass run-time values through the task\'s with' },
+  AGENTCTL_E_INPUT_INVALID: { exitCode: EXIT.usage, summary: 'A run input is malformed or not declared.', help: 'pass inputs declared in spec.inputs as --input KEY=VALUE, --inputs JSON or --inputs-file PATH' },
+  AGENTCTL_E_SECRET_MISSING: { exitCode: EXIT.usage, summary: 'A secret reference cannot be resolved.', help: 'provide the secret (for {env: NAME}: set NAME in agentctl\'s environment) before the run' },
+  AGENTCTL_E_SECRET_FORM_UNKNOWN: { exitCode: EXIT.usage, summary: 'No secret resolver handles this reference form.', help: 'use a secret reference form a registered plugin provides, such as {env: NAME}' },
+  AGENTCTL_E_SECRET_TOO_SHORT: { exitCode: EXIT.usage, summary: 'A secret value is shorter than 4 characters and cannot be redacted safely.', help: 'use a secret of at least 4 characters; a shorter value cannot be told apart from ordinary text' },
+  AGENTCTL_E_UNKNOWN_ISOLATION: { exitCode: EXIT.usage, summary: 'No registered plugin provides this isolation mode.', help: 'use an isolation mode a registered plugin provides (`agentctl plugins list`), such as process' },
+  AGENTCTL_E_COMMAND_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A process command does not resolve to an executable file.', help: 'use an absolute path, or a command installed in /usr/local/bin, /usr/bin or /bin' },
+  AGENTCTL_E_COMPILE_REJECTED: { exitCode: EXIT.usage, summary: 'A compile plugin rejected the workflow.', help: 'fix what the compile plugin named, or remove the plugin from the configuration' },
+  AGENTCTL_E_RUN_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No run with this id exists in the database.', help: 'check the run id and --db; `agentctl runs list` shows the runs in a database' },
 
   // Plugin host (exit 2: the configuration of the host is wrong)
-  AGENTCTL_E_PLUGIN_INVALID: { exitCode: EXIT.usage, summary: 'A plugin definition is malformed.' },
-  AGENTCTL_E_PLUGIN_DUPLICATE: { exitCode: EXIT.usage, summary: 'Two plugins share a name, or two plugins own the same action kind, secret form or isolation mode.' },
-  AGENTCTL_E_PLUGIN_NOT_OWNER: { exitCode: EXIT.usage, summary: 'A plugin tapped the dispatch hook of an action kind that another plugin (or no plugin) owns.' },
-  AGENTCTL_E_PLUGIN_ERROR_CODE: { exitCode: EXIT.usage, summary: 'A plugin declared an error code that is malformed, not prefixed by its name, or has an invalid exit code.' },
-  AGENTCTL_E_PLUGIN_HOST_RANGE: { exitCode: EXIT.usage, summary: 'A plugin does not support this host version.' },
-  AGENTCTL_E_PLUGIN_SETUP: { exitCode: EXIT.usage, summary: "A plugin's setup threw while it was being registered; the plugin is not loaded." },
-  AGENTCTL_E_PLUGIN_REGISTRATION_CLOSED: { exitCode: EXIT.usage, summary: 'A plugin tried to register after the host was ready.' },
-  AGENTCTL_E_PLUGIN_FAILED: { exitCode: EXIT.runFailed, summary: 'A plugin threw an unexpected error in a hook.' },
-  AGENTCTL_E_PLUGIN: { exitCode: EXIT.runFailed, summary: 'A plugin raised an error code it did not declare; the diagnostic names the plugin, the hook and the original code.' },
+  AGENTCTL_E_PLUGIN_INVALID: { exitCode: EXIT.usage, summary: 'A plugin definition is malformed.', help: 'build the plugin with definePlugin or defineActionKind: name, version, hostRange and setup' },
+  AGENTCTL_E_PLUGIN_DUPLICATE: { exitCode: EXIT.usage, summary: 'Two plugins share a name, or two plugins own the same action kind, secret form or isolation mode.', help: 'register each plugin once, and let one plugin own each action kind, secret form and isolation mode' },
+  AGENTCTL_E_PLUGIN_NOT_OWNER: { exitCode: EXIT.usage, summary: 'A plugin tapped the dispatch hook of an action kind that another plugin (or no plugin) owns.', help: 'a plugin dispatches only the kinds it registers; use the policy hook to restrict another kind' },
+  AGENTCTL_E_PLUGIN_ERROR_CODE: { exitCode: EXIT.usage, summary: 'A plugin declared an error code that is malformed, not prefixed by its name, or has an invalid exit code.', help: 'declare each plugin code as PREFIX_E_NAME: { exitCode, description } with exit code 2 to 6' },
+  AGENTCTL_E_PLUGIN_HOST_RANGE: { exitCode: EXIT.usage, summary: 'A plugin does not support this host version.', help: 'use a plugin version whose hostRange includes this agentctl version' },
+  AGENTCTL_E_PLUGIN_SETUP: { exitCode: EXIT.usage, summary: "A plugin's setup threw while it was being registered; the plugin is not loaded.", help: 'fix or remove the plugin named in the diagnostic; its setup must not throw' },
+  AGENTCTL_E_PLUGIN_REGISTRATION_CLOSED: { exitCode: EXIT.usage, summary: 'A plugin tried to register after the host was ready.', help: 'register hooks, kinds and modes inside setup(), not later' },
+  AGENTCTL_E_PLUGIN_FAILED: { exitCode: EXIT.runFailed, summary: 'A plugin threw an unexpected error in a hook.', help: 'report the failure to the plugin\'s authors; the diagnostic names the plugin and hook' },
+  AGENTCTL_E_PLUGIN: { exitCode: EXIT.runFailed, summary: 'A plugin raised an error code it did not declare; the diagnostic names the plugin, the hook and the original code.', help: 'the plugin must declare the code in its errorCodes; report this to the plugin\'s authors' },
 
   // Policy and approval (exit 3 when they end an invocation; a denied effect fails its task, exit 4)
-  AGENTCTL_E_POLICY_PROCESS_DENIED: { exitCode: EXIT.policy, summary: 'The executable basename is not in processAllowlist.' },
-  AGENTCTL_E_POLICY_ENV_DENIED: { exitCode: EXIT.policy, summary: 'An environment name is not in environmentAllowlist.' },
-  AGENTCTL_E_POLICY_PATH_ESCAPE: { exitCode: EXIT.policy, summary: 'A path leaves the workspace root or contains "..".' },
-  AGENTCTL_E_POLICY_CWD_INVALID: { exitCode: EXIT.policy, summary: 'A process working directory does not exist or is not a folder.' },
-  AGENTCTL_E_POLICY_NOT_WRITABLE: { exitCode: EXIT.policy, summary: 'A write target is not below a writable root.' },
-  AGENTCTL_E_POLICY_STATE_PATH: { exitCode: EXIT.policy, summary: "A path is agentctl's own state: the database, its -wal/-shm/-journal, or the artifact store." },
-  AGENTCTL_E_POLICY_TOOL_DENIED: { exitCode: EXIT.policy, summary: 'The tool identity is denied by toolsAllow/toolsDeny.' },
-  AGENTCTL_E_POLICY_NO_VERDICT: { exitCode: EXIT.policy, summary: 'No policy gave a verdict; the effect is denied (fail closed).' },
-  AGENTCTL_E_APPROVAL_PENDING: { exitCode: EXIT.policy, summary: 'An effect waits for an operator approval; the run is paused.' },
-  AGENTCTL_E_APPROVAL_DENIED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is deny_approval.' },
-  AGENTCTL_E_APPROVAL_REQUIRED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is fail.' },
+  AGENTCTL_E_POLICY_PROCESS_DENIED: { exitCode: EXIT.policy, summary: 'The executable basename is not in processAllowlist.', help: 'add the executable\'s basename to spec.policy.processAllowlist if it may run' },
+  AGENTCTL_E_POLICY_ENV_DENIED: { exitCode: EXIT.policy, summary: 'An environment name is not in environmentAllowlist.', help: 'list each env name the action sets in spec.policy.environmentAllowlist' },
+  AGENTCTL_E_POLICY_PATH_ESCAPE: { exitCode: EXIT.policy, summary: 'A path leaves the workspace root or contains "..".', help: 'use a path inside the workspace root without ".." components' },
+  AGENTCTL_E_POLICY_CWD_INVALID: { exitCode: EXIT.policy, summary: 'A process working directory does not exist or is not a folder.', help: 'create the folder, or set cwd to an existing folder inside the workspace' },
+  AGENTCTL_E_POLICY_NOT_WRITABLE: { exitCode: EXIT.policy, summary: 'A write target is not below a writable root.', help: 'write below a folder listed in spec.policy.writableRoots, or add one' },
+  AGENTCTL_E_POLICY_STATE_PATH: { exitCode: EXIT.policy, summary: "A path is agentctl's own state: the database, its -wal/-shm/-journal, or the artifact store.", help: "write and read task files elsewhere: agentctl's database and artifact store are never a task's" },
+  AGENTCTL_E_POLICY_TOOL_DENIED: { exitCode: EXIT.policy, summary: 'The tool identity is denied by toolsAllow/toolsDeny.', help: 'adjust spec.policy.toolsAllow and toolsDeny if the tool may be used' },
+  AGENTCTL_E_POLICY_NO_VERDICT: { exitCode: EXIT.policy, summary: 'No policy gave a verdict; the effect is denied (fail closed).', help: 'report this to the authors of the policy plugins; the effect was denied to fail closed' },
+  AGENTCTL_E_APPROVAL_PENDING: { exitCode: EXIT.policy, summary: 'An effect waits for an operator approval; the run is paused.', help: 'an operator must decide the approval; `agentctl inspect RUN` shows it' },
+  AGENTCTL_E_APPROVAL_DENIED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is deny_approval.', help: 'run at a terminal to approve, or change spec.policy.approval or nonInteractive' },
+  AGENTCTL_E_APPROVAL_REQUIRED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is fail.', help: 'run at a terminal to approve, or change spec.policy.approval or nonInteractive' },
 
   // Task and run failures (exit 4)
-  AGENTCTL_E_APPROVAL_REJECTED: { exitCode: EXIT.runFailed, summary: 'An operator rejected an effect; its task fails.' },
-  AGENTCTL_E_RUN_FAILED: { exitCode: EXIT.runFailed, summary: 'The run ended failed.' },
-  AGENTCTL_E_TASK_INPUT_INVALID: { exitCode: EXIT.runFailed, summary: 'A rendered task input does not match its action kind.' },
-  AGENTCTL_E_TASK_OUTPUT_INVALID: { exitCode: EXIT.runFailed, summary: 'A task output does not match its outputSchema.' },
-  AGENTCTL_E_TEMPLATE_EVALUATION: { exitCode: EXIT.runFailed, summary: 'A template could not be evaluated at run time.' },
-  AGENTCTL_E_TASK_TIMEOUT: { exitCode: EXIT.runFailed, summary: 'A task exceeded its timeout.' },
-  AGENTCTL_E_DEPENDENCY_FAILED: { exitCode: EXIT.runFailed, summary: 'A task was skipped because a dependency did not succeed.' },
-  AGENTCTL_E_ASSERTION_FAILED: { exitCode: EXIT.runFailed, summary: 'A builtin.assert condition was false.' },
-  AGENTCTL_E_PROCESS_EXIT: { exitCode: EXIT.runFailed, summary: 'A process exited with a non-zero status.' },
-  AGENTCTL_E_PROCESS_OUTPUT_LIMIT: { exitCode: EXIT.runFailed, summary: 'A process wrote more output than its limit.' },
-  AGENTCTL_E_PROCESS_TIMEOUT: { exitCode: EXIT.runFailed, summary: 'A process exceeded its timeout; its tree was killed.' },
-  AGENTCTL_E_PROCESS_SPAWN: { exitCode: EXIT.runFailed, summary: 'A process could not be started or its pipes failed.' },
-  AGENTCTL_E_FILE_TOO_LARGE: { exitCode: EXIT.runFailed, summary: 'A file read by a task is larger than 1 MiB.' },
-  AGENTCTL_E_FILE_READ: { exitCode: EXIT.runFailed, summary: 'A file could not be read.' },
-  AGENTCTL_E_FILE_WRITE: { exitCode: EXIT.runFailed, summary: 'A file could not be written.' },
+  AGENTCTL_E_APPROVAL_REJECTED: { exitCode: EXIT.runFailed, summary: 'An operator rejected an effect; its task fails.', help: 'change the workflow or ask the approver, then run it again' },
+  AGENTCTL_E_RUN_FAILED: { exitCode: EXIT.runFailed, summary: 'The run ended failed.', help: 'see the diagnostics of the failed task; `agentctl inspect RUN` shows the whole run' },
+  AGENTCTL_E_TASK_INPUT_INVALID: { exitCode: EXIT.runFailed, summary: 'A rendered task input does not match its action kind.', help: 'make the task\'s with render to the input fields of its action kind (`agentctl schema`)' },
+  AGENTCTL_E_TASK_OUTPUT_INVALID: { exitCode: EXIT.runFailed, summary: 'A task output does not match its outputSchema.', help: 'make the task\'s outputSchema match what the task returns, or fix the task' },
+  AGENTCTL_E_TEMPLATE_EVALUATION: { exitCode: EXIT.runFailed, summary: 'A template could not be evaluated at run time.', help: 'make sure the path exists in the value it reads at run time, and the types fit the operator' },
+  AGENTCTL_E_TASK_TIMEOUT: { exitCode: EXIT.runFailed, summary: 'A task exceeded its timeout.', help: 'raise the task\'s timeoutSeconds, or make the task faster' },
+  AGENTCTL_E_DEPENDENCY_FAILED: { exitCode: EXIT.runFailed, summary: 'A task was skipped because a dependency did not succeed.', help: 'fix the failed dependency; a task runs only when every task in its needs succeeded' },
+  AGENTCTL_E_ASSERTION_FAILED: { exitCode: EXIT.runFailed, summary: 'A builtin.assert condition was false.', help: 'the condition of the builtin.assert task was false: fix the data it checks, or the condition' },
+  AGENTCTL_E_PROCESS_EXIT: { exitCode: EXIT.runFailed, summary: 'A process exited with a non-zero status.', help: 'read the process\'s stderr in the message or with `agentctl inspect RUN`' },
+  AGENTCTL_E_PROCESS_OUTPUT_LIMIT: { exitCode: EXIT.runFailed, summary: 'A process wrote more output than its limit.', help: 'raise the action\'s stdoutLimitBytes, stderrLimitBytes or combinedOutputLimitBytes (at most 16 MiB), or make the command quieter' },
+  AGENTCTL_E_PROCESS_TIMEOUT: { exitCode: EXIT.runFailed, summary: 'A process exceeded its timeout; its tree was killed.', help: 'raise the action\'s timeoutSeconds; the effect is uncertain until an operator reconciles it' },
+  AGENTCTL_E_PROCESS_SPAWN: { exitCode: EXIT.runFailed, summary: 'A process could not be started or its pipes failed.', help: 'check that the executable can run; the effect is uncertain until an operator reconciles it' },
+  AGENTCTL_E_FILE_TOO_LARGE: { exitCode: EXIT.runFailed, summary: 'A file read by a task is larger than 1 MiB.', help: 'read files of at most 1 MiB' },
+  AGENTCTL_E_FILE_READ: { exitCode: EXIT.runFailed, summary: 'A file could not be read.', help: 'check that the path names a readable regular file inside the workspace' },
+  AGENTCTL_E_FILE_WRITE: { exitCode: EXIT.runFailed, summary: 'A file could not be written.', help: 'check that the folder is writable and the target is not a folder or special file' },
 
   // Persistence (exit 5)
-  AGENTCTL_E_DB_OPEN: { exitCode: EXIT.persistence, summary: 'The database cannot be opened, created or read.' },
-  AGENTCTL_E_DB_SCHEMA_NEWER: { exitCode: EXIT.persistence, summary: 'The database was created by a newer agentctl.' },
-  AGENTCTL_E_DB_WRITE: { exitCode: EXIT.persistence, summary: 'A write to the database failed.' },
-  AGENTCTL_E_DB_CORRUPT: { exitCode: EXIT.persistence, summary: 'The database file is damaged, or holds a row agentctl cannot read.' },
-  AGENTCTL_E_OUTCOME_NOT_RECORDED: { exitCode: EXIT.persistence, summary: 'An effect was performed but its outcome could not be recorded; the run stops.' },
-  AGENTCTL_E_RUN_LEASED: { exitCode: EXIT.persistence, summary: 'Another process holds the lease on this run.' },
+  AGENTCTL_E_DB_OPEN: { exitCode: EXIT.persistence, summary: 'The database cannot be opened or created.', help: 'check --db: it must name a database file that can be opened (and created, for run)' },
+  AGENTCTL_E_DB_SCHEMA_NEWER: { exitCode: EXIT.persistence, summary: 'The database was created by a newer agentctl.', help: 'use the agentctl version that created the database, or another --db' },
+  AGENTCTL_E_DB_WRITE: { exitCode: EXIT.persistence, summary: 'A write to the database failed.', help: 'check the disk space and permissions of the database folder, then resume or run again' },
+  AGENTCTL_E_DB_CORRUPT: { exitCode: EXIT.persistence, summary: 'The database file is damaged, or holds a row agentctl cannot read.', help: "restore the database from a backup, or start with a new --db; `sqlite3 FILE 'PRAGMA integrity_check'` shows the damage" },
+  AGENTCTL_E_OUTCOME_NOT_RECORDED: { exitCode: EXIT.persistence, summary: 'An effect was performed but its outcome could not be recorded; the run stops.', help: 'free the database (disk space, a lock held by another process), then inspect the run: the effect may have happened' },
+  AGENTCTL_E_RUN_LEASED: { exitCode: EXIT.persistence, summary: 'Another process holds the lease on this run.', help: 'wait for the other agentctl process driving this run to finish' },
+  AGENTCTL_E_OUTPUT_WRITE: { exitCode: EXIT.persistence, summary: 'The CLI could not write its output (e.g. the device is full); what it reports may be lost.', help: 'write the output somewhere with space, e.g. another file or a pipe; a run that happened is in the database (`agentctl runs list`)' },
 
   // Cancellation (exit 130)
-  AGENTCTL_E_CANCELLED: { exitCode: EXIT.cancelled, summary: 'The run was cancelled by a signal or --timeout-seconds.' },
+  AGENTCTL_E_CANCELLED: { exitCode: EXIT.cancelled, summary: 'The run was cancelled by a signal or --timeout-seconds.', help: 'run again, with a larger --timeout-seconds if it expired' },
 
   // Bugs (exit 1)
-  AGENTCTL_E_INTERNAL: { exitCode: EXIT.internal, summary: 'An unexpected internal error; please report it.' },
+  AGENTCTL_E_INTERNAL: { exitCode: EXIT.internal, summary: 'An unexpected internal error; please report it.', help: 'this is a bug in agentctl; please report it with the command you ran' },
 });
 
 /** A core error code. */

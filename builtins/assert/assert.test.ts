@@ -9,6 +9,6 @@ testActionKind('builtin.assert', {
     { name: 'false fails with the message', input: { that: false, message: 'nope' }, code: 'AGENTCTL_E_ASSERTION_FAILED' },
     { name: 'that must be a boolean', input: { that: 'yes' }, code: 'AGENTCTL_E_SCHEMA' },
     { name: 'a templated input is checked when it is rendered', inputs: { flag: 'yes' }, input: { that: '${{ inputs.flag }}' }, code: 'AGENTCTL_E_TASK_INPUT_INVALID' },
-    { name: 'unknown input field', input: { that: true, extra: 1 }, code: 'AGENTCTL_E_SCHEMA' },
+    { name: 'unknown input field', input: { that: true, extra: 1 }, code: 'AGENTCTL_E_UNKNOWN_FIELD' },
   ],
 });

@@ -1,16 +1,17 @@
-// builtin.assign: the task output is its rendered input. No effect.
+// builtin.assign: the task output is `{output: <its rendered input>}`, the reference implementation's shape, so a
+// workflow written for it reads `tasks.ID.output.output.KEY` unchanged. No effect.
 import { z } from 'zod';
-import { defineActionKind, type JsonValue } from '../../sdk/index.js';
+import { defineActionKind, type JsonObject } from '../../sdk/index.js';
 
 export default defineActionKind({
   name: 'builtin.assign',
   version: '0.1.0',
   hostRange: '^0.1.0',
-  description: 'Outputs its input object unchanged; use it to name and shape values.',
+  description: 'Outputs {output: <its input object>}; use it to name and shape values.',
   actionSchema: z.strictObject({}),
   inputSchema: z.record(z.string(), z.json()),
   effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' },
   async dispatch({ input }) {
-    return input as JsonValue;
+    return { output: input as JsonObject };
   },
 });

@@ -20,6 +20,11 @@ export default defineActionKind({
   actionSchema: z.strictObject({}),
   inputSchema: z.strictObject({ path: filePath() }),
   effect: { effectClass: 'observe', risk: 'low', idempotency: 'idempotent' },
+  // Before the run, a known path is judged by policy exactly as dispatch will ask.
+  describe: (_action, { input }) => {
+    const path = (input as { path?: unknown } | undefined)?.path;
+    return typeof path === 'string' && path !== '' ? { effects: [{ operation: 'filesystem.read', access: { tool: 'filesystem.read', reads: [path] } }] } : {};
+  },
   async dispatch(context) {
     const { path } = context.input;
     return context.effect({ operation: 'filesystem.read', input: { path }, access: { tool: 'filesystem.read', reads: [path] } }, async () => {

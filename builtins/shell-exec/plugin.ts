@@ -1,22 +1,25 @@
 // builtin.shell.exec: one allowlisted process, no shell, empty environment, bounded output, whole-tree kill. The
 // process itself is run by the isolation mode the action names, through the host's process service.
+import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { z } from 'zod';
 import { AgentctlError, defineActionKind, diagnostic, EffectFailure, type DispatchContext, type JsonObject, type ProcessResult, type SecretReference } from '../../sdk/index.js';
-import { shellExecActionSchema, type ShellExecAction } from './schema.js';
+import { shellExecActionSchema, shellExecInputSchema, type ShellExecAction, type ShellExecInput } from './schema.js';
 
 export default defineActionKind({
   name: 'builtin.shell.exec',
   version: '0.1.0',
   hostRange: '^0.1.0',
-  description: 'Runs one allowlisted executable with static arguments, without a shell, under the isolation mode it names.',
+  description: 'Runs one allowlisted executable with static arguments (and run-time ones from the task), without a shell, under the isolation mode it names.',
   actionSchema: shellExecActionSchema,
-  inputSchema: z.strictObject({}),
+  inputSchema: shellExecInputSchema,
   effect: { effectClass: 'process_execution', risk: 'high', idempotency: 'unknown' },
   secretReferences: (action) => Object.values(action.env).filter((value): value is SecretReference => typeof value !== 'string'),
   describe(action, context) {
     const executable = context.process.hasMode(action.isolation) ? context.process.resolveCommand(action.isolation, action.command) : undefined;
+    // The access does not depend on the task input (run-time args are data to the program, not to policy).
+    const effects = executable === undefined ? undefined : [{ operation: 'process.exec', access: accessOf(action, executable) }];
     return {
+      ...(effects ? { effects } : {}),
       process: {
         command: action.command,
         executable: executable ?? null,
@@ -49,6 +52,11 @@ export default defineActionKind({
   dispatch: (context) => execute(context),
 });
 
+/** What the effect asks policy for; `describe` gives the same before the run. */
+function accessOf(action: ShellExecAction, executable: string) {
+  return { tool: 'process.exec', process: { executable, command: action.command, cwd: action.cwd, environment: Object.keys(action.env), isolation: action.isolation } };
+}
+
 function limitsOf(action: ShellExecAction, fallbackTimeoutSeconds: number) {
   return {
     timeoutSeconds: action.timeoutSeconds ?? fallbackTimeoutSeconds,
@@ -58,8 +66,11 @@ function limitsOf(action: ShellExecAction, fallbackTimeoutSeconds: number) {
   };
 }
 
-async function execute(context: DispatchContext<ShellExecAction, Record<string, never>>) {
-  const { action } = context;
+async function execute(context: DispatchContext<ShellExecAction, ShellExecInput>) {
+  const { action, input } = context;
+  // Run-time arguments come after the static ones: the action decides the program and its leading arguments.
+  const args = [...action.args, ...input.args];
+  const stdin = input.stdin === undefined ? undefined : Buffer.from(input.stdin, 'utf8');
   const executable = context.process.resolveCommand(action.isolation, action.command);
   if (!executable) throw new AgentctlError('AGENTCTL_E_COMMAND_NOT_FOUND', `command "${action.command}" does not resolve to an executable under isolation ${action.isolation}`);
   const limits = limitsOf(action, context.task.timeoutSeconds);
@@ -76,17 +87,19 @@ async function execute(context: DispatchContext<ShellExecAction, Record<string, 
   }
   const request = {
     operation: 'process.exec',
-    input: { command: action.command, executable, args: [...action.args], cwd: action.cwd, env: recordedEnv, isolation: action.isolation, limits },
-    access: { tool: 'process.exec', process: { executable, command: action.command, cwd: action.cwd, environment: Object.keys(action.env), isolation: action.isolation } },
+    // stdin is recorded by size and digest, as a write records its content; the task row holds the rendered text.
+    input: { command: action.command, executable, args, cwd: action.cwd, env: recordedEnv, isolation: action.isolation, limits, ...(stdin === undefined ? {} : { stdin: { bytes: stdin.length, sha256: createHash('sha256').update(stdin).digest('hex') } }) },
+    access: accessOf(action, executable),
   };
   return context.effect(request, async (signal) => {
     const result = await context.process.run(
       {
         isolation: action.isolation,
         executable,
-        args: action.args,
+        args,
         cwd: context.resolvePath(action.cwd),
         env,
+        ...(stdin === undefined ? {} : { stdin }),
         timeoutMs: limits.timeoutSeconds * 1000,
         limits: { stdout: limits.stdoutLimitBytes, stderr: limits.stderrLimitBytes, combined: limits.combinedOutputLimitBytes },
       },
@@ -96,7 +109,7 @@ async function execute(context: DispatchContext<ShellExecAction, Record<string, 
   });
 }
 
-function outcome(result: ProcessResult, context: DispatchContext<ShellExecAction, Record<string, never>>, name: string, timeoutSeconds: number) {
+function outcome(result: ProcessResult, context: DispatchContext<ShellExecAction, ShellExecInput>, name: string, timeoutSeconds: number) {
   // Output is cut wherever the process did not end by itself: at a byte limit, a timeout, a cancellation or a kill.
   const truncated = result.truncated || result.end !== 'exited' || result.exitCode === null;
   const options = { truncated };

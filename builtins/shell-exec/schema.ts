@@ -1,4 +1,5 @@
-// Fields of a builtin.shell.exec action. All static: `plan` shows exactly what will run.
+// Fields of a builtin.shell.exec action, all static, so `plan` shows exactly what will run; and the task input
+// (`with`), the only way run-time values reach the child: arguments after the static ones, and text on stdin.
 import { z } from 'zod';
 import { processLimitFields, secretReferenceSchema } from '../../sdk/index.js';
 
@@ -25,3 +26,26 @@ export const shellExecActionSchema = z.strictObject({
 });
 
 export type ShellExecAction = z.output<typeof shellExecActionSchema>;
+
+/** Linux refuses one argument longer than 128 KiB (MAX_ARG_STRLEN). */
+const MAX_ARGUMENT_BYTES = 128 * 1024;
+/** Run-time arguments per task. */
+const MAX_INPUT_ARGS = 1024;
+/** Text written to the child's stdin. */
+export const MAX_STDIN_BYTES = 1024 * 1024;
+
+const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+
+export const shellExecInputSchema = z.strictObject({
+  args: z
+    .array(processString().refine((text) => bytes(text) <= MAX_ARGUMENT_BYTES, `an argument is at most ${MAX_ARGUMENT_BYTES} bytes`))
+    .max(MAX_INPUT_ARGS)
+    .default([])
+    .describe("Arguments appended after the action's static args, e.g. from templates; passed directly, never through a shell."),
+  stdin: processString()
+    .refine((text) => bytes(text) <= MAX_STDIN_BYTES, `stdin is at most ${MAX_STDIN_BYTES} bytes (1 MiB)`)
+    .optional()
+    .describe("UTF-8 text written to the child's stdin, which is then closed; without it stdin is /dev/null."),
+});
+
+export type ShellExecInput = z.output<typeof shellExecInputSchema>;

@@ -17,6 +17,16 @@ testActionKind('builtin.shell.exec', {
       environment: { SOURCE: 'hunter2-secret' },
       output: { exitCode: 0, stdout: 'LANG=C\nTOKEN=[REDACTED]\n', stderr: '' },
     },
+    { name: 'with.args come after the static args', action: { command: 'echo', args: ['a'] }, input: { args: ['b', 'c d'] }, policy: allow('echo'), output: { exitCode: 0, stdout: 'a b c d\n', stderr: '' } },
+    { name: 'with.stdin is written to the child', action: { command: 'cat' }, input: { stdin: 'line 1\nline 2\n' }, policy: allow('cat'), output: { exitCode: 0, stdout: 'line 1\nline 2\n', stderr: '' } },
+    {
+      name: 'templates in with reach args and stdin at run time',
+      action: { command: 'sh', args: ['-c', 'echo "$1"; cat', 'sh'] },
+      input: { args: ['${{ inputs.who }}'], stdin: 'to ${{ inputs.who }}' },
+      inputs: { who: 'Ada' },
+      policy: allow('sh'),
+      output: { exitCode: 0, stdout: 'Ada\nto Ada', stderr: '' },
+    },
   ],
   invalid: [
     { name: 'basename not allowlisted', action: { command: 'echo' }, policy: allow('true'), code: 'AGENTCTL_E_POLICY_PROCESS_DENIED' },
@@ -30,12 +40,24 @@ testActionKind('builtin.shell.exec', {
     { name: 'an unknown secret form', action: { command: 'env', env: { T: { vault: 'x' } } }, policy: { ...allow('env'), environmentAllowlist: ['T'] }, code: 'AGENTCTL_E_SECRET_FORM_UNKNOWN' },
     { name: 'limits are bounded to 16 MiB', action: { command: 'true', stdoutLimitBytes: 17 * 1024 * 1024 }, policy: allow('true'), code: 'AGENTCTL_E_SCHEMA' },
     { name: 'templates are not allowed in action fields', action: { command: 'echo', args: ['${{ inputs.x }}'] }, policy: allow('echo'), code: 'AGENTCTL_E_TEMPLATE_NOT_ALLOWED' },
-    { name: 'with takes no fields', action: { command: 'true' }, input: { args: ['x'] }, policy: allow('true'), code: 'AGENTCTL_E_SCHEMA' },
+    { name: 'with takes only args and stdin', action: { command: 'true' }, input: { argv: ['x'] }, policy: allow('true'), code: 'AGENTCTL_E_UNKNOWN_FIELD' },
+    { name: 'a NUL byte in with.args', action: { command: 'echo' }, input: { args: ['a\u0000b'] }, policy: allow('echo'), code: 'AGENTCTL_E_SCHEMA' },
+    { name: 'with.stdin over 1 MiB', action: { command: 'cat' }, input: { stdin: 'x'.repeat(1024 * 1024 + 1) }, policy: allow('cat'), code: 'AGENTCTL_E_SCHEMA' },
+    { name: 'with.args must be strings', action: { command: 'echo' }, input: { args: [1] }, policy: allow('echo'), code: 'AGENTCTL_E_SCHEMA' },
+    { name: 'a template rendering a NUL byte fails the task', action: { command: 'echo' }, input: { args: ['${{ inputs.bad }}'] }, inputs: { bad: 'a\u0000b' }, policy: allow('echo'), code: 'AGENTCTL_E_TASK_INPUT_INVALID' },
     { name: 'toolsAllow without process.exec', action: { command: 'true' }, policy: { ...allow('true'), toolsAllow: ['filesystem.read'] }, code: 'AGENTCTL_E_POLICY_TOOL_DENIED' },
   ],
 });
 
 describe('builtin.shell.exec outcomes', () => {
+  it('records the run-time args and the size and digest of stdin in the effect input', async () => {
+    const result = await runAction('builtin.shell.exec', { action: { command: 'cat', args: ['-'] }, input: { args: ['-u'], stdin: 'hello' }, policy: allow('cat') });
+    expect(result.state).to.equal('succeeded');
+    const [effect] = result.inspection!.effects as unknown as { input: { args: string[]; stdin: unknown } }[];
+    expect(effect!.input.args).to.deep.equal(['-', '-u']);
+    expect(effect!.input.stdin).to.deep.equal({ bytes: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824' });
+  });
+
   it('never searches the caller PATH for a bare name', async () => {
     const bin = mkdtempSync(join(tmpdir(), 'agentctl-path-'));
     writeFileSync(join(bin, 'agentctl-path-probe'), '#!/bin/sh\necho found\n', { mode: 0o755 });

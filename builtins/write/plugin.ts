@@ -20,6 +20,11 @@ export default defineActionKind({
     content: z.string().refine((text) => Buffer.byteLength(text) <= MAX_WRITE_BYTES, 'content is larger than 16 MiB'),
   }),
   effect: { effectClass: 'workspace_mutate', risk: 'medium', idempotency: 'idempotent' },
+  // Before the run, a known path is judged by policy exactly as dispatch will ask.
+  describe: (_action, { input }) => {
+    const path = (input as { path?: unknown } | undefined)?.path;
+    return typeof path === 'string' && path !== '' ? { effects: [{ operation: 'filesystem.write', access: { tool: 'filesystem.write', writes: [path] } }] } : {};
+  },
   async dispatch(context) {
     const { path, content } = context.input;
     const bytes = Buffer.from(content, 'utf8');

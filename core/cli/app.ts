@@ -1,6 +1,8 @@
 // Command-line parsing (yargs) and dispatch to the command modules.
 import yargs, { type Argv } from 'yargs';
 import { AgentctlError, isAgentctlError, type PluginDefinition } from '../../sdk/index.js';
+import { STDIN_ARGUMENT } from '../compiler/source.js';
+import { closest } from '../compiler/suggest.js';
 import { composer } from './composition.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
@@ -9,22 +11,31 @@ import { runCommand } from './commands/run.js';
 import type { GlobalArgs } from './handler.js';
 import { colorEnabled, emitError, type OutputOptions } from './output.js';
 
-/** The value of `--name VALUE` or `--name=VALUE` in raw args. */
-function rawOption(args: readonly string[], name: string): string | undefined {
-  const index = args.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
-  if (index < 0) return undefined;
-  return args[index]!.includes('=') ? args[index]!.slice(args[index]!.indexOf('=') + 1) : args[index + 1];
+/** Every value of `--name VALUE` or `--name=VALUE` in raw args. */
+function rawOptions(args: readonly string[], name: string): (string | undefined)[] {
+  const values: (string | undefined)[] = [];
+  args.forEach((arg, index) => {
+    if (arg === `--${name}`) values.push(args[index + 1]);
+    else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
+  });
+  return values;
 }
 
-/** Output options read from raw args, for errors raised before yargs has parsed them. */
+/** Output options read from raw args, for errors raised before yargs has parsed them. Any `--output json` wins. */
 function rawOutputOptions(args: readonly string[]): OutputOptions {
-  const color = rawOption(args, 'color');
+  const color = rawOptions(args, 'color').at(-1);
   return {
-    mode: rawOption(args, 'output') === 'json' ? 'json' : 'human',
+    mode: rawOptions(args, 'output').includes('json') ? 'json' : 'human',
     color: colorEnabled(color, process.stderr, process.env),
     colorStdout: colorEnabled(color, process.stdout, process.env),
   };
 }
+
+/** Options that may be given more than once; every other option takes one value (see docs/cli.md). */
+const REPEATABLE = new Set(['input']);
+
+/** Commands of the CLI contract (SPEC §11) that this version does not have. */
+const NOT_YET = ['resume', 'replay', 'retry', 'repair', 'fork', 'effects', 'approvals', 'artifacts', 'packs'];
 
 /** Options of an in-process CLI: extra plugins registered after the builtins (embedding, and tests of packs). */
 export interface MainOptions {
@@ -32,39 +43,98 @@ export interface MainOptions {
 }
 
 export async function main(args: string[], options: MainOptions = {}): Promise<void> {
+  try {
+    // A deleted current folder makes every relative path meaningless, and yargs itself asks for it.
+    process.cwd();
+  } catch (error) {
+    fail(args, new AgentctlError('AGENTCTL_E_USAGE', `the current folder cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}); it may have been deleted`, { help: 'cd to an existing folder and run agentctl again' }));
+    return;
+  }
   const compose = composer(options.plugins);
-  const parser: Argv<GlobalArgs> = yargs(args)
+  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), inspectCommand, runsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
+  const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
+  // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
+  const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))
     .scriptName('agentctl')
     .usage('$0 <command> [options]\n\nRuns declarative, policy-gated YAML workflows with a durable effect ledger.')
     .option('output', { choices: ['human', 'json'] as const, default: 'human' as const, describe: 'human summary, or one JSON document', global: true })
     .option('color', { choices: ['auto', 'always', 'never'] as const, default: 'auto' as const, describe: 'color in human output (NO_COLOR is honoured)', global: true })
-    .command(runCommand(compose))
-    .command(checkCommand(compose))
-    .command(planCommand(compose))
-    .command(inspectCommand)
-    .command(runsCommand)
-    .command(pluginsCommand(compose))
-    .command(schemaCommand(compose))
-    .command(versionCommand)
     .completion('completion', 'Print a bash/zsh completion script')
     .demandCommand(1, 'name a command; see agentctl --help')
-    .recommendCommands()
     .strict()
+    .check((argv) => {
+      for (const [key, value] of Object.entries(argv)) {
+        // yargs adds camelCase aliases of dashed options; the dashed name is the one users type.
+        if (key === '_' || key === '$0' || REPEATABLE.has(key) || /[A-Z]/.test(key) || !Array.isArray(value)) continue;
+        throw new AgentctlError('AGENTCTL_E_USAGE', `--${key} is given ${value.length} times; it takes one value`, { help: `give --${key} once` });
+      }
+      return true;
+    }, true)
     .version(false)
     .help()
     .alias('help', 'h')
     .wrap(Math.min(100, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((message, error) => {
-      if (error && !(isAgentctlError(error))) throw error;
-      throw error ?? new AgentctlError('AGENTCTL_E_USAGE', message ?? 'invalid command line', { help: 'see agentctl --help' });
+      if (error && !isAgentctlError(error)) throw error;
+      throw error ?? usageError(message ?? 'invalid command line', args, names, knownOptions(parser));
     }) as Argv<GlobalArgs>;
+  for (const command of commands) parser.command(command as never);
 
+  if (args.length === 0) {
+    // Bare `agentctl` is a request for help, not a mistake.
+    parser.showHelp('log');
+    return;
+  }
   try {
     await parser.parseAsync();
   } catch (error) {
-    const failure = isAgentctlError(error) ? error : new AgentctlError('AGENTCTL_E_USAGE', (error as Error).message, { help: 'see agentctl --help' });
-    emitError(rawOutputOptions(args), failure);
-    process.exitCode = failure.exitCode;
+    fail(args, isAgentctlError(error) ? error : new AgentctlError('AGENTCTL_E_USAGE', (error as Error).message, { help: 'see agentctl --help' }));
   }
+}
+
+/** Reports that stdout could not be written (the device is full, ...): on stderr, in the mode the caller asked for. */
+export function reportOutputFailure(args: readonly string[], error: NodeJS.ErrnoException): void {
+  const failure = new AgentctlError('AGENTCTL_E_OUTPUT_WRITE', `cannot write the output to stdout: ${error.code ?? error.message}`);
+  fail(args, failure);
+}
+
+function fail(args: readonly string[], failure: AgentctlError): void {
+  emitError(rawOutputOptions(args), failure);
+  process.exitCode = failure.exitCode;
+}
+
+/** yargs' "Unknown argument" in our words: an unknown command lists the commands; a mistyped option gets a suggestion. */
+function usageError(message: string, args: readonly string[], commands: readonly string[], known: readonly string[]): AgentctlError {
+  const unknown = /^Unknown arguments?: (.+)$/.exec(message);
+  if (!unknown) return new AgentctlError('AGENTCTL_E_USAGE', message, { help: 'see agentctl --help' });
+  const listed = unknown[1]!.split(', ').map((word) => (word === STDIN_ARGUMENT ? '-' : word));
+  // yargs also names the camelCase alias of an unknown dashed option (`--some-thing` → someThing).
+  const kebab = (word: string) => word.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  const words = listed.filter((word) => !/[A-Z]/.test(word) || !listed.includes(kebab(word)));
+  const isOption = (word: string) => args.some((arg) => arg === `--${word}` || arg.startsWith(`--${word}=`) || arg === `-${word}`);
+  const first = args.find((arg) => !arg.startsWith('-'));
+  const command = words.find((word) => word === first && !isOption(word) && !commands.includes(word));
+  if (command !== undefined) {
+    if (NOT_YET.includes(command)) return new AgentctlError('AGENTCTL_E_USAGE', `command ${command} is not available in this version`, { help: `commands: ${commands.join(', ')}` });
+    const near = closest(command, commands);
+    return new AgentctlError('AGENTCTL_E_USAGE', `unknown command ${command}`, { help: `${near ? `did you mean ${near}? ` : ''}commands: ${commands.join(', ')}` });
+  }
+  const options = words.filter(isOption);
+  const extra = words.filter((word) => !isOption(word));
+  const dashed = (word: string) => (word.length > 1 ? `--${word}` : `-${word}`);
+  const problems = [
+    ...(options.length > 0 ? [`unknown option${options.length > 1 ? 's' : ''} ${options.map(dashed).join(', ')}`] : []),
+    ...(extra.length > 0 ? [`unexpected argument${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`] : []),
+  ];
+  const hints = options.flatMap((word) => {
+    const near = closest(word, known.filter((name) => name.length > 1));
+    return near ? [`did you mean --${near} instead of ${dashed(word)}?`] : [];
+  });
+  return new AgentctlError('AGENTCTL_E_USAGE', problems.join('; '), { help: [...hints, 'see agentctl COMMAND --help for the arguments and options'].join(' ') });
+}
+
+/** The options yargs knows at the moment it failed: the global ones and the current command's. */
+function knownOptions(parser: Argv<GlobalArgs>): string[] {
+  return Object.keys((parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
 }

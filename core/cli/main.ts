@@ -3,14 +3,24 @@ import module from 'node:module';
 import { HOST_VERSION } from '../version.js';
 import { closeInheritedDescriptors } from './descriptors.js';
 
+const args = process.argv.slice(2);
+
 // A reader that goes away (`agentctl ... | head`) is not an error of agentctl's: never a stack trace for EPIPE.
+// Any other write failure (`> /dev/full`) is reported once, on stderr when stdout failed, and ends with exit 5
+// (AGENTCTL_E_OUTPUT_WRITE), whatever the command itself returned: its report was lost.
+let outputFailed = false;
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
+    if (error.code === 'EPIPE' || outputFailed) return;
+    outputFailed = true;
+    process.exitCode = 5;
+    if (stream === process.stdout) void import('./app.js').then(({ reportOutputFailure }) => reportOutputFailure(args, error)).catch(() => undefined);
   });
 }
+process.on('exit', () => {
+  if (outputFailed) process.exitCode = 5;
+});
 
-const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${HOST_VERSION}\n`);
 } else {

@@ -49,12 +49,26 @@ export function neutralize(text: string): string {
 /** Writes the success document (json) or calls `human` to print a summary. */
 export function emit(options: OutputOptions, kind: string, data: unknown, human: () => string, extra: { ok?: boolean; diagnostics?: Diagnostic[] } = {}): void {
   if (options.mode === 'json') {
-    const document = { apiVersion: CLI_API_VERSION, kind, ok: extra.ok ?? true, data, diagnostics: extra.diagnostics ?? [] };
+    const document = { apiVersion: CLI_API_VERSION, kind, ok: extra.ok ?? true, data, diagnostics: (extra.diagnostics ?? []).map(completeDiagnostic) };
     process.stdout.write(`${JSON.stringify(document)}\n`);
     return;
   }
   const text = human();
   if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** A diagnostic as printed: the eight contract fields always present (`null` when they do not apply), then the rest. */
+export type CompleteDiagnostic = Omit<Diagnostic, 'file' | 'line' | 'column' | 'path' | 'help'> & { file: string | null; line: number | null; column: number | null; path: string | null; help: string };
+
+/** Every diagnostic leaves the CLI with all eight fields and a help; a missing help is the code's default. */
+export function completeDiagnostic(item: Diagnostic): CompleteDiagnostic {
+  const { code, severity, message, file, line, column, path, help, ...rest } = item;
+  return { code, severity, message, file: file ?? null, line: line ?? null, column: column ?? null, path: path ?? null, help: help || defaultHelp(String(code), item.plugin), ...rest };
+}
+
+function defaultHelp(code: string, plugin: string | undefined): string {
+  if (isCoreErrorCode(code)) return ERROR_CODES[code].help;
+  return `see the documentation of plugin ${plugin ?? code.slice(0, code.indexOf('_E_')).toLowerCase()} for ${code}`;
 }
 
 /** Normalizes anything thrown into an AgentctlError (unexpected errors become AGENTCTL_E_INTERNAL). */
@@ -70,7 +84,7 @@ export function emitError(options: OutputOptions, error: AgentctlError): void {
       kind: 'Error',
       ok: false,
       error: { message: error.message, exitCode: error.exitCode, runId: error.runId ?? null, traceId: error.traceId ?? null },
-      diagnostics: error.diagnostics,
+      diagnostics: error.diagnostics.map(completeDiagnostic),
     };
     process.stderr.write(`${JSON.stringify(document)}\n`);
     return;
@@ -82,9 +96,9 @@ export function formatDiagnostics(error: AgentctlError, colors: ReturnType<typeo
   // Messages may quote a child's stderr or a task's value: everything but agentctl's own colors is neutralized.
   const lines = [`${colors.red('error')}: ${neutralize(error.message)}`];
   if (error.runId) lines.push(`  run: ${error.runId}  trace: ${error.traceId}`);
-  for (const item of error.diagnostics) {
+  for (const item of error.diagnostics.map(completeDiagnostic)) {
     const where = item.file ? `${item.file}${item.line ? `:${item.line}:${item.column ?? 1}` : ''}` : '';
-    const header = [item.code, where, item.path ? `at ${item.path}` : '', item.taskId ? `task ${item.taskId}` : ''].filter(Boolean).join('  ');
+    const header = [item.severity === 'error' ? '' : item.severity, item.code, where, item.path ? `at ${item.path}` : '', item.taskId ? `task ${item.taskId}` : ''].filter(Boolean).join('  ');
     lines.push(`  ${colors.dim(neutralize(header))}`);
     if (item.message !== error.message) lines.push(`    ${neutralize(item.message)}`);
     if (item.help) lines.push(`    ${colors.yellow('help')}: ${neutralize(item.help)}`);

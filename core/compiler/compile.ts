@@ -2,12 +2,13 @@
 import { createHash } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue } from '../../sdk/index.js';
 import type { Host } from '../host.js';
-import { outputValidator } from '../output-schema.js';
-import { workflowEnvelope, type Envelope } from './envelope.js';
+import { workflowEnvelope } from './envelope.js';
 import { topologicalOrder } from './graph.js';
-import { issuesToDiagnostics } from './issues.js';
+import { fieldsAt, issuesToDiagnostics, unknownField } from './issues.js';
+import { checkInput, checkOutputs, checkOutputSchema, checkTemplate, suggestion, type ReferenceScope, type Report } from './checks.js';
+import { completeParts, salvageParts, type WorkflowParts } from './partial.js';
 import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
-import { hasTemplate, parseTemplate, TemplateError, templateStrings, type Expression } from './templates.js';
+import { hasTemplate, templateStrings } from './templates.js';
 
 export interface CompileOptions {
   /** Input values that override the declared defaults (already merged from the CLI). */
@@ -25,22 +26,23 @@ export async function compileFile(host: Host, file: string, options: CompileOpti
 
 export async function compileText(host: Host, file: string, text: string, options: CompileOptions = {}): Promise<CompileResult> {
   const source = parseSource(file, text);
-  const parsed = workflowEnvelope.safeParse(source.value);
-  if (!parsed.success) fail(issuesToDiagnostics(parsed.error.issues, source), file);
-  const envelope = parsed.data;
   const diagnostics: Diagnostic[] = [];
   const report = (code: Diagnostic['code'], path: PathSegment[], message: string, help?: string) =>
     diagnostics.push(diagnostic(code, { message, file, ...source.locate(path), path: formatPath(path), ...(help ? { help } : {}) }));
 
-  const actions = compileActions(host, envelope, source, diagnostics, report);
-  checkTemplatePlacement(source.value, report);
-  const tasks = compileTasks(host, envelope, actions, report);
-  checkOutputs(envelope, report);
-  const inputs = mergeInputs(envelope.spec.inputs, options.inputs ?? {});
-  if (diagnostics.length > 0) fail(diagnostics, file);
+  // One pass: a document that fails the envelope schema is still checked part by part (actions, tasks, templates).
+  const parsed = workflowEnvelope.safeParse(source.value);
+  if (!parsed.success) diagnostics.push(...issuesToDiagnostics(parsed.error.issues, source, [], workflowEnvelope));
+  const parts = parsed.success ? completeParts(parsed.data) : salvageParts(source.value);
+  const envelope = parts.envelope;
 
-  const ordered = orderTasks(tasks, envelope, report);
+  const actions = compileActions(host, source, diagnostics, report);
+  checkTemplatePlacement(source, diagnostics, report);
+  const tasks = compileTasks(host, parts, actions, report);
+  checkOutputs(parts, report);
+  const ordered = orderTasks(tasks, parts, report);
   if (diagnostics.length > 0) fail(diagnostics, file);
+  const inputs = mergeInputs(envelope.spec.inputs, options.inputs ?? {});
 
   const plan: CompiledPlan = {
     apiVersion: envelope.apiVersion,
@@ -66,30 +68,40 @@ export async function compileText(host: Host, file: string, text: string, option
 }
 
 function fail(diagnostics: Diagnostic[], file: string): never {
-  const first = diagnostics[0]!;
-  const more = diagnostics.length > 1 ? ` (and ${diagnostics.length - 1} more)` : '';
-  throw new AgentctlError(first.code, `${file}:${first.line ?? 1}:${first.column ?? 1}: ${first.message}${more}`, { diagnostics });
+  // The envelope schema and the part-by-part checks may find the same problem (an unknown "__proto__" key): once.
+  const seen = new Set<string>();
+  const unique = diagnostics.filter((item) => {
+    const key = `${item.code}\u0000${item.path ?? ''}\u0000${item.message}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+  const first = unique[0]!;
+  const more = unique.length > 1 ? ` (and ${unique.length - 1} more)` : '';
+  throw new AgentctlError(first.code, `${file}:${first.line ?? 1}:${first.column ?? 1}: ${first.message}${more}`, { diagnostics: unique });
 }
 
-type Report = (code: Diagnostic['code'], path: PathSegment[], message: string, help?: string) => void;
-
-function compileActions(host: Host, envelope: Envelope, source: SourceDocument, diagnostics: Diagnostic[], report: Report): Record<string, CompiledAction> {
+/** Every action with a known kind is checked against its kind, read from the document itself (not the envelope). */
+function compileActions(host: Host, source: SourceDocument, diagnostics: Diagnostic[], report: Report): Record<string, CompiledAction> {
   const actions: Record<string, CompiledAction> = {};
-  for (const [name, raw] of Object.entries(envelope.spec.actions)) {
+  const spec = (source.value as { spec?: { actions?: unknown } } | null)?.spec;
+  const declared = spec?.actions !== null && typeof spec?.actions === 'object' && !Array.isArray(spec.actions) ? (spec.actions as Record<string, unknown>) : {};
+  for (const [name, raw] of Object.entries(declared)) {
     const path: PathSegment[] = ['spec', 'actions', name];
-    const kind = host.actionKind(raw.kind);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || typeof (raw as { kind?: unknown }).kind !== 'string') continue;
+    const { kind: kindName, ...fields } = raw as { kind: string } & Record<string, unknown>;
+    const kind = host.actionKind(kindName);
     if (!kind) {
-      const known = host.actionKinds().map((entry) => entry.name).join(', ');
-      report('AGENTCTL_E_UNKNOWN_ACTION_KIND', [...path, 'kind'], `action ${name} has unknown kind "${raw.kind}"`, `registered kinds: ${known}`);
+      const known = host.actionKinds().map((entry) => entry.name);
+      report('AGENTCTL_E_UNKNOWN_ACTION_KIND', [...path, 'kind'], `action ${name} has unknown kind "${kindName}"`, suggestion(kindName, known, 'registered kinds'));
       continue;
     }
-    const { kind: _kind, ...fields } = raw;
+    const inputFields = fieldsAt(kind.inputSchema, []);
+    const where = inputFields.length > 0 ? `the task's with (${kind.name} takes ${inputFields.join(', ')} there)` : `the task's with of another action; ${kind.name} takes no run-time input`;
     for (const template of templateStrings(fields)) {
-      report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', [...path, ...template.path], `action fields are static; "${template.text}" is a template`, 'pass run-time values through the task `with` instead');
+      report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', [...path, ...template.path], `action fields are static; "${template.text}" is a template`, `pass run-time values through ${where}`);
     }
     const parsed = kind.actionSchema.safeParse(fields);
     if (!parsed.success) {
-      diagnostics.push(...issuesToDiagnostics(parsed.error.issues, source, path));
+      diagnostics.push(...issuesToDiagnostics(parsed.error.issues, source, path, kind.actionSchema, ['kind']));
       continue;
     }
     actions[name] = { name, kind: kind.name, fields: parsed.data as Record<string, unknown>, profile: kind.effect };
@@ -116,62 +128,61 @@ function checkIsolation(host: Host, action: string, description: ActionDescripti
 
 /**
  * Templates are evaluated only in a task's `with` and `when` and in `spec.outputs` values. Anywhere else they would
- * silently stay literal text, so they are refused. (Action fields are reported by compileActions.)
+ * silently stay literal text, so they are refused. (Action fields are reported by compileActions.) A `__proto__` key
+ * is refused everywhere, actions included, as the unknown field it is: no schema defines it.
  */
-function checkTemplatePlacement(document: unknown, report: Report): void {
+function checkTemplatePlacement(source: SourceDocument, diagnostics: Diagnostic[], report: Report): void {
   const evaluated = (path: PathSegment[]) =>
     (path[0] === 'spec' && path[1] === 'tasks' && (path[3] === 'with' || (path[3] === 'when' && path.length === 4))) || (path[0] === 'spec' && path[1] === 'outputs' && path.length > 2);
+  const inAction = (path: PathSegment[]) => path[0] === 'spec' && path[1] === 'actions';
   const visit = (value: unknown, path: PathSegment[]): void => {
-    if (path[0] === 'spec' && path[1] === 'actions') return;
     if (typeof value === 'string') {
-      if (hasTemplate(value) && !evaluated(path)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', path, `templates are not evaluated at ${formatPath(path)}; "${value}" would stay literal text`, 'templates work in a task\'s with and when, and in spec.outputs');
+      if (hasTemplate(value) && !evaluated(path) && !inAction(path)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', path, `templates are not evaluated at ${formatPath(path)}; "${value}" would stay literal text`, 'templates work in a task\'s with and when, and in spec.outputs');
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => visit(item, [...path, index]));
     } else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
-        if (key === '__proto__') report('AGENTCTL_E_SCHEMA', [...path, key], `"__proto__" is a reserved key and cannot be used`);
-        if (hasTemplate(key)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', [...path, key], `"${key}" is a template used as a key; keys are never evaluated`);
+        if (key === '__proto__') diagnostics.push(unknownField(source, path, key, []));
+        if (hasTemplate(key) && !inAction(path)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', [...path, key], `"${key}" is a template used as a key; keys are never evaluated`);
         visit(item, [...path, key]);
       }
     }
   };
-  visit(document, []);
+  visit(source.value, []);
 }
 
-function compileTasks(host: Host, envelope: Envelope, actions: Record<string, CompiledAction>, report: Report): CompiledTask[] {
-  const ids = new Set(envelope.spec.tasks.map((task) => task.id));
+function compileTasks(host: Host, parts: WorkflowParts, actions: Record<string, CompiledAction>, report: Report): CompiledTask[] {
+  const { envelope, ids } = parts;
   const seen = new Set<string>();
   const tasks: CompiledTask[] = [];
-  envelope.spec.tasks.forEach((task, index) => {
+  for (const { task, index } of parts.tasks) {
     const path: PathSegment[] = ['spec', 'tasks', index];
     if (seen.has(task.id)) report('AGENTCTL_E_DUPLICATE_TASK', [...path, 'id'], `task id "${task.id}" is used twice`);
     seen.add(task.id);
     const [form, actionName] = task.uses.split(':') as [string, string];
+    const action = form === 'action' && Object.hasOwn(actions, actionName) ? actions[actionName] : undefined;
     if (form === 'agent') {
       report('AGENTCTL_E_UNSUPPORTED', [...path, 'uses'], `task ${task.id} uses agent:${actionName}; agent tasks are not supported by this version`);
-      return;
+    } else if (!Object.hasOwn(envelope.spec.actions, actionName)) {
+      report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses action "${actionName}", which is not declared in spec.actions`, suggestion(actionName, Object.keys(envelope.spec.actions), 'declared actions', 'action:'));
     }
-    const action = Object.hasOwn(actions, actionName) ? actions[actionName] : undefined;
-    if (!action) {
-      if (!Object.hasOwn(envelope.spec.actions, actionName)) report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses action "${actionName}", which is not declared in spec.actions`);
-      return;
-    }
+    // Whatever is wrong with the action, the task's own references are still checked in this pass.
     const needs = new Set<string>();
     task.needs.forEach((need, needIndex) => {
-      if (!ids.has(need)) report('AGENTCTL_E_UNKNOWN_DEPENDENCY', [...path, 'needs', needIndex], `task ${task.id} needs "${need}", which is not a task`);
+      if (!ids.has(need)) report('AGENTCTL_E_UNKNOWN_DEPENDENCY', [...path, 'needs', needIndex], `task ${task.id} needs "${need}", which is not a task`, suggestion(need, ids, 'declared task ids'));
       else if (needs.has(need)) report('AGENTCTL_E_SCHEMA', [...path, 'needs', needIndex], `task ${task.id} lists "${need}" twice in needs`);
       needs.add(need);
     });
     const scope: ReferenceScope = { envelope, needs, taskIds: ids, owner: `task ${task.id}` };
     const templates = [...templateStrings(task.with)];
     for (const template of templates) checkTemplate(template.text, [...path, 'with', ...template.path], scope, report);
-    // A `with` without templates is known now: check it against the kind before anything runs.
-    if (templates.length === 0) checkStaticInput(host, action.kind, task.with, [...path, 'with'], report);
+    if (action) checkInput(host, action.kind, task.with, templates.map((template) => template.path), [...path, 'with'], report);
     if (task.outputSchema !== undefined) checkOutputSchema(task.outputSchema as JsonValue, [...path, 'outputSchema'], report);
     if (task.when !== undefined) {
       const parsed = checkTemplate(task.when, [...path, 'when'], scope, report);
       if (parsed && !parsed.whole) report('AGENTCTL_E_TEMPLATE_SYNTAX', [...path, 'when'], `when must be exactly one template, e.g. "\${{ inputs.enabled }}"`);
     }
+    if (!action) continue;
     tasks.push({
       id: task.id,
       index,
@@ -187,82 +198,21 @@ function compileTasks(host: Host, envelope: Envelope, actions: Record<string, Co
       ...(task.outputSchema === undefined ? {} : { outputSchema: task.outputSchema as JsonValue }),
       profile: action.profile,
     });
-  });
+  }
   return tasks;
 }
 
-function checkStaticInput(host: Host, kindName: string, input: unknown, path: PathSegment[], report: Report): void {
-  const parsed = host.actionKind(kindName)!.inputSchema.safeParse(input);
-  if (parsed.success) return;
-  for (const issue of parsed.error.issues) {
-    const where = [...path, ...(issue.path as PathSegment[])];
-    report('AGENTCTL_E_SCHEMA', where, `${formatPath(where)}: ${issue.message} (input of ${kindName})`, `see the ${kindName} input fields in \`agentctl schema\``);
-  }
-}
-
-function checkOutputSchema(schema: JsonValue, path: PathSegment[], report: Report): void {
-  try {
-    outputValidator(schema);
-  } catch (error) {
-    report('AGENTCTL_E_SCHEMA', path, `outputSchema is not a valid JSON Schema: ${errorMessage(error)}`);
-  }
-}
-
-function checkOutputs(envelope: Envelope, report: Report): void {
-  const ids = new Set(envelope.spec.tasks.map((task) => task.id));
-  const scope: ReferenceScope = { envelope, needs: ids, taskIds: ids, owner: 'spec.outputs' };
-  for (const template of templateStrings(envelope.spec.outputs)) checkTemplate(template.text, ['spec', 'outputs', ...template.path], scope, report);
-}
-
-interface ReferenceScope {
-  readonly envelope: Envelope;
-  readonly needs: ReadonlySet<string>;
-  readonly taskIds: ReadonlySet<string>;
-  readonly owner: string;
-}
-
-function checkTemplate(text: string, path: PathSegment[], scope: ReferenceScope, report: Report) {
-  let parsed;
-  try {
-    parsed = parseTemplate(text);
-  } catch (error) {
-    if (!(error instanceof TemplateError)) throw error;
-    report('AGENTCTL_E_TEMPLATE_SYNTAX', path, `bad template: ${error.message}`, 'templates are ${{ [not] PATH [OP LITERAL] }} with PATH rooted at inputs., vars., memory. or tasks.ID.output.');
-    return undefined;
-  }
-  for (const segment of parsed.segments) {
-    if ('expression' in segment) checkReference(segment.expression, path, scope, report);
-  }
-  return parsed;
-}
-
-function checkReference(expression: Expression, path: PathSegment[], scope: ReferenceScope, report: Report): void {
-  const [root, name, third] = expression.path;
-  const spec = scope.envelope.spec;
-  if ((root === 'inputs' || root === 'vars') && (name === undefined || !Object.hasOwn(spec[root], name))) {
-    report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": ${root}.${name ?? ''} is not declared in spec.${root}`);
-  } else if (root === 'memory') {
-    report('AGENTCTL_E_UNSUPPORTED', path, `"${expression.source}": working memory is not available in this version; nothing can write memory.${name ?? ''}`);
-  } else if (root === 'tasks') {
-    if (name === undefined || third !== 'output') {
-      report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": task references have the form tasks.ID.output[.FIELD...]`);
-    } else if (!scope.taskIds.has(name)) {
-      report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": there is no task "${name}"`);
-    } else if (!scope.needs.has(name)) {
-      report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": ${scope.owner} reads tasks.${name} but does not list it in needs`, `add "${name}" to needs`);
-    }
-  }
-}
-
-function orderTasks(tasks: CompiledTask[], envelope: Envelope, report: Report): CompiledTask[] {
+function orderTasks(tasks: CompiledTask[], { tasks: declared }: WorkflowParts, report: Report): CompiledTask[] {
   const result = topologicalOrder(tasks);
   if ('order' in result) {
     const byId = new Map(tasks.map((task) => [task.id, task]));
     return result.order.map((id) => byId.get(id)!);
   }
   const first = result.cycle[0]!;
-  const index = envelope.spec.tasks.findIndex((task) => task.id === first);
-  report('AGENTCTL_E_DEPENDENCY_CYCLE', ['spec', 'tasks', index, 'needs'], `tasks form a cycle: ${result.cycle.join(' → ')}`, 'remove one of these needs entries');
+  const index = declared.find((entry) => entry.task.id === first)?.index ?? 0;
+  // A cycle of thousands of tasks is named by its first steps, not printed whole.
+  const steps = result.cycle.length > 12 ? `${result.cycle.slice(0, 10).join(' → ')} → … → ${first} (${result.cycle.length - 1} tasks)` : result.cycle.join(' → ');
+  report('AGENTCTL_E_DEPENDENCY_CYCLE', ['spec', 'tasks', index, 'needs'], `tasks form a cycle: ${steps}`, 'remove one of the needs entries of this cycle');
   return tasks;
 }
 

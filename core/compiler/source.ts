@@ -1,9 +1,10 @@
-// Reads a YAML document with positions, so every diagnostic can name a line and column.
-import { readFileSync, statSync } from 'node:fs';
+// Parses a YAML document with positions, so every diagnostic can name a line and column.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { AgentctlError, diagnostic, type Diagnostic } from '../../sdk/index.js';
+import { checkExpansion, ExpansionError, MAX_DEPTH, MAX_EXPANDED_BYTES } from './expansion.js';
 
-export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+export { MAX_DOCUMENT_BYTES, readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME } from './read.js';
+export { MAX_DEPTH, MAX_EXPANDED_BYTES } from './expansion.js';
 
 export type PathSegment = string | number;
 
@@ -15,72 +16,59 @@ export interface SourceDocument {
   locate(path: readonly PathSegment[], options?: { key?: boolean }): { line: number; column: number };
 }
 
-/** Reads a file capped at 1 MiB; a missing, unreadable or oversized file is a usage error. */
-export function readBoundedFile(file: string, what: string): string {
-  let size: number;
-  try {
-    const stats = statSync(file);
-    if (!stats.isFile()) throw new Error('not a regular file');
-    size = stats.size;
-  } catch (error) {
-    throw new AgentctlError('AGENTCTL_E_FILE_NOT_FOUND', `${what} ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      diagnostics: [diagnostic('AGENTCTL_E_FILE_NOT_FOUND', { message: `${what} cannot be read`, file, line: 1, column: 1, help: 'check the path' })],
-    });
-  }
-  if (size > MAX_DOCUMENT_BYTES) {
-    const message = `${what} is ${size} bytes; the limit is ${MAX_DOCUMENT_BYTES} bytes (1 MiB)`;
-    throw new AgentctlError('AGENTCTL_E_DOCUMENT_TOO_LARGE', message, {
-      diagnostics: [diagnostic('AGENTCTL_E_DOCUMENT_TOO_LARGE', { message, file, line: 1, column: 1, help: 'split the document or move data into files read by tasks' })],
-    });
-  }
-  return readFileSync(file, 'utf8');
-}
-
 export function parseSource(file: string, text: string): SourceDocument {
   const lineCounter = new LineCounter();
+  const at = (offset: number) => {
+    const position = lineCounter.linePos(offset);
+    return { line: position.line, column: position.col };
+  };
   // logLevel error: problems become diagnostics below, never warnings printed to stderr.
   let document: Document;
   try {
     document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, logLevel: 'error' });
   } catch (error) {
-    // e.g. nesting so deep that the parser runs out of stack
     const message = error instanceof Error ? error.message : String(error);
     throw new AgentctlError('AGENTCTL_E_YAML_SYNTAX', `${file}: ${message}`, { diagnostics: [diagnostic('AGENTCTL_E_YAML_SYNTAX', { message, file, line: 1, column: 1 })] });
   }
   if (document.errors.length > 0) {
-    const diagnostics: Diagnostic[] = document.errors.map((error) => {
-      const position = lineCounter.linePos(error.pos[0]);
-      return diagnostic('AGENTCTL_E_YAML_SYNTAX', {
-        message: error.message.split('\n')[0]!,
-        file,
-        line: position.line,
-        column: position.col,
-        help: 'fix the YAML syntax at this position',
-      });
-    });
+    const diagnostics: Diagnostic[] = document.errors.map((error) => diagnostic('AGENTCTL_E_YAML_SYNTAX', { ...yamlProblem(error), file, ...at(error.pos[0]) }));
     throw new AgentctlError('AGENTCTL_E_YAML_SYNTAX', `${file} is not valid YAML: ${diagnostics[0]!.message}`, { diagnostics });
   }
-  let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 100 });
-    checkDepth(value, MAX_DEPTH);
+    checkExpansion(document);
   } catch (error) {
-    // e.g. alias expansion beyond the limit (a "billion laughs" document)
-    const message = error instanceof Error ? error.message : String(error);
-    throw new AgentctlError('AGENTCTL_E_YAML_SYNTAX', `${file}: ${message}`, {
-      diagnostics: [diagnostic('AGENTCTL_E_YAML_SYNTAX', { message, file, line: 1, column: 1, help: `at most 99 alias references to one anchor and ${MAX_DEPTH} levels of nesting` })],
-    });
+    if (!(error instanceof ExpansionError)) throw error;
+    const deep = error.message.includes('nested');
+    const code = deep || error.message.includes('alias *') ? 'AGENTCTL_E_YAML_SYNTAX' : 'AGENTCTL_E_DOCUMENT_TOO_LARGE';
+    const help = deep
+      ? `keep objects and arrays at most ${MAX_DEPTH} levels deep`
+      : code === 'AGENTCTL_E_DOCUMENT_TOO_LARGE'
+        ? `aliases are allowed, but the expanded document must stay within ${MAX_EXPANDED_BYTES} bytes of JSON; reference large values once, or move them into files that tasks read`
+        : 'define each anchor (&name) before its aliases (*name), outside the node it names';
+    throw new AgentctlError(code, `${file}: ${error.message}`, { diagnostics: [diagnostic(code, { message: error.message, file, ...at(error.offset), help })] });
   }
+  // The expansion is bounded above, so yaml's own alias counter (a cruder rule) is switched off.
+  const value: unknown = document.toJS({ maxAliasCount: -1 });
   return {
     file,
     text,
     value,
     locate(path, options = {}) {
-      const offset = offsetOf(document, path, options.key ?? false);
-      const position = lineCounter.linePos(offset);
-      return { line: position.line, column: position.col };
+      return at(offsetOf(document, path, options.key ?? false));
     },
   };
+}
+
+/** A YAML parser error in our words where theirs would confuse. */
+function yamlProblem(error: { code: string; message: string }): { message: string; help: string } {
+  if (error.code === 'MULTIPLE_DOCS') {
+    return { message: 'the file holds more than one YAML document (a --- separator after content); a workflow is exactly one document', help: 'keep one workflow per file: remove the --- line and what follows, or move it into its own file' };
+  }
+  const first = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  if (first.includes('Maximum call stack size exceeded')) {
+    return { message: `the document nests too deeply to be parsed; at most ${MAX_DEPTH} levels are allowed`, help: `keep objects and arrays at most ${MAX_DEPTH} levels deep` };
+  }
+  return { message: first, help: 'fix the YAML syntax at this position' };
 }
 
 function offsetOf(document: Document, path: readonly PathSegment[], wantKey: boolean): number {
@@ -109,9 +97,6 @@ function rangeStart(node: unknown): number | undefined {
   const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
   return range ? range[0] : undefined;
 }
-
-/** Deeper documents are refused: every later step walks values recursively. */
-export const MAX_DEPTH = 64;
 
 /** Throws when a JSON-like value nests deeper than `limit`. Iterative, so it cannot overflow the stack itself. */
 export function checkDepth(value: unknown, limit: number): void {

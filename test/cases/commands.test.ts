@@ -1,8 +1,10 @@
 // The read-only commands (plan, schema, plugins list, version) and usage errors in JSON mode.
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ROOT, runCli, workspace } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, outcome, workflow } from './helpers.js';
+import { BIN, baseEnv, parseDocument, ROOT, runCli, workspace } from '../support/cli.js';
+import { diagnosticWithCode, errorDocument, outcome, runCount, workflow } from './helpers.js';
 
 describe('plan', () => {
   let ws: ReturnType<typeof workspace>;
@@ -47,6 +49,34 @@ describe('plan', () => {
       ['three', 'process_execution'],
       ['pure', 'pure'],
     ]);
+  });
+
+  it('a template in an action field is refused with a hint that works: shell tasks take with.args and with.stdin', () => {
+    const spec = (action: Record<string, unknown>, task: Record<string, unknown>) =>
+      workflow({
+        inputs: { who: 'Ada' },
+        policy: { processAllowlist: ['sh', 'echo'], approval: 'never' },
+        actions: { greet: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'printf "%s/" "$1"; cat', 'sh'], ...action }, first: { kind: 'builtin.shell.exec', command: 'echo', args: ['dyn'] } },
+        tasks: [{ id: 'first', uses: 'action:first' }, { id: 'greet', uses: 'action:greet', needs: ['first'], ...task }],
+        outputs: { said: '${{ tasks.greet.output.stdout }}' },
+      });
+    ws.write('wf.yaml', spec({ args: ['-c', 'echo $1', 'sh', '${{ inputs.who }}'] }, {}));
+    const refused = diagnosticWithCode(errorDocument(runCli(['check', ws.file('wf.yaml'), '--output', 'json']), 2), 'AGENTCTL_E_TEMPLATE_NOT_ALLOWED');
+    expect(refused.help).to.equal("pass run-time values through the task's with (builtin.shell.exec takes args, stdin there)");
+    ws.write('wf.yaml', spec({}, { with: { args: ['${{ inputs.who }}'], stdin: '${{ tasks.first.output.stdout }}' } }));
+    expect(outcome(runCli(['check', ws.file('wf.yaml'), '--output', 'json']), 0).kind).to.equal('CheckResult');
+    const plan = outcome(runCli(['plan', ws.file('wf.yaml'), '--output', 'json']), 0).data;
+    expect(plan.tasks[1]).to.deep.include({ id: 'greet', predictability: 'dynamic', input: { args: ['Ada'], stdin: '${{ tasks.first.output.stdout }}' } });
+    const ran = outcome(runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']), 0);
+    expect(ran.data.output).to.deep.equal({ said: 'Ada/dyn\n' });
+    // check catches what run would refuse: an unknown field or a static value of the wrong type beside templates
+    ws.write('wf.yaml', spec({}, { with: { args: ['${{ inputs.who }}', 7], stdn: 'x' } }));
+    const document = errorDocument(runCli(['check', ws.file('wf.yaml'), '--output', 'json']), 2);
+    expect(document.diagnostics.map((item: any) => [item.code, item.path])).to.deep.equal([
+      ['AGENTCTL_E_SCHEMA', 'spec.tasks[1].with.args[1]'],
+      ['AGENTCTL_E_UNKNOWN_FIELD', 'spec.tasks[1].with.stdn'],
+    ]);
+    expect(document.diagnostics[1].help).to.equal('did you mean "stdin"? builtin.shell.exec takes args, stdin');
   });
 
   it('plan renders --input values into task inputs', () => {
@@ -115,6 +145,80 @@ describe('usage errors', () => {
     diagnosticWithCode(document, 'AGENTCTL_E_INPUT_INVALID');
   });
 
+  it('bare agentctl prints the help on stdout and exits 0', () => {
+    const result = runCli([]);
+    expect(result.status).to.equal(0);
+    expect(result.stderr).to.equal('');
+    expect(result.stdout).to.contain('agentctl <command> [options]').and.to.contain('agentctl check <file>');
+  });
+
+  it('an unknown command is named, with the list of commands and the closest one', () => {
+    const document = errorDocument(runCli(['chek', 'x.yaml', '--output', 'json']), 2);
+    expect(document.error.message).to.equal('unknown command chek');
+    expect(document.diagnostics[0].help).to.equal('did you mean check? commands: run, check, plan, inspect, runs, plugins, schema, version, completion');
+    expect(errorDocument(runCli(['resume', '--output', 'json']), 2).error.message).to.equal('command resume is not available in this version');
+  });
+
+  it('a mistyped option gets a suggestion from the command\'s own options', () => {
+    const document = errorDocument(runCli(['run', join(ROOT, 'examples', 'hello.yaml'), '--workspce', '.', '--output', 'json']), 2);
+    expect(document.error.message).to.equal('unknown option --workspce');
+    expect(document.diagnostics[0].help).to.match(/^did you mean --workspace instead of --workspce\?/);
+    const human = runCli(['check', join(ROOT, 'examples', 'hello.yaml'), '--outptu', 'json']);
+    expect(human.status).to.equal(2);
+    expect(human.stderr).to.contain('did you mean --output instead of --outptu?');
+  });
+
+  it('a single-valued option given twice is a usage error, reported in JSON when any --output asks for it', () => {
+    const space = workspace();
+    try {
+      const hello = join(ROOT, 'examples', 'hello.yaml');
+      const cases: [string[], string][] = [
+        [['version', '--output', 'json', '--output', 'json'], '--output is given 2 times; it takes one value'],
+        [['version', '--output', 'human', '--output=json'], '--output is given 2 times; it takes one value'],
+        [['run', hello, '--db', space.file('a.db'), '--db', space.file('b.db'), '--output', 'json'], '--db is given 2 times; it takes one value'],
+        [['run', hello, '--workspace', space.dir, '--workspace', space.dir, '--db', space.file('a.db'), '--output', 'json'], '--workspace is given 2 times; it takes one value'],
+      ];
+      for (const [args, message] of cases) {
+        const document = errorDocument(runCli(args), 2);
+        expect(document.error.message, args.join(' ')).to.equal(message);
+        diagnosticWithCode(document, 'AGENTCTL_E_USAGE');
+      }
+      expect(runCount(space.file('a.db'))).to.equal(0);
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it('output to a full device is AGENTCTL_E_OUTPUT_WRITE on stderr, exit 5, without a stack trace', () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const mode of ['json', 'human']) {
+        const result = spawnSync(process.execPath, [BIN, 'version', '--output', mode], { env: baseEnv(), stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+        expect(result.status, mode).to.equal(5);
+        expect(result.stderr).to.contain('AGENTCTL_E_OUTPUT_WRITE').and.to.contain('ENOSPC');
+        expect(result.stderr).not.to.match(/\n\s+at /);
+        if (mode === 'json') expect(parseDocument(result.stderr).error.exitCode).to.equal(5);
+      }
+    } finally {
+      closeSync(full);
+    }
+  });
+
+  it('a deleted current folder is a usage error, without a stack trace', () => {
+    const space = workspace();
+    try {
+      const gone = join(space.dir, 'gone');
+      mkdirSync(gone);
+      const script = `cd "$1" && rmdir "$1" && exec "$2" "$3" check "$4" --output json`;
+      const result = spawnSync('/bin/sh', ['-c', script, 'sh', gone, process.execPath, BIN, join(ROOT, 'examples', 'hello.yaml')], { env: baseEnv(), encoding: 'utf8' });
+      const document = errorDocument({ status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr }, 2);
+      expect(document.error.message).to.match(/current folder cannot be read/);
+      expect(result.stderr).not.to.match(/\n\s+at /);
+    } finally {
+      space.cleanup();
+    }
+  });
+
   it('human mode: a usage error goes to stderr and stdout stays empty', () => {
     const result = runCli(['bogus']);
     expect(result.status).to.equal(2);
@@ -135,5 +239,68 @@ describe('completion and --version', () => {
     expect(result.status).to.equal(0);
     expect(result.stdout).to.match(/^\d+\.\d+\.\d+\n$/);
     expect(result.stderr).to.equal('');
+  });
+});
+
+describe('inputs and standard input', () => {
+  const hello = join(ROOT, 'examples', 'hello.yaml');
+  let space: ReturnType<typeof workspace>;
+  beforeEach(() => (space = workspace()));
+  afterEach(() => space.cleanup());
+
+  it('--input n=1e999 is refused: not a finite number', () => {
+    for (const args of [['--input', 'name=1e999'], ['--inputs', '{"name": [1, -1e999]}']]) {
+      const document = errorDocument(runCli(['plan', hello, ...args, '--output', 'json']), 2);
+      expect(diagnosticWithCode(document, 'AGENTCTL_E_INPUT_INVALID').message).to.match(/a number is not finite/);
+    }
+  });
+
+  it('--inputs-file refuses a key given twice in one object and accepts a UTF-8 byte order mark', () => {
+    space.write('twice.json', '{"name": "a", "n\\u0061me": "b"}');
+    const document = errorDocument(runCli(['plan', hello, '--inputs-file', space.file('twice.json'), '--output', 'json']), 2);
+    expect(diagnosticWithCode(document, 'AGENTCTL_E_INPUT_INVALID').message).to.equal(`--inputs-file ${space.file('twice.json')}: the key "name" appears twice in one object`);
+    space.write('nested.json', '{"name": {"a": 1, "b": {"a": 2}, "c": [{"a": 3}]}}');
+    expect(outcome(runCli(['plan', hello, '--inputs-file', space.file('nested.json'), '--output', 'json']), 0).data.inputs.name).to.deep.equal({ a: 1, b: { a: 2 }, c: [{ a: 3 }] });
+    space.write('bom.json', '\ufeff{"name": "Ada"}');
+    expect(outcome(runCli(['plan', hello, '--inputs-file', space.file('bom.json'), '--output', 'json']), 0).data.inputs).to.deep.equal({ name: 'Ada' });
+  });
+
+  it('check - and plan - read the workflow from standard input, bounded to 1 MiB', () => {
+    const text = readFileSync(hello, 'utf8');
+    const run = (args: string[], input: string | Buffer) => {
+      const result = spawnSync(process.execPath, [BIN, ...args], { env: baseEnv(), input, encoding: 'utf8' });
+      return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
+    };
+    expect(outcome(run(['check', '-', '--output', 'json'], text), 0).data).to.deep.include({ file: '<stdin>', workflow: 'hello', tasks: 2 });
+    expect(outcome(run(['plan', '-', '--input', 'name=Ada', '--output', 'json'], text), 0).data.tasks[0].input).to.deep.equal({ greeting: 'hello, Ada' });
+    const broken = diagnosticWithCode(errorDocument(run(['check', '-', '--output', 'json'], text.replace('kind: Workflow', 'kind: [Workflow')), 2), 'AGENTCTL_E_YAML_SYNTAX');
+    expect(broken.file).to.equal('<stdin>');
+    const large = diagnosticWithCode(errorDocument(run(['check', '-', '--output', 'json'], Buffer.alloc(3 * 1024 * 1024, 0x20)), 2), 'AGENTCTL_E_DOCUMENT_TOO_LARGE');
+    expect(large.message).to.equal('workflow from standard input is more than 1048576 bytes; the limit is 1048576 bytes (1 MiB)');
+    expect(errorDocument(run(['run', '-', '--output', 'json'], text), 2).error.message).to.equal('the workflow file cannot be - (standard input) here');
+  });
+});
+
+describe('human run summary', () => {
+  it('prints the run\'s outputs after the summary, neutralizing text that came from tasks', () => {
+    const space = workspace();
+    try {
+      const file = space.write(
+        'wf.yaml',
+        workflow({
+          inputs: { note: 'line one\n::error::forged\u001b[31m' },
+          actions: { set: { kind: 'builtin.assign' } },
+          tasks: [{ id: 'a', uses: 'action:set', with: { note: '${{ inputs.note }}', count: 3 } }],
+          outputs: { note: '${{ tasks.a.output.output.note }}', count: '${{ tasks.a.output.output.count }}' },
+        }),
+      );
+      const result = runCli(['run', file, '--db', space.db]);
+      expect(result.status, result.stderr).to.equal(0);
+      const lines = result.stdout.split('\n');
+      expect(lines[0]).to.match(/^run run_\S+ succeeded: 1 succeeded$/);
+      expect(lines.slice(1)).to.deep.equal(['outputs:', '  note: line one', '    \\x3a:error::forged\\x1b[31m', '  count: 3', '']);
+    } finally {
+      space.cleanup();
+    }
   });
 });

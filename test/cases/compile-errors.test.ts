@@ -1,4 +1,5 @@
 // Compile errors: exit 2, exactly one JSON Error line on stderr, a stable code with file, line and column.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import { runCli, workspace } from '../support/cli.js';
@@ -215,6 +216,55 @@ describe('compile errors', () => {
     const bad = ws.write('bad.yaml', CASES[0]!.text as string);
     errorDocument(runCli(['run', bad, '--db', ws.db, '--output', 'json']), 2);
     expect(runCount(ws.db)).to.equal(1);
+  });
+
+  it('check reports schema errors in tasks and actions, unknown kinds and template references in one pass', () => {
+    const file = ws.write(
+      'wf.yaml',
+      [...HEADER, '    run:', '      kind: builtin.shell.exec', '      comand: echo', '    odd:', '      kind: builtin.nope', '  tasks:', '    - id: a', '      uses: action:set', '      neds: [b]', '    - id: b', '      uses: action:set', '      with: {v: "${{ inputs.missing }}"}', ''].join('\n'),
+    );
+    const document = errorDocument(runCli(['check', file, '--output', 'json']), 2);
+    expect(document.diagnostics.map((item: any) => [item.code, item.path, item.line])).to.deep.equal([
+      ['AGENTCTL_E_UNKNOWN_FIELD', 'spec.tasks[0].neds', 17],
+      ['AGENTCTL_E_SCHEMA', 'spec.actions.run.command', 10],
+      ['AGENTCTL_E_UNKNOWN_FIELD', 'spec.actions.run.comand', 11],
+      ['AGENTCTL_E_UNKNOWN_ACTION_KIND', 'spec.actions.odd.kind', 13],
+      ['AGENTCTL_E_TEMPLATE_REFERENCE', 'spec.tasks[1].with.v', 20],
+    ]);
+    expect(document.diagnostics[0].help).to.match(/^did you mean "needs"\?/);
+    expect(document.diagnostics[1].message).to.equal('spec.actions.run: missing required field "command"');
+    expect(document.diagnostics[2].help).to.match(/^did you mean "command"\?/);
+  });
+
+  it('check: a needs cycle of 5,000 tasks is AGENTCTL_E_DEPENDENCY_CYCLE, not a stack overflow', () => {
+    const tasks = Array.from({ length: 5000 }, (_, index) => `    - {id: t${index}, uses: "action:set", needs: [t${(index + 1) % 5000}]}`);
+    const file = ws.write('wf.yaml', doc('  tasks:', ...tasks));
+    const document = errorDocument(runCli(['check', file, '--output', 'json']), 2);
+    const found = diagnosticWithCode(document, 'AGENTCTL_E_DEPENDENCY_CYCLE');
+    expect(found.message).to.match(/^tasks form a cycle: t0 → t4999 → .* → … → t0 \(5000 tasks\)$/);
+    expect([found.line, found.path]).to.deep.equal([10, 'spec.tasks[0].needs']);
+  });
+
+  it('check and run: an alias expansion beyond 4 MiB of JSON is refused, and run records nothing', () => {
+    const anchors = Array.from({ length: 12 }, (_, index) => `    a${index}: &a${index} "${'x'.repeat(80000)}"`);
+    const aliases = Array.from({ length: 12 }, (_, index) => `        k${index}: [${Array.from({ length: 99 }, () => `*a${index}`).join(', ')}]`);
+    const text = ['apiVersion: agentctl.dev/v1', 'kind: Workflow', 'metadata:', '  name: t', 'spec:', '  vars:', ...anchors, '  actions:', '    set:', '      kind: builtin.assign', '  tasks:', '    - id: a', '      uses: action:set', '      with:', ...aliases, ''].join('\n');
+    const file = ws.write('wf.yaml', text);
+    const found = diagnosticWithCode(errorDocument(runCli(['check', file, '--output', 'json']), 2), 'AGENTCTL_E_DOCUMENT_TOO_LARGE');
+    expect(found.message).to.match(/expands to more than 4194304 bytes \(4 MiB\) of JSON/);
+    expect(found.line).to.equal(26);
+    diagnosticWithCode(errorDocument(runCli(['run', file, '--db', ws.db, '--output', 'json']), 2), 'AGENTCTL_E_DOCUMENT_TOO_LARGE');
+    expect(existsSync(ws.db)).to.equal(false);
+  });
+
+  it('check: the 1 MiB cap is a bounded read: a /proc file of stat size 0 is refused, a FIFO does not block', () => {
+    const proc = runCli(['check', '/proc/self/pagemap', '--output', 'json'], { timeoutMs: 20_000 });
+    diagnosticWithCode(errorDocument(proc, 2), 'AGENTCTL_E_DOCUMENT_TOO_LARGE');
+    const fifo = ws.file('pipe.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const result = runCli(['check', fifo, '--output', 'json'], { timeoutMs: 20_000 });
+    const found = diagnosticWithCode(errorDocument(result, 2), 'AGENTCTL_E_FILE_NOT_FOUND');
+    expect(found.message).to.equal('workflow file cannot be read: it is not a regular file');
   });
 
   it('human mode: the error goes to stderr with code and file:line:column; stdout is empty', () => {

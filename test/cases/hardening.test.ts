@@ -115,7 +115,7 @@ describe('hardening', () => {
   });
 
   it('--workspace must be an existing folder; --input may come before the file', () => {
-    state.ws.write('wf.yaml', workflow({ inputs: { name: 'x' }, actions: { set: { kind: 'builtin.assign' } }, tasks: [{ id: 'a', uses: 'action:set', with: { v: '${{ inputs.name }}' } }], outputs: { v: '${{ tasks.a.output.v }}' } }));
+    state.ws.write('wf.yaml', workflow({ inputs: { name: 'x' }, actions: { set: { kind: 'builtin.assign' } }, tasks: [{ id: 'a', uses: 'action:set', with: { v: '${{ inputs.name }}' } }], outputs: { v: '${{ tasks.a.output.output.v }}' } }));
     diagnosticWithCode(errorDocument(run(['--workspace', state.ws.file('missing')]), 2), 'AGENTCTL_E_USAGE');
     diagnosticWithCode(errorDocument(run(['--workspace', state.ws.file('wf.yaml')]), 2), 'AGENTCTL_E_USAGE');
     const result = runCli(['run', '--input', 'name=Ada', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json']);

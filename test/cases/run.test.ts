@@ -38,13 +38,13 @@ describe('run: examples/hello.yaml', () => {
     ]);
   });
 
-  it('prints a one-line human summary on stdout without --output', () => {
+  it('prints a human summary line and the run\'s outputs on stdout without --output', () => {
     const result = runCli(['run', HELLO, '--db', ws.db]);
     expect(result.status).to.equal(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines).to.have.length(1);
     const [run] = rows(ws.db, 'SELECT id FROM runs');
     expect(lines[0]).to.match(new RegExp(`^run ${run.id} succeeded: 2 succeeded$`));
+    expect(lines.slice(1)).to.deep.equal(['outputs:', '  greeting: hello, world!']);
   });
 
   it('--input name=Ada changes the output', () => {

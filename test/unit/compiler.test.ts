@@ -151,9 +151,95 @@ ${assignTasks}  tasks:
     expect(first!.code).to.equal('AGENTCTL_E_UNSUPPORTED');
   });
 
-  it('a YAML alias bomb is a syntax error, not a crash', async () => {
-    const anchors = Array.from({ length: 120 }, () => `    - *a`).join('\n');
-    const [first] = await diagnosticsOf(`apiVersion: agentctl.dev/v1\nx: &a [1]\ny:\n${anchors}\n`);
-    expect(first!.code).to.equal('AGENTCTL_E_YAML_SYNTAX');
+  it('reports schema errors in tasks and in actions, unknown kinds and template references in one pass', async () => {
+    const diagnostics = await diagnosticsOf(
+      workflow(`  inputs: { who: x }
+  actions:
+    set: { kind: builtin.assign }
+    run: { kind: builtin.shell.exec, command: echo, shell: true }
+    other: { kind: builtin.nope }
+  tasks:
+    - { id: a, uses: "action:set", bogus: 1 }
+    - { id: b, uses: "action:set", needs: [ghost], with: { v: "\${{ inputs.nobody }}" } }
+    - { id: c, uses: "action:run", with: { x: "\${{ tasks.a.output.output }}" } }
+`),
+    );
+    expect(diagnostics.map((item) => `${item.code} ${item.path}`)).to.have.members([
+      'AGENTCTL_E_UNKNOWN_FIELD spec.tasks[0].bogus',
+      'AGENTCTL_E_UNKNOWN_FIELD spec.actions.run.shell',
+      'AGENTCTL_E_UNKNOWN_ACTION_KIND spec.actions.other.kind',
+      'AGENTCTL_E_UNKNOWN_DEPENDENCY spec.tasks[1].needs[0]',
+      'AGENTCTL_E_TEMPLATE_REFERENCE spec.tasks[1].with.v',
+      'AGENTCTL_E_TEMPLATE_REFERENCE spec.tasks[2].with.x',
+    ]);
+  });
+
+  it('an unknown field gets "did you mean" when a known field is close', async () => {
+    const [task] = await diagnosticsOf(workflow(`${assignTasks}  tasks:\n    - { id: a, uses: "action:set" }\n    - { id: b, uses: "action:set", neds: [a] }\n`));
+    expect(task).to.include({ code: 'AGENTCTL_E_UNKNOWN_FIELD', path: 'spec.tasks[1].neds' });
+    expect(task!.help).to.match(/^did you mean "needs"\?/);
+    const [action] = await diagnosticsOf(workflow(`  actions:\n    run: { kind: builtin.shell.exec, command: echo, agrs: [x] }\n  tasks: [{ id: a, uses: "action:run" }]\n`));
+    expect(action).to.include({ code: 'AGENTCTL_E_UNKNOWN_FIELD', path: 'spec.actions.run.agrs' });
+    expect(action!.help).to.match(/^did you mean "args"\?/);
+    const [far] = await diagnosticsOf(workflow(`${assignTasks}  tasks:\n    - { id: a, uses: "action:set", zzzzzz: 1 }\n`));
+    expect(far!.help).not.to.match(/did you mean/);
+  });
+
+  it('a missing required field says "missing"', async () => {
+    const [uses] = await diagnosticsOf(workflow(`${assignTasks}  tasks:\n    - id: a\n`));
+    expect(uses).to.include({ code: 'AGENTCTL_E_SCHEMA', path: 'spec.tasks[0].uses', message: 'spec.tasks[0]: missing required field "uses"', line: 9 });
+    const [command] = await diagnosticsOf(workflow(`  actions:\n    run: { kind: builtin.shell.exec }\n  tasks: [{ id: a, uses: "action:run" }]\n`));
+    expect(command).to.include({ path: 'spec.actions.run.command', message: 'spec.actions.run: missing required field "command"' });
+    const [version] = await diagnosticsOf(workflow(`${assignTasks}  tasks: [{ id: a, uses: "action:set" }]\n`).replace('apiVersion: agentctl.dev/v1\n', ''));
+    expect(version).to.include({ code: 'AGENTCTL_E_API_VERSION', message: 'the document: missing required field "apiVersion"' });
+  });
+
+  it('refuses a __proto__ key with a scalar value as an unknown field, in actions too', async () => {
+    for (const [text, path] of [
+      [workflow(`  actions:\n    set: { kind: builtin.assign, __proto__: 1 }\n  tasks: [{ id: a, uses: "action:set" }]\n`), 'spec.actions.set.__proto__'],
+      [workflow(`  actions:\n    run: { kind: builtin.shell.exec, command: echo, __proto__: 1 }\n  tasks: [{ id: a, uses: "action:run" }]\n`), 'spec.actions.run.__proto__'],
+      [workflow(`${assignTasks}  tasks: [{ id: a, uses: "action:set", __proto__: 1 }]\n`), 'spec.tasks[0].__proto__'],
+      [workflow(`${assignTasks}  tasks: [{ id: a, uses: "action:set", with: { __proto__: 1 } }]\n`), 'spec.tasks[0].with.__proto__'],
+    ] as const) {
+      const diagnostics = await diagnosticsOf(text);
+      expect(diagnostics.map((item) => `${item.code} ${item.path}`), path).to.deep.equal([`AGENTCTL_E_UNKNOWN_FIELD ${path}`]);
+    }
+  });
+
+  it('allows YAML aliases; a generated file with 52 aliases (anchors holding aliases) passes', async () => {
+    const tasks = Array.from({ length: 52 }, (_, index) => `    - { id: t${index}, uses: "action:set", with: *w }`).join('\n');
+    const text = workflow(`  vars: { base: &b [1, 2, 3] }\n${assignTasks}  tasks:\n    - id: first\n      uses: action:set\n      with: &w { a: *b, b: *b, c: *b }\n${tasks}\n`);
+    const { plan } = await compileText(host, 'w.yaml', text);
+    expect(plan.tasks).to.have.length(53);
+    expect(plan.tasks[52]!.with).to.deep.equal({ a: [1, 2, 3], b: [1, 2, 3], c: [1, 2, 3] });
+  });
+
+  it('refuses an alias expansion beyond 4 MiB of JSON without materialising it', async () => {
+    const anchors = Array.from({ length: 4 }, (_, index) => `    a${index}: &a${index} "${'x'.repeat(20000)}"`).join('\n');
+    const aliases = Array.from({ length: 4 }, (_, index) => `        k${index}: [${Array.from({ length: 60 }, () => `*a${index}`).join(', ')}]`).join('\n');
+    const text = workflow(`  vars:\n${anchors}\n${assignTasks}  tasks:\n    - id: t\n      uses: action:set\n      with:\n${aliases}\n`);
+    const started = performance.now();
+    const [first] = await diagnosticsOf(text);
+    expect(performance.now() - started).to.be.below(2000);
+    expect(first).to.include({ code: 'AGENTCTL_E_DOCUMENT_TOO_LARGE', file: 'w.yaml' });
+    expect(first!.message).to.match(/expands to more than 4194304 bytes/);
+    expect(first!.line).to.be.above(10);
+  });
+
+  it('refuses aliases that loop or nest too deep once expanded, and a document that nests too deep to parse', async () => {
+    const [loop] = await diagnosticsOf(workflow(`  vars: { x: &x [*x] }\n${assignTasks}  tasks: [{ id: a, uses: "action:set" }]\n`));
+    expect(loop).to.include({ code: 'AGENTCTL_E_YAML_SYNTAX' });
+    expect(loop!.message).to.match(/refers to the node that contains it/);
+    const nest = (depth: number, inner: string) => '['.repeat(depth) + inner + ']'.repeat(depth);
+    const [deep] = await diagnosticsOf(workflow(`  vars: { a: &a ${nest(40, '1')}, b: ${nest(30, '*a')} }\n${assignTasks}  tasks: [{ id: a, uses: "action:set" }]\n`));
+    expect(deep!.message).to.match(/nested more than 64 levels deep once alias \*a is expanded/);
+    const [parser] = await diagnosticsOf(workflow(`  vars: { a: ${nest(100000, '1')} }\n`));
+    expect(parser).to.include({ code: 'AGENTCTL_E_YAML_SYNTAX', message: 'the document nests too deeply to be parsed; at most 64 levels are allowed' });
+  });
+
+  it('a file with more than one YAML document gets a diagnostic in our words', async () => {
+    const [first] = await diagnosticsOf(`${workflow(`${assignTasks}  tasks: [{ id: a, uses: "action:set" }]\n`)}---\nkind: Other\n`);
+    expect(first).to.include({ code: 'AGENTCTL_E_YAML_SYNTAX', line: 9, column: 1 });
+    expect(first!.message).to.equal('the file holds more than one YAML document (a --- separator after content); a workflow is exactly one document');
   });
 });

@@ -34,3 +34,19 @@ describe('topological order', () => {
     expect(topologicalOrder([{ id: 'a', needs: ['a'] }])).to.deep.equal({ cycle: ['a', 'a'] });
   });
 });
+
+describe('topological order at scale', () => {
+  it('a cycle of 5,000 tasks is found without recursion', () => {
+    const nodes = Array.from({ length: 5000 }, (_, index) => ({ id: `t${index}`, needs: [`t${(index + 1) % 5000}`] }));
+    const result = topologicalOrder(nodes) as { cycle: string[] };
+    expect(result.cycle).to.have.length(5001);
+    expect(result.cycle[0]).to.equal(result.cycle[5000]);
+  });
+
+  it('orders a chain of 20,000 tasks and 20,000 independent ones in declaration order', () => {
+    const chain = Array.from({ length: 20000 }, (_, index) => ({ id: `c${index}`, needs: index === 0 ? [] : [`c${index - 1}`] }));
+    expect((topologicalOrder([...chain].reverse()) as { order: string[] }).order).to.deep.equal(chain.map((node) => node.id));
+    const wide = Array.from({ length: 20000 }, (_, index) => ({ id: `w${index}`, needs: [] }));
+    expect((topologicalOrder(wide) as { order: string[] }).order).to.deep.equal(wide.map((node) => node.id));
+  });
+});

@@ -21,8 +21,8 @@ spec:
     save: { kind: builtin.write }
   tasks:
     - { id: a, uses: "action:set", with: { v: 1 } }
-    - { id: w, uses: "action:save", needs: [a], with: { path: out/x.txt, content: "v=\${{ tasks.a.output.v }}" } }
-  outputs: { v: "\${{ tasks.a.output.v }}" }
+    - { id: w, uses: "action:save", needs: [a], with: { path: out/x.txt, content: "v=\${{ tasks.a.output.output.v }}" } }
+  outputs: { v: "\${{ tasks.a.output.output.v }}" }
 `;
 
 async function run(plugins: PluginDefinition[]) {

@@ -1,6 +1,13 @@
 // check, plan and schema: commands that read a workflow (or the format) and never touch the database.
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { compileFile } from '../../compiler/compile.js';
+import { AgentctlError, EXIT, type CompiledPlan, type CompiledTask } from '../../../sdk/index.js';
+import { compileText } from '../../compiler/compile.js';
+import { readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME, type SourceDocument } from '../../compiler/source.js';
+import { policyDiagnostics, previewPolicy } from '../../policy-preview.js';
+import { statePaths } from '../../store/state-paths.js';
+import { DEFAULT_DB } from '../database-option.js';
 import { describePlan } from '../../plan-view.js';
 import { workflowJsonSchema } from '../../schema.js';
 import type { Compose } from '../composition.js';
@@ -10,6 +17,7 @@ import { emit, palette } from '../output.js';
 
 interface FileArgs extends GlobalArgs, InputArgs {
   file: string;
+  workspace?: string;
 }
 
 /** --input, --inputs and --inputs-file, shared by plan and run. */
@@ -21,34 +29,88 @@ export function inputOptions<T>(yargs: import('yargs').Argv<T>) {
     .conflicts('inputs', 'inputs-file');
 }
 
+/** The workflow text and the name diagnostics give it: FILE, or standard input for `-` (bounded to 1 MiB). */
+async function readWorkflow(file: string): Promise<{ name: string; text: string }> {
+  if (file === STDIN_ARGUMENT) return { name: STDIN_NAME, text: await readBoundedStdin('workflow from standard input') };
+  return { name: file, text: readBoundedFile(file, 'workflow file') };
+}
+
+/** --workspace, shared by check and plan: where `run` would resolve paths, so policy is judged as it would be. */
+function workspaceOption<T>(yargs: import('yargs').Argv<T>) {
+  return yargs.option('workspace', { type: 'string', describe: "workspace folder for policy checks (default: the workflow file's folder; for -, the current folder)" });
+}
+
+/** The absolute workspace root `run` would use: --workspace (or the file's folder) with policy.workspaceRoot. */
+function workspaceRootOf(argv: { workspace?: string; file: string }, plan: CompiledPlan): string {
+  const workspace = resolve(argv.workspace ?? (argv.file === STDIN_ARGUMENT ? '.' : dirname(resolve(argv.file))));
+  let folder = false;
+  try {
+    folder = statSync(workspace).isDirectory();
+  } catch {
+    folder = false;
+  }
+  if (!folder) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
+  return resolve(workspace, plan.policy.workspaceRoot);
+}
+
+/** Where a task is written in the document, for its policy diagnostics. */
+function taskLocation(source: SourceDocument) {
+  return (task: CompiledTask) => ({ file: source.file, ...source.locate(['spec', 'tasks', task.index]), path: `spec.tasks[${task.index}]` });
+}
+
 export const checkCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
   command: 'check <file>',
-  describe: 'Validate a workflow without running it',
-  builder: (yargs) => yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' }) as never,
+  describe: 'Validate a workflow without running it, and judge its effects by policy',
+  builder: (yargs) => workspaceOption(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file, or - for standard input' })) as never,
   handler: handler<FileArgs>(async (argv, output) => {
-    const { plan } = await compileFile(compose(), argv.file);
-    const data = { file: argv.file, workflow: plan.name, digest: plan.digest, tasks: plan.tasks.length, actions: Object.keys(plan.actions).length };
-    emit(output, 'CheckResult', data, () => `${palette(output.colorStdout).green('ok')}: ${argv.file} (workflow ${plan.name}, ${plan.tasks.length} tasks)`);
+    const host = compose();
+    const workflow = await readWorkflow(argv.file);
+    const { plan, source } = await compileText(host, workflow.name, workflow.text);
+    const verdicts = previewPolicy(host, plan, workspaceRootOf(argv, plan), defaultStatePaths());
+    const diagnostics = policyDiagnostics(plan, verdicts, taskLocation(source));
+    const denials = diagnostics.filter((item) => item.severity === 'error');
+    // A task that policy will certainly deny is a policy error (exit 3), found before anything runs.
+    if (denials.length > 0) {
+      const first = denials[0]!;
+      const more = denials.length > 1 ? ` (and ${denials.length - 1} more)` : '';
+      throw new AgentctlError(first.code, `${workflow.name}:${first.line}:${first.column}: ${first.message}${more}`, { diagnostics, exitCode: EXIT.policy });
+    }
+    const policy = plan.tasks.map((task) => ({ taskId: task.id, ...verdicts.get(task.id)! }));
+    const data = { file: workflow.name, workflow: plan.name, digest: plan.digest, tasks: plan.tasks.length, actions: Object.keys(plan.actions).length, policy };
+    emit(
+      output,
+      'CheckResult',
+      data,
+      () => [`${palette(output.colorStdout).green('ok')}: ${workflow.name} (workflow ${plan.name}, ${plan.tasks.length} tasks)`, ...diagnostics.map((item) => `  ${item.message} (${item.code} without a terminal)`)].join('\n'),
+      { diagnostics },
+    );
     return 0;
   }),
 });
 
 export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
   command: 'plan <file>',
-  describe: 'Show the execution order, task inputs, effect classes and processes of a workflow',
-  builder: (yargs) => inputOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })) as never,
+  describe: 'Show the execution order, task inputs, effect classes, policy verdicts and processes of a workflow',
+  builder: (yargs) => workspaceOption(inputOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file, or - for standard input' }))) as never,
   handler: handler<FileArgs>(async (argv, output) => {
     const host = compose();
-    const { plan } = await compileFile(host, argv.file, { inputs: collectInputs(argv) });
-    const view = describePlan(host, plan);
+    const inputs = collectInputs(argv);
+    const workflow = await readWorkflow(argv.file);
+    const { plan } = await compileText(host, workflow.name, workflow.text, { inputs });
+    const view = describePlan(host, plan, previewPolicy(host, plan, workspaceRootOf(argv, plan), defaultStatePaths()));
     emit(output, 'Plan', view, () => {
       const lines = [`workflow ${view.workflow} (${view.order.length} tasks, maxConcurrency ${view.runtime.maxConcurrency})`];
       view.tasks.forEach((task, index) => {
         const needs = task.needs.length > 0 ? ` after ${task.needs.join(', ')}` : '';
-        lines.push(`${String(index + 1).padStart(3)}. ${task.id}  ${task.kind}  ${task.effectClass}/${task.risk}  ${task.predictability}${needs}`);
+        const policy = task.policy.decision === 'deny' ? `policy deny ${task.policy.code}` : `policy ${task.policy.decision}`;
+        lines.push(`${String(index + 1).padStart(3)}. ${task.id}  ${task.kind}  ${task.effectClass}/${task.risk}  ${task.predictability}  ${policy}${needs}`);
+        if (task.policy.decision === 'deny' || task.policy.decision === 'needs_approval') lines.push(`       ${task.policy.message}`);
       });
       for (const process of view.processes) {
         lines.push(`process ${process.action}: ${process.executable ?? `${process.command} (not found)`} ${process.args.join(' ')}  [${process.isolation}, timeout ${process.limits.timeoutSeconds}s, tasks ${process.tasks.join(', ')}]`);
+        for (const task of view.tasks.filter((candidate) => process.tasks.includes(candidate.id) && Object.keys(candidate.input as object).length > 0)) {
+          lines.push(`  task ${task.id} with ${JSON.stringify(task.input)}${task.predictability === 'dynamic' ? ' (completed at run time)' : ''}`);
+        }
       }
       return lines.join('\n');
     });
@@ -65,3 +127,8 @@ export const schemaCommand = (compose: Compose): CommandModule<GlobalArgs, Globa
     return 0;
   }),
 });
+
+/** What a run with the default --db protects: check and plan flag tasks aimed at agentctl's own state. */
+function defaultStatePaths(): readonly string[] {
+  return statePaths(resolve(DEFAULT_DB));
+}

@@ -15,21 +15,9 @@ import { collectInputs, type InputArgs } from '../inputs.js';
 import { emit, emitError, neutralize, palette, toAgentctlError, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 
-export const DEFAULT_DB = '.agentctl/runtime.db';
+import { DEFAULT_DB, databasePath } from '../database-option.js';
 
-/** The --db value, checked: it names a file, never SQLite's in-memory or temporary database (SPEC §7). */
-export function databasePath(value: unknown): string {
-  // The option has no yargs default: yargs would give a bare --db the default instead of the empty value it is.
-  if (value === undefined) return DEFAULT_DB;
-  const usage = (message: string) => new AgentctlError('AGENTCTL_E_USAGE', message, { help: `name the database file, e.g. --db ${DEFAULT_DB} (the default)` });
-  if (Array.isArray(value)) throw usage(`--db was given ${value.length} times; give it once`);
-  // A bare --db arrives as "". SQLite would open "" (and "   ", which better-sqlite3 trims) as a temporary database.
-  if (typeof value !== 'string' || value.trim() === '') throw usage('--db needs a file path');
-  if (value === ':memory:') throw usage('--db :memory: is not allowed: the ledger must outlive the process');
-  if (value !== value.trim()) throw usage(`--db "${value}" begins or ends with white space`);
-  if (value.includes('\0')) throw usage('--db contains a NUL byte');
-  return value;
-}
+export { DEFAULT_DB, databasePath };
 
 interface RunArgs extends GlobalArgs, InputArgs {
   file: string;
@@ -139,11 +127,19 @@ function report(result: RunResult, output: OutputOptions): number {
   const colors = palette(output.colorStdout);
   const mark = { succeeded: colors.green('succeeded'), paused: colors.yellow('paused'), cancelled: colors.yellow('cancelled') }[result.state as 'succeeded' | 'paused' | 'cancelled'];
   const ok = result.state === 'succeeded';
-  emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`, {
+  const line = `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`;
+  emit(output, 'RunOutcome', data, () => [line, ...outputLines(result.output)].join('\n'), {
     ok,
     diagnostics: [...(ok ? [] : (result.error?.diagnostics ?? [])), ...(result.warnings ?? [])],
   });
   return ok ? 0 : result.error?.exitCode ?? 1;
+}
+
+/** The run's outputs (spec.outputs) under the summary, one per line; text that came from tasks is neutralized. */
+function outputLines(outputs: RunResult['output']): string[] {
+  const entries = Object.entries((outputs ?? {}) as Record<string, unknown>);
+  if (entries.length === 0) return [];
+  return ['outputs:', ...entries.map(([name, value]) => `  ${name}: ${neutralize(typeof value === 'string' ? value : JSON.stringify(value)).replace(/\n/g, '\n    ')}`)];
 }
 
 function isDirectory(path: string): boolean {

@@ -1,0 +1,18 @@
+// The --db option: its default and its checks, shared by every command that opens the ledger.
+import { AgentctlError } from '../../sdk/index.js';
+
+export const DEFAULT_DB = '.agentctl/runtime.db';
+
+/** The --db value, checked: it names a file, never SQLite's in-memory or temporary database (SPEC §7). */
+export function databasePath(value: unknown): string {
+  // The option has no yargs default: yargs would give a bare --db the default instead of the empty value it is.
+  if (value === undefined) return DEFAULT_DB;
+  const usage = (message: string) => new AgentctlError('AGENTCTL_E_USAGE', message, { help: `name the database file, e.g. --db ${DEFAULT_DB} (the default)` });
+  if (Array.isArray(value)) throw usage(`--db was given ${value.length} times; give it once`);
+  // A bare --db arrives as "". SQLite would open "" (and "   ", which better-sqlite3 trims) as a temporary database.
+  if (typeof value !== 'string' || value.trim() === '') throw usage('--db needs a file path');
+  if (value === ':memory:') throw usage('--db :memory: is not allowed: the ledger must outlive the process');
+  if (value !== value.trim()) throw usage(`--db "${value}" begins or ends with white space`);
+  if (value.includes('\0')) throw usage('--db contains a NUL byte');
+  return value;
+}
