@@ -299,7 +299,7 @@ describe('secrets', () => {
   it('a run input that repeats a secret value is redacted in every column, the plan snapshot included', () => {
     const spec = {
       inputs: { token: 'none' },
-      outputs: { echoed: '${{ tasks.keep.output.copy }}' },
+      outputs: { echoed: '${{ tasks.keep.output.output.copy }}' },
       policy: POLICY,
       actions: { cmd: { kind: 'builtin.shell.exec', ...ECHO_BOTH(0) }, keep: { kind: 'builtin.assign' } },
       tasks: [

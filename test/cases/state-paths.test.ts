@@ -137,11 +137,13 @@ describe('state paths are never a task\'s to touch', () => {
     expect(audit.map((row) => [row.task_id, JSON.parse(row.data_json).code])).to.deep.equal([['in_store', CODE]]);
   });
 
-  it('plan and check are unaffected: they never open the database', () => {
+  it('check and plan flag a task aimed at the default database before the run, and never open it', () => {
     touchingWorkflow([{ id: 'write_db', kind: 'builtin.write', path: '.agentctl/runtime.db' }]);
-    outcome(runCli(['check', 'wf.yaml', '--output', 'json'], { cwd: ws.dir }), 0);
+    const check = errorDocument(runCli(['check', 'wf.yaml', '--output', 'json'], { cwd: ws.dir }), 3);
+    expect(diagnosticWithCode(check, CODE)).to.include({ taskId: 'write_db' });
     const plan = outcome(runCli(['plan', 'wf.yaml', '--output', 'json'], { cwd: ws.dir }), 0);
     expect(plan.data.order).to.deep.equal(['write_db']);
+    expect(plan.data.tasks[0].policy).to.include({ decision: 'deny', code: CODE });
     expect(existsSync(ws.file('.agentctl')), 'plan or check created state').to.equal(false);
   });
 });
