@@ -102,6 +102,13 @@ export const ERROR_CODES = define({
   AGENTCTL_E_OUTCOME_NOT_RECORDED: { exitCode: EXIT.persistence, summary: 'An effect was performed but its outcome could not be recorded; the run stops.' },
   AGENTCTL_E_RUN_LEASED: { exitCode: EXIT.persistence, summary: 'Another process holds the lease on this run.' },
 
+  // Artifact store (exit 2 for what the operator named, exit 5 for the store itself)
+  AGENTCTL_E_ARTIFACT_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No artifact with this digest is recorded in the database.' },
+  AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS: { exitCode: EXIT.usage, summary: 'The export destination exists; it is replaced only with --force.' },
+  AGENTCTL_E_ARTIFACT_EXPORT: { exitCode: EXIT.usage, summary: 'The export destination cannot be written.' },
+  AGENTCTL_E_ARTIFACT_WRITE: { exitCode: EXIT.persistence, summary: 'A blob could not be stored in the artifact store.' },
+  AGENTCTL_E_ARTIFACT_CORRUPT: { exitCode: EXIT.persistence, summary: 'A stored blob is missing, or its bytes do not match its digest.' },
+
   // Cancellation (exit 130)
   AGENTCTL_E_CANCELLED: { exitCode: EXIT.cancelled, summary: 'The run was cancelled by a signal or --timeout-seconds.' },
 

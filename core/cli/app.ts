@@ -2,6 +2,7 @@
 import yargs, { type Argv } from 'yargs';
 import { AgentctlError, isAgentctlError, type PluginDefinition } from '../../sdk/index.js';
 import { composer } from './composition.js';
+import { artifactsCommand } from './commands/artifacts.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { pluginsCommand, versionCommand } from './commands/info.js';
@@ -43,6 +44,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     .command(planCommand(compose))
     .command(inspectCommand)
     .command(runsCommand)
+    .command(artifactsCommand)
     .command(pluginsCommand(compose))
     .command(schemaCommand(compose))
     .command(versionCommand)
