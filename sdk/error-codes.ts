@@ -105,6 +105,13 @@ export const ERROR_CODES = define({
   AGENTCTL_E_RUN_LEASED: { exitCode: EXIT.persistence, summary: 'Another process holds the lease on this run.', help: 'wait for the other agentctl process driving this run to finish' },
   AGENTCTL_E_OUTPUT_WRITE: { exitCode: EXIT.persistence, summary: 'The CLI could not write its output (e.g. the device is full); what it reports may be lost.', help: 'write the output somewhere with space, e.g. another file or a pipe; a run that happened is in the database (`agentctl runs list`)' },
 
+  // Artifact store (exit 2 for what the operator named, exit 5 for the store itself)
+  AGENTCTL_E_ARTIFACT_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No artifact with this digest is recorded in the database.' },
+  AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS: { exitCode: EXIT.usage, summary: 'The export destination exists; it is replaced only with --force.' },
+  AGENTCTL_E_ARTIFACT_EXPORT: { exitCode: EXIT.usage, summary: 'The export destination cannot be written.' },
+  AGENTCTL_E_ARTIFACT_WRITE: { exitCode: EXIT.persistence, summary: 'A blob could not be stored in the artifact store.' },
+  AGENTCTL_E_ARTIFACT_CORRUPT: { exitCode: EXIT.persistence, summary: 'A stored blob is missing, or its bytes do not match its digest.' },
+
   // Cancellation (exit 130)
   AGENTCTL_E_CANCELLED: { exitCode: EXIT.cancelled, summary: 'The run was cancelled by a signal or --timeout-seconds.', help: 'run again, with a larger --timeout-seconds if it expired' },
 

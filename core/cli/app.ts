@@ -4,6 +4,7 @@ import { AgentctlError, isAgentctlError, type PluginDefinition } from '../../sdk
 import { STDIN_ARGUMENT } from '../compiler/source.js';
 import { closest } from '../compiler/suggest.js';
 import { composer } from './composition.js';
+import { artifactsCommand } from './commands/artifacts.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { pluginsCommand, versionCommand } from './commands/info.js';
@@ -51,7 +52,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     return;
   }
   const compose = composer(options.plugins);
-  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), inspectCommand, runsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
+  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), inspectCommand, runsCommand, artifactsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))

@@ -19,6 +19,17 @@ export interface FileServiceOptions {
   readonly workspaceRoot: string;
   /** As in the workflow's policy: relative to the workspace root, or absolute. */
   readonly writableRoots: readonly string[];
+  /** Told of every file written, or found already holding the bytes to write (see `ArtifactSink`). */
+  readonly artifacts?: ArtifactSink;
+}
+
+/**
+ * Keeps what a task writes: `ingest` stores the bytes before the file is replaced (a failure fails the write, with
+ * nothing changed), `record` is called once the file at `path` (relative to the workspace root) holds them.
+ */
+export interface ArtifactSink {
+  ingest(bytes: Uint8Array): Promise<{ readonly digest: string; readonly size: number }>;
+  record(path: string, blob: { readonly digest: string; readonly size: number }): void;
 }
 
 type Access = 'read' | 'write';
@@ -88,7 +99,10 @@ export function createFileService(options: FileServiceOptions): FileService {
           const handle = await open(folder.child(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
           try {
             const current = await readBounded(handle, bytes.length, path).catch(() => undefined);
-            return current !== undefined && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).equals(current);
+            const equal = current !== undefined && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).equals(current);
+            // The file already holds the task's bytes: it is the task's artifact as much as if it had written it.
+            if (equal) await keep(options.artifacts, folder, name, bytes);
+            return equal;
           } finally {
             await handle.close();
           }
@@ -101,13 +115,22 @@ export function createFileService(options: FileServiceOptions): FileService {
       withRoot('write', path, async (root, components) => {
         const folder = await writeFolder(root, components, path, true);
         try {
+          const blob = await options.artifacts?.ingest(bytes);
           await replace(folder, components.at(-1)!, bytes, path);
+          if (blob) options.artifacts!.record(physical(folder, components.at(-1)!), blob);
         } finally {
           await folder.close();
         }
       }),
   });
 }
+
+async function keep(sink: ArtifactSink | undefined, folder: Directory, name: string, bytes: Uint8Array): Promise<void> {
+  if (sink) sink.record(physical(folder, name), await sink.ingest(bytes));
+}
+
+/** Where a file is below the workspace root, links resolved: the path an artifact is recorded under. */
+const physical = (folder: Directory, name: string) => [...folder.components, name].join('/');
 
 /** Opens a file by walking to it; a link as the last component is resolved by the walk, never by the kernel. */
 async function openFile(root: Root, components: string[], flags: number, path: string): Promise<FileHandle> {

@@ -183,6 +183,7 @@ function commitOutcome(store: Store, runId: string, result: TaskOutcome): void {
     },
     { type: `task.${result.state}`, data: { attempt: result.attempt, ...(error ? { code: error.code, message: error.message } : {}) } },
   );
+  if (result.artifacts) store.recordArtifacts(runId, result.task.id, result.artifacts);
   if (result.state === 'succeeded' || result.state === 'skipped') store.checkpoint(runId, result.task.id, { task: result.task.id, state: result.state });
 }
 

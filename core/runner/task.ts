@@ -1,13 +1,14 @@
 // One task: `when`, rendered input, dispatch under a deadline, output contract, and retries of definite failures.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, isEffectFailure, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { outputProblems } from '../output-schema.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store, TaskState } from '../store/store.js';
 import { dispatchProcessService } from '../process-service.js';
 import { createFileService } from '../files/service.js';
+import { ArtifactStore, type TaskArtifact } from '../store/artifacts.js';
 import { ApprovalPending, canonicalJson, createEffectRunner, OutcomeNotRecorded, sha256, type Approver } from './effects.js';
 import type { SecretVault } from './secrets.js';
 
@@ -35,6 +36,8 @@ export interface TaskOutcome {
   /** The resolved input of the last attempt that got that far, with its digest: recorded in the task row. */
   readonly input?: RecordedInput;
   readonly error?: AgentctlError;
+  /** Files the task wrote under writable roots, ingested into the artifact store: recorded with the outcome. */
+  readonly artifacts?: readonly TaskArtifact[];
   /** The whole run must stop regardless of `failure: continue` (e.g. nonInteractive: fail). */
   readonly fatal?: boolean;
 }
@@ -48,13 +51,14 @@ export interface RecordedInput {
 export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
   const { task, store, runId } = request;
   const started = performance.now();
-  const resolved: { input?: RecordedInput } = {};
+  const resolved: Resolved = { artifacts: new Map() };
   const outcome = (state: TaskOutcome['state'], attempt: number, extra: Partial<TaskOutcome> = {}): TaskOutcome => ({
     task,
     state,
     attempt,
     durationMs: Math.round(performance.now() - started),
     ...(resolved.input ? { input: resolved.input } : {}),
+    ...(resolved.artifacts.size > 0 ? { artifacts: [...resolved.artifacts.values()] } : {}),
     ...extra,
   });
 
@@ -100,7 +104,22 @@ function evaluateWhen(task: CompiledTask): (scope: TemplateScope) => boolean {
   return evaluator;
 }
 
-async function dispatch(request: TaskRequest, attempt: number, resolved: { input?: RecordedInput }): Promise<JsonValue> {
+/** What the attempts of one task resolved: the last rendered input, and every file written (the last bytes per path). */
+interface Resolved {
+  input?: RecordedInput;
+  readonly artifacts: Map<string, TaskArtifact>;
+}
+
+/** Files written through the task's file service go to the artifact store beside the database. */
+function artifactSink(store: Store, artifacts: Map<string, TaskArtifact>) {
+  const blobs = ArtifactStore.beside(store.path);
+  return {
+    ingest: (bytes: Uint8Array) => blobs.ingest(bytes).catch((error: AgentctlError) => Promise.reject(new EffectFailure('failed', error.code, error.message))),
+    record: (path: string, blob: { digest: string; size: number }) => void artifacts.set(path, { path, ...blob }),
+  };
+}
+
+async function dispatch(request: TaskRequest, attempt: number, resolved: Resolved): Promise<JsonValue> {
   const { host, plan, task, runId } = request;
   const action = plan.actions[task.action]!;
   const kind = host.actionKind(action.kind)!;
@@ -133,7 +152,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: { input
     signal,
     secrets: request.vault.forTask(),
     process: dispatchProcessService(host, signal),
-    files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots }),
+    files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts) }),
     resolvePath: (path: string) => resolve(workspaceRoot, path),
     redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
     effect: createEffectRunner({

@@ -52,6 +52,8 @@ export function inspectRun(store: Store, runId: string) {
   const effects = store.effectRows(runId);
   const approvals = store.approvalRows(runId);
   const audit = store.auditRows(runId);
+  const artifacts = new Map<string, Row[]>();
+  for (const row of store.taskArtifactRows(runId)) artifacts.set(String(row.task_id), [...(artifacts.get(String(row.task_id)) ?? []), row]);
   const parse = parser(runId);
   const runLiveness = liveness(run);
   return {
@@ -82,6 +84,7 @@ export function inspectRun(store: Store, runId: string) {
       input: parse('tasks', 'input_json', task, `task ${task.task_id}`),
       output: parse('tasks', 'output_json', task, `task ${task.task_id}`),
       error: parse('tasks', 'error_json', task, `task ${task.task_id}`),
+      artifacts: (artifacts.get(String(task.task_id)) ?? []).map((row) => ({ path: row.path, digest: row.digest, size: row.size })),
       startedAt: task.started_at,
       finishedAt: task.finished_at,
     })),

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunState, type TaskState } from '../../sdk/index.js';
 import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
 import { statePaths } from './state-paths.js';
+import type { TaskArtifact } from './artifacts.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
 
 /** A row as SQLite returns it. */
@@ -443,5 +444,45 @@ export class Store {
           .prepare(`SELECT id, workflow_name, state, mode, created_at, finished_at, lease_owner, lease_expires_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`)
           .all(limit) as Row[],
     );
+  }
+
+  // The artifact store's rows (artifacts.ts holds the bytes): which task wrote which path with which blob.
+
+  /** Call inside the transaction of the task's outcome: the blobs are already stored, so every row names bytes on disk. */
+  recordArtifacts(runId: string, taskId: string, artifacts: readonly TaskArtifact[]): void {
+    const at = now();
+    const blob = this.#db.prepare(`INSERT INTO artifacts (digest, size, created_at) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING`);
+    const reference = this.#db.prepare(`INSERT INTO task_artifacts (run_id, task_id, path, digest) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, task_id, path) DO UPDATE SET digest = excluded.digest`);
+    for (const artifact of artifacts) {
+      blob.run(artifact.digest, artifact.size, at);
+      reference.run(runId, taskId, this.#text(artifact.path), artifact.digest);
+      this.audit(runId, { type: 'artifact.recorded', taskId, data: { path: artifact.path, digest: artifact.digest, size: artifact.size } });
+    }
+  }
+
+  /** A run's artifacts by task, in plan order then path. */
+  taskArtifactRows(runId: string): Row[] {
+    return this.#read(
+      () =>
+        this.#db
+          .prepare(`SELECT r.task_id, r.path, r.digest, a.size FROM task_artifacts r JOIN artifacts a USING (digest) JOIN tasks t USING (run_id, task_id) WHERE r.run_id = ? ORDER BY t.position, r.path`)
+          .all(runId) as Row[],
+    );
+  }
+
+  /** Every stored blob (or those a run refers to), oldest first, and the references to them (of that run only). */
+  artifactRows(runId?: string): { blobs: Row[]; references: Row[] } {
+    return this.#read(() => {
+      const filter = runId === undefined ? '' : 'WHERE digest IN (SELECT digest FROM task_artifacts WHERE run_id = @runId)';
+      const blobs = this.#db.prepare(`SELECT digest, size, created_at FROM artifacts ${filter} ORDER BY created_at, digest`).all(runId === undefined ? {} : { runId }) as Row[];
+      const references = this.#db
+        .prepare(`SELECT run_id, task_id, path, digest FROM task_artifacts ${runId === undefined ? '' : 'WHERE run_id = @runId'} ORDER BY run_id, task_id, path`)
+        .all(runId === undefined ? {} : { runId }) as Row[];
+      return { blobs, references };
+    });
+  }
+
+  artifactRow(digest: string): Row | undefined {
+    return this.#read(() => this.#db.prepare(`SELECT digest, size, created_at FROM artifacts WHERE digest = ?`).get(digest) as Row | undefined);
   }
 }
