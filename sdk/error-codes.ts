@@ -76,6 +76,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_APPROVAL_PENDING: { exitCode: EXIT.policy, summary: 'An effect waits for an operator approval; the run is paused.' },
   AGENTCTL_E_APPROVAL_DENIED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is deny_approval.' },
   AGENTCTL_E_APPROVAL_REQUIRED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is fail.' },
+  AGENTCTL_E_RUN_NOT_TERMINAL: { exitCode: EXIT.policy, summary: 'The run is paused or running; replay needs a succeeded, failed or cancelled run.' },
 
   // Task and run failures (exit 4)
   AGENTCTL_E_APPROVAL_REJECTED: { exitCode: EXIT.runFailed, summary: 'An operator rejected an effect; its task fails.' },

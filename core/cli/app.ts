@@ -5,6 +5,7 @@ import { composer } from './composition.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { pluginsCommand, versionCommand } from './commands/info.js';
+import { replayCommand } from './commands/replay.js';
 import { runCommand } from './commands/run.js';
 import type { GlobalArgs } from './handler.js';
 import { colorEnabled, emitError, type OutputOptions } from './output.js';
@@ -43,6 +44,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     .command(planCommand(compose))
     .command(inspectCommand)
     .command(runsCommand)
+    .command(replayCommand)
     .command(pluginsCommand(compose))
     .command(schemaCommand(compose))
     .command(versionCommand)
