@@ -31,6 +31,8 @@ export const replayCommand: CommandModule<GlobalArgs, ReplayArgs> = {
   }),
 };
 
+const count = (tasks: number) => `${tasks} task${tasks === 1 ? '' : 's'}`;
+
 function report(result: ReplayResult, output: OutputOptions): number {
   // A failed source replays as a failed run: the error document on stderr names the failed task, as the source's did.
   if (result.state === 'failed' && result.error) throw result.error;
@@ -38,7 +40,7 @@ function report(result: ReplayResult, output: OutputOptions): number {
   const colors = palette(output.colorStdout);
   const ok = result.state === 'succeeded';
   const mark = ok ? colors.green('succeeded') : colors.yellow(result.state);
-  emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: replay of ${result.sourceRunId}, ${Object.keys(result.tasks).length} tasks recorded, output ${result.outputDigest}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`, {
+  emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: replay of ${result.sourceRunId}, ${count(Object.keys(result.tasks).length)} recorded, output ${result.outputDigest}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`, {
     ok,
     diagnostics: ok ? [] : (result.error?.diagnostics ?? []),
   });
