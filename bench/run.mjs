@@ -7,6 +7,7 @@
 //   (a) builtin.shell.exec of /bin/true, per task, against a plain Node spawn loop: ratio <= 1.5
 //   (b) builtin.assign, per task: <= 0.25 ms
 //   (c) `agentctl --version` cold start against `node -e 0`: ratio <= 1.5
+//   (d) `agentctl replay` of a succeeded 1,000-task builtin.assign run against that run: marginal ratio <= 0.05
 //
 // (a) and (b) are gated on the MARGINAL per-task cost: (t(N-task run) - t(1-task run)) / (N - 1),
 // where both runs are whole CLI invocations of the same workflow shape with a fresh temp --db.
@@ -37,7 +38,7 @@ const COLD_REPS = argValue('--cold-reps', 15); // repetitions of each cold-start
 
 const SHELL_TASKS = 200;
 const ASSIGN_TASKS = 1000;
-const LIMITS = { shellRatio: 1.5, assignMs: 0.25, coldRatio: 1.5 };
+const LIMITS = { shellRatio: 1.5, assignMs: 0.25, coldRatio: 1.5, replayRatio: 0.05 };
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -130,6 +131,26 @@ async function plainSpawnLoop(n, cwd) {
     });
   }
   return performance.now() - started;
+}
+
+/** One `agentctl run` of FILE into a database that is kept, for replay; returns the database and the run id. */
+async function recordedRun(file, name) {
+  const dir = join(tmpRoot, name);
+  mkdirSync(dir, { recursive: true });
+  const db = join(dir, 'runtime.db');
+  const r = await timed(NODE, [CLI, 'run', file, '--db', db, '--workspace', dir, '--output', 'json'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+  if (r.code !== 0) throw new Error(`agentctl run ${file} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+  return { db, runId: JSON.parse(r.stdout).data.runId };
+}
+
+/** One `agentctl replay` of a recorded run, with an empty PATH and environment; returns wall ms. */
+async function agentctlReplay(source, expectTasks) {
+  const r = await timed(NODE, [CLI, 'replay', source.runId, '--db', source.db, '--output', 'json'], { env: { PATH: '', NO_COLOR: '1' } });
+  const doc = r.code === 0 ? JSON.parse(r.stdout) : undefined;
+  if (doc?.data?.mode !== 'replay' || doc.data.state !== 'succeeded' || Object.keys(doc.data.tasks).length !== expectTasks) {
+    throw new Error(`agentctl replay ${source.runId} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+  }
+  return r.ms;
 }
 
 /** One `agentctl check FILE` (compile only, no database); returns wall ms. */
@@ -268,6 +289,28 @@ async function main() {
     console.log(`    agentctl --version: median ${fmt(cliMed, 1)} ms  ${list(cliTimes)}`);
     console.log(`    node -e 0:          median ${fmt(nodeMed, 1)} ms  ${list(nodeTimes)}`);
     rows.push({ id: '(c)', figure: 'agentctl --version / node -e 0', value: cliMed / nodeMed, unit: 'x', limit: LIMITS.coldRatio, gated: true });
+
+    // (d) replay ------------------------------------------------------------------------------
+    process.stdout.write(`(d) replay of a succeeded ${ASSIGN_TASKS}-task builtin.assign run vs that run ... `);
+    const source1 = await recordedRun(join(tmpRoot, 'assign-1.yaml'), 'replay-1');
+    const sourceN = await recordedRun(join(tmpRoot, `assign-${ASSIGN_TASKS}.yaml`), `replay-${ASSIGN_TASKS}`);
+    await agentctlReplay(source1, 1); // warm-up; not counted
+    const replay1 = [];
+    const replayN = [];
+    for (let i = 0; i < REPS; i++) {
+      replay1.push(await agentctlReplay(source1, 1));
+      replayN.push(await agentctlReplay(sourceN, ASSIGN_TASKS));
+    }
+    console.log('done');
+    const r1 = median(replay1);
+    const rn = median(replayN);
+    const replayMarginal = (rn - r1) / (ASSIGN_TASKS - 1);
+    console.log(`    agentctl replay, 1 task:     median ${fmt(r1, 1).padStart(8)} ms  ${list(replay1)}`);
+    console.log(`    agentctl replay, ${ASSIGN_TASKS} tasks: median ${fmt(rn, 1).padStart(8)} ms  ${list(replayN)}`);
+    console.log(`    replay marginal per task = ${fmt(replayMarginal)} ms;  run marginal per task (b) = ${fmt(assign.marginal)} ms   <- ratio gated`);
+    console.log(`    whole invocations: replay ${fmt(rn, 1)} ms / run ${fmt(assign.tn, 1)} ms = ${fmt(rn / assign.tn)} x   (info: includes start-up)`);
+    rows.push({ id: '(d)', figure: 'replay marginal per task / run marginal', value: replayMarginal / assign.marginal, unit: 'x', limit: LIMITS.replayRatio, gated: true });
+    rows.push({ id: '(d)', figure: 'replay / run, whole invocations', value: rn / assign.tn, unit: 'x', limit: LIMITS.replayRatio, gated: false });
   } finally {
     rmSync(tmpRoot, { recursive: true, force: true });
   }

@@ -78,6 +78,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_APPROVAL_PENDING: { exitCode: EXIT.policy, summary: 'An effect waits for an operator approval; the run is paused.', help: 'an operator must decide the approval; `agentctl inspect RUN` shows it' },
   AGENTCTL_E_APPROVAL_DENIED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is deny_approval.', help: 'run at a terminal to approve, or change spec.policy.approval or nonInteractive' },
   AGENTCTL_E_APPROVAL_REQUIRED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is fail.', help: 'run at a terminal to approve, or change spec.policy.approval or nonInteractive' },
+  AGENTCTL_E_RUN_NOT_TERMINAL: { exitCode: EXIT.policy, summary: 'The run is paused or running; replay needs a succeeded, failed or cancelled run.', help: 'resume a paused or interrupted run first, or replay a run that ended' },
 
   // Task and run failures (exit 4)
   AGENTCTL_E_APPROVAL_REJECTED: { exitCode: EXIT.runFailed, summary: 'An operator rejected an effect; its task fails.', help: 'change the workflow or ask the approver, then run it again' },
@@ -106,11 +107,11 @@ export const ERROR_CODES = define({
   AGENTCTL_E_OUTPUT_WRITE: { exitCode: EXIT.persistence, summary: 'The CLI could not write its output (e.g. the device is full); what it reports may be lost.', help: 'write the output somewhere with space, e.g. another file or a pipe; a run that happened is in the database (`agentctl runs list`)' },
 
   // Artifact store (exit 2 for what the operator named, exit 5 for the store itself)
-  AGENTCTL_E_ARTIFACT_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No artifact with this digest is recorded in the database.' },
-  AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS: { exitCode: EXIT.usage, summary: 'The export destination exists; it is replaced only with --force.' },
-  AGENTCTL_E_ARTIFACT_EXPORT: { exitCode: EXIT.usage, summary: 'The export destination cannot be written.' },
-  AGENTCTL_E_ARTIFACT_WRITE: { exitCode: EXIT.persistence, summary: 'A blob could not be stored in the artifact store.' },
-  AGENTCTL_E_ARTIFACT_CORRUPT: { exitCode: EXIT.persistence, summary: 'A stored blob is missing, or its bytes do not match its digest.' },
+  AGENTCTL_E_ARTIFACT_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No artifact with this digest is recorded in the database.', help: 'check the digest; `agentctl artifacts list` shows the blobs in this database' },
+  AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS: { exitCode: EXIT.usage, summary: 'The export destination exists; it is replaced only with --force.', help: 'choose another destination, or pass --force to replace it' },
+  AGENTCTL_E_ARTIFACT_EXPORT: { exitCode: EXIT.usage, summary: 'The export destination cannot be written.', help: 'export to a path in an existing folder you can write' },
+  AGENTCTL_E_ARTIFACT_WRITE: { exitCode: EXIT.persistence, summary: 'A blob could not be stored in the artifact store.', help: 'free space or fix permissions beside the database (the artifacts/ folder), then run again' },
+  AGENTCTL_E_ARTIFACT_CORRUPT: { exitCode: EXIT.persistence, summary: 'A stored blob is missing, or its bytes do not match its digest.', help: 'restore the blob from a backup; a later run that writes the same bytes heals it' },
 
   // Cancellation (exit 130)
   AGENTCTL_E_CANCELLED: { exitCode: EXIT.cancelled, summary: 'The run was cancelled by a signal or --timeout-seconds.', help: 'run again, with a larger --timeout-seconds if it expired' },

@@ -41,6 +41,7 @@ export const AUDIT_EVENTS = [
   'run.succeeded',
   'run.failed',
   'run.cancelled',
+  'run.replayed',
   'task.running',
   'task.waiting_for_approval',
   'task.retry_scheduled',

@@ -8,6 +8,7 @@ import { artifactsCommand } from './commands/artifacts.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { pluginsCommand, versionCommand } from './commands/info.js';
+import { replayCommand } from './commands/replay.js';
 import { runCommand } from './commands/run.js';
 import type { GlobalArgs } from './handler.js';
 import { colorEnabled, emitError, type OutputOptions } from './output.js';
@@ -36,7 +37,7 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
 const REPEATABLE = new Set(['input']);
 
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
-const NOT_YET = ['resume', 'replay', 'retry', 'repair', 'fork', 'effects', 'approvals', 'artifacts', 'packs'];
+const NOT_YET = ['resume', 'retry', 'repair', 'fork', 'effects', 'approvals', 'packs'];
 
 /** Options of an in-process CLI: extra plugins registered after the builtins (embedding, and tests of packs). */
 export interface MainOptions {
@@ -52,7 +53,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     return;
   }
   const compose = composer(options.plugins);
-  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), inspectCommand, runsCommand, artifactsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
+  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), inspectCommand, runsCommand, replayCommand, artifactsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunState, type TaskState } from '../../sdk/index.js';
+import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunMode, type RunState, type TaskState } from '../../sdk/index.js';
 import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
 import { statePaths } from './state-paths.js';
 import type { TaskArtifact } from './artifacts.js';
@@ -24,6 +24,9 @@ export interface NewRun {
   readonly inputs: JsonValue;
   readonly workspace: string;
   readonly tasks: readonly { readonly id: string; readonly kind: string }[];
+  /** How the run was created (default `execute`) and, for a linked run, the run it was made from. */
+  readonly mode?: RunMode;
+  readonly sourceRunId?: string;
 }
 
 export interface NewEffect {
@@ -226,9 +229,9 @@ export class Store {
       this.#db
         .prepare(`
           INSERT INTO runs (id, trace_id, workflow_name, workflow_digest, workflow_file, workflow_source, plan_json, inputs_json,
-            workspace, state, mode, lease_owner, lease_expires_at, created_at, updated_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 'execute', ?, ?, ?, ?)`)
-        .run(run.id, run.traceId, run.workflowName, run.workflowDigest, this.#text(run.workflowFile), this.#text(run.workflowSource), this.json(run.plan), this.json(run.inputs), this.#text(run.workspace), this.leaseOwner, Date.now() + LEASE_MS, at, at);
+            workspace, state, mode, source_run_id, lease_owner, lease_expires_at, created_at, updated_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)`)
+        .run(run.id, run.traceId, run.workflowName, run.workflowDigest, this.#text(run.workflowFile), this.#text(run.workflowSource), this.json(run.plan), this.json(run.inputs), this.#text(run.workspace), run.mode ?? 'execute', run.sourceRunId ?? null, this.leaseOwner, Date.now() + LEASE_MS, at, at);
       const insertTask = this.#db.prepare(`INSERT INTO tasks (run_id, task_id, position, kind, state, updated_at) VALUES (?, ?, ?, ?, 'pending', ?)`);
       run.tasks.forEach((task, position) => insertTask.run(run.id, task.id, position, task.kind, at));
       this.audit(run.id, { type: 'run.started', data: { workflow: run.workflowName, digest: run.workflowDigest, traceId: run.traceId } });
@@ -485,4 +488,50 @@ export class Store {
   artifactRow(digest: string): Row | undefined {
     return this.#read(() => this.#db.prepare(`SELECT digest, size, created_at FROM artifacts WHERE digest = ?`).get(digest) as Row | undefined);
   }
+
+  // Linked runs: a run made from a recorded one (replay). `taskRows` and `runRow` read the source.
+
+  /**
+   * Creates a run linked to `run.sourceRunId`, copies every task's recorded result into it (disposition `recorded`;
+   * a task still `pending` in the source stays so), records `event` and ends the run in `end.state`, all in one
+   * transaction: a replay leaves a complete run or nothing. No effect, approval or checkpoint is written.
+   */
+  createRecordedRun(
+    run: NewRun & { readonly mode: RunMode; readonly sourceRunId: string },
+    tasks: readonly RecordedTask[],
+    end: { readonly state: RunState; readonly output: JsonValue; readonly error?: JsonValue; readonly memory?: JsonValue; readonly event: AuditEvent },
+  ): void {
+    this.transaction(() => {
+      this.createRun(run);
+      for (const task of tasks) {
+        if (task.state === 'pending') continue;
+        const patch: TaskPatch = {
+          state: task.state,
+          attempt: task.attempt,
+          disposition: 'recorded',
+          started: task.started,
+          finished: task.finished,
+          ...(task.input === null ? {} : { input: task.input }),
+          ...(task.output === null ? {} : { output: task.output }),
+          ...(task.error === null ? {} : { error: task.error }),
+        };
+        this.writeTask(run.id, task.taskId, patch, { type: `task.${task.state}`, data: { attempt: task.attempt, disposition: 'recorded' } });
+      }
+      this.audit(run.id, end.event);
+      this.finishRun(run.id, end.state, { output: end.output, ...(end.error === undefined ? {} : { error: end.error }), ...(end.memory === undefined ? {} : { memory: end.memory }) });
+    });
+  }
+}
+
+/** A task's recorded result, as a linked run copies it. */
+export interface RecordedTask {
+  readonly taskId: string;
+  readonly kind: string;
+  readonly state: TaskState;
+  readonly attempt: number;
+  readonly input: JsonValue;
+  readonly output: JsonValue;
+  readonly error: JsonValue;
+  readonly started: boolean;
+  readonly finished: boolean;
 }

@@ -1,0 +1,48 @@
+// `agentctl replay RUN`: a new linked run rebuilt from a terminal run's recorded results, with zero effects.
+import type { CommandModule } from 'yargs';
+import { replayRun, type ReplayResult } from '../../runner/replay.js';
+import { createHost } from '../../setup.js';
+import { Store } from '../../store/store.js';
+import { handler, type GlobalArgs } from '../handler.js';
+import { emit, neutralize, palette, type OutputOptions } from '../output.js';
+import { databasePath, DEFAULT_DB } from './run.js';
+
+interface ReplayArgs extends GlobalArgs {
+  run: string;
+  db?: string;
+}
+
+export const replayCommand: CommandModule<GlobalArgs, ReplayArgs> = {
+  command: 'replay <run>',
+  describe: 'Rebuild a finished run as a new linked run from its recorded results (no effect, process or credential)',
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', demandOption: true, describe: 'id of a succeeded, failed or cancelled run' })
+      .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' }) as never,
+  handler: handler<ReplayArgs>(async (argv, output) => {
+    // No plugins: the replay host has no action kind, so nothing in a replay can reach a dispatcher.
+    const host = createHost([]);
+    const store = Store.open(databasePath(argv.db), { create: false });
+    try {
+      return report(await replayRun({ host, store, sourceRunId: argv.run }), output);
+    } finally {
+      store.close();
+    }
+  }),
+};
+
+const count = (tasks: number) => `${tasks} task${tasks === 1 ? '' : 's'}`;
+
+function report(result: ReplayResult, output: OutputOptions): number {
+  // A failed source replays as a failed run: the error document on stderr names the failed task, as the source's did.
+  if (result.state === 'failed' && result.error) throw result.error;
+  const data = { runId: result.runId, traceId: result.traceId, state: result.state, output: result.output, tasks: result.tasks, sourceRunId: result.sourceRunId, mode: result.mode, outputDigest: result.outputDigest };
+  const colors = palette(output.colorStdout);
+  const ok = result.state === 'succeeded';
+  const mark = ok ? colors.green('succeeded') : colors.yellow(result.state);
+  emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: replay of ${result.sourceRunId}, ${count(Object.keys(result.tasks).length)} recorded, output ${result.outputDigest}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`, {
+    ok,
+    diagnostics: ok ? [] : (result.error?.diagnostics ?? []),
+  });
+  return ok ? 0 : result.error?.exitCode ?? 1;
+}
