@@ -155,7 +155,9 @@ describe('usage errors', () => {
   it('an unknown command is named, with the list of commands and the closest one', () => {
     const document = errorDocument(runCli(['chek', 'x.yaml', '--output', 'json']), 2);
     expect(document.error.message).to.equal('unknown command chek');
-    expect(document.diagnostics[0].help).to.equal('did you mean check? commands: run, check, plan, inspect, runs, plugins, schema, version, completion');
+    const help = String(document.diagnostics[0].help);
+    expect(help.startsWith('did you mean check? commands: run, check, plan, inspect, runs, ')).to.equal(true);
+    expect(help.split(': ')[1]!.split(', ')).to.include.members(['replay', 'artifacts', 'plugins', 'schema', 'version', 'completion']);
     expect(errorDocument(runCli(['resume', '--output', 'json']), 2).error.message).to.equal('command resume is not available in this version');
   });
 

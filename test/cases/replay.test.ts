@@ -139,7 +139,7 @@ describe('replay', () => {
   });
 
   it('inspect shows the replay run with mode replay and its sourceRunId; the human summary names both', () => {
-    const file = ws.write('ok.yaml', workflow({ outputs: { v: '${{ tasks.a.output.v }}' }, actions: { a: { kind: 'builtin.assign' } }, tasks: [{ id: 'a', uses: 'action:a', with: { v: 7 } }] }));
+    const file = ws.write('ok.yaml', workflow({ outputs: { v: '${{ tasks.a.output.output.v }}' }, actions: { a: { kind: 'builtin.assign' } }, tasks: [{ id: 'a', uses: 'action:a', with: { v: 7 } }] }));
     run(file, 0);
     const sourceRunId = lastRunId();
     const human = runCli(['replay', sourceRunId, '--db', ws.db]);
