@@ -52,6 +52,11 @@ export const ERROR_CODES = define({
   AGENTCTL_E_COMMAND_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A process command does not resolve to an executable file.' },
   AGENTCTL_E_COMPILE_REJECTED: { exitCode: EXIT.usage, summary: 'A compile plugin rejected the workflow.' },
   AGENTCTL_E_RUN_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No run with this id exists in the database.' },
+  AGENTCTL_E_RUN_NOT_RESUMABLE: { exitCode: EXIT.usage, summary: 'The run ended succeeded or failed and cannot be resumed.' },
+  AGENTCTL_E_APPROVAL_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No approval with this id exists in the database.' },
+  AGENTCTL_E_APPROVAL_NOT_PENDING: { exitCode: EXIT.usage, summary: 'The approval was already decided or cancelled; only a pending approval can be resolved.' },
+  AGENTCTL_E_EFFECT_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No effect with this id exists in the database.' },
+  AGENTCTL_E_RECONCILIATION_REFUSED: { exitCode: EXIT.usage, summary: 'The effect is not in doubt, or the reconciliation contradicts an earlier one.' },
 
   // Plugin host (exit 2: the configuration of the host is wrong)
   AGENTCTL_E_PLUGIN_INVALID: { exitCode: EXIT.usage, summary: 'A plugin definition is malformed.' },
@@ -76,6 +81,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_APPROVAL_PENDING: { exitCode: EXIT.policy, summary: 'An effect waits for an operator approval; the run is paused.' },
   AGENTCTL_E_APPROVAL_DENIED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is deny_approval.' },
   AGENTCTL_E_APPROVAL_REQUIRED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is fail.' },
+  AGENTCTL_E_EFFECT_UNRECONCILED: { exitCode: EXIT.policy, summary: 'An effect of the run is started or uncertain and has no reconciliation; resume refuses.' },
 
   // Task and run failures (exit 4)
   AGENTCTL_E_APPROVAL_REJECTED: { exitCode: EXIT.runFailed, summary: 'An operator rejected an effect; its task fails.' },

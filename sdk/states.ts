@@ -41,6 +41,7 @@ export const AUDIT_EVENTS = [
   'run.succeeded',
   'run.failed',
   'run.cancelled',
+  'run.resumed',
   'task.running',
   'task.waiting_for_approval',
   'task.retry_scheduled',
@@ -56,6 +57,7 @@ export const AUDIT_EVENTS = [
   'approval.rejected',
   'approval.denied',
   'approval.cancelled',
+  'effect.reconciled',
 ] as const;
 /** An audit event type. */
 export type AuditEventType = (typeof AUDIT_EVENTS)[number];
