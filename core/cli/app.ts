@@ -6,6 +6,9 @@ import { checkCommand, planCommand, schemaCommand } from './commands/document.js
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { pluginsCommand, versionCommand } from './commands/info.js';
 import { runCommand } from './commands/run.js';
+import { resumeCommand } from './commands/resume.js';
+import { approvalsCommand } from './commands/approvals.js';
+import { effectsCommand } from './commands/effects.js';
 import type { GlobalArgs } from './handler.js';
 import { colorEnabled, emitError, type OutputOptions } from './output.js';
 
@@ -46,6 +49,9 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     .command(pluginsCommand(compose))
     .command(schemaCommand(compose))
     .command(versionCommand)
+    .command(resumeCommand(compose))
+    .command(approvalsCommand)
+    .command(effectsCommand)
     .completion('completion', 'Print a bash/zsh completion script')
     .demandCommand(1, 'name a command; see agentctl --help')
     .recommendCommands()
