@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'agentctl.js');
 const option = (name, fallback) => {
@@ -57,6 +58,19 @@ const childrenAlive = () =>
       return false;
     }
   });
+const effectCount = () => {
+  if (!existsSync(db)) return 0;
+  try {
+    const handle = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      return handle.prepare('SELECT COUNT(*) AS n FROM effects').get().n;
+    } finally {
+      handle.close();
+    }
+  } catch {
+    return 0;
+  }
+};
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const fail = (message) => {
   console.error(`crash test FAILED (seed ${initialSeed}, folder ${dir}): ${message}`);
@@ -70,13 +84,21 @@ const reconciled = { applied: 0, not_applied: 0 };
 for (let round = 0; landed < kills && round < kills * 5; round += 1) {
   const args = runId ? ['resume', runId] : ['run', join(dir, 'wf.yaml')];
   const child = spawn(process.execPath, [BIN, ...args, '--db', db, '--output', 'json'], { cwd: dir, env, stdio: 'ignore' });
-  const exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
-  // Node starts in about a third of a second; the kill lands anywhere from startup to well into the run.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 150 + Math.floor(random() * 1200));
+  let ended = false;
+  const exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal, ended: (ended = true) })));
+  // A quarter of the kills land at a random time from startup on; the others once the run has made progress (one
+  // more effect recorded), at a random point after it, so that each round moves the run forward.
+  if (random() < 0.25) await sleep(50 + Math.floor(random() * 600));
+  else {
+    const before = effectCount();
+    while (!ended && effectCount() <= before) await sleep(5);
+    await sleep(Math.floor(random() * 150));
+  }
+  child.kill('SIGKILL');
   const { code, signal } = await exited;
-  clearTimeout(timer);
   if (signal === 'SIGKILL') landed += 1;
   else if (code === 0) break;
+  else if (code === 2 && runId && cli('inspect', runId).document.data.run.state === 'succeeded') break;
   else if (code !== 3) fail(`agentctl ${args[0]} exited ${code}`);
   // An orphaned child of the killed agentctl may still be appending: the operator waits until it is gone.
   while (childrenAlive()) await sleep(10);
