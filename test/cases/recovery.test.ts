@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { baseEnv, runCli, startCli, workspace } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, finished, outcome, rows, waitFor, workflow } from './helpers.js';
+import { diagnosticWithCode, errorDocument, finished, liveProcessesWith, outcome, rows, unique, waitFor, workflow } from './helpers.js';
 
 type Workspace = ReturnType<typeof workspace>;
 
@@ -159,6 +159,38 @@ describe('recovery: effects in doubt', () => {
     ]);
     const inspected = outcome(cli('effects', 'inspect', doubtful[0].effectId), 0);
     expect(inspected.data.reconciliations.map((item: any) => item.outcome)).to.deep.equal(['not_applied']);
+  });
+
+  it('a run whose process was killed (SIGKILL) is taken over by resume: the started effect is named (exit 3), then reconciled and resumed', async () => {
+    ws = workspace();
+    const marker = unique('killed');
+    ws.write(
+      'wf.yaml',
+      workflow({
+        policy: { processAllowlist: ['sh'], writableRoots: ['.'], approval: 'never' },
+        actions: { a: append('a'), b: { ...append('b', 'test -f go || sleep 30; '), args: ['-c', 'test -f go || sleep 30; echo b >> out.txt', marker] } },
+        tasks: [{ id: 'a', uses: 'action:a' }, { id: 'b', uses: 'action:b', needs: ['a'] }],
+      }),
+    );
+    const child = startCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json'], { cwd: ws.dir });
+    const done = finished(child);
+    await waitFor('task b to start its effect', () => rows(ws.db, `SELECT state FROM effects WHERE task_id = 'b' AND state = 'started'`).length === 1);
+    child.kill('SIGKILL');
+    await done;
+    // The orphaned shell of the killed run is the operator's to stop.
+    for (const orphan of liveProcessesWith(marker)) process.kill(orphan.pid, 'SIGKILL');
+    const runId = rows(ws.db, 'SELECT id FROM runs')[0].id as string;
+    expect(outcome(cli('runs', 'list'), 0).data.runs[0]).to.deep.include({ runId, state: 'running', liveness: 'interrupted' });
+    const effect = rows(ws.db, `SELECT id FROM effects WHERE task_id = 'b'`)[0].id as string;
+    expect(diagnosticWithCode(errorDocument(cli('resume', runId), 3), 'AGENTCTL_E_EFFECT_UNRECONCILED').message).to.contain(`${effect} (process.exec, task b, started)`);
+    outcome(cli('effects', 'reconcile', effect, '--status', 'not-applied', '--reason', 'no b line'), 0);
+    ws.write('go', '');
+    expect(outcome(cli('resume', runId), 0).data.state).to.equal('succeeded');
+    expect(lines(ws)).to.deep.equal(['a', 'b']);
+    const resumed = rows(ws.db, `SELECT data_json FROM audit_events WHERE type = 'run.resumed'`).map((row) => JSON.parse(row.data_json).from);
+    expect(resumed).to.deep.equal(['running']);
+    // The dead owner's started effect is now uncertain, with its reconciliation.
+    expect(rows(ws.db, `SELECT state FROM effects WHERE id = ?`, effect)).to.deep.equal([{ state: 'uncertain' }]);
   });
 
   it('an effect reconciled applied with a result is not dispatched again: resume continues with the supplied result', async () => {
