@@ -3,7 +3,8 @@
 // agentctl is killed with SIGKILL at random points K times. After each kill the operator's part is done as a person
 // would: every effect in doubt is checked against the file and reconciled (applied if its line is there, else
 // not-applied), then the run is resumed. At the end every line must be present exactly once, the run succeeded, and
-// the ledger accounts for every effect. Usage: node scripts/crash-test.mjs [--tasks N] [--kills K] [--seed S]
+// the ledger accounts for every effect.
+// Usage: node scripts/crash-test.mjs [--tasks N] [--kills K] [--concurrency C] [--seed S]
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ const option = (name, fallback) => {
 };
 const tasks = option('tasks', 100);
 const kills = option('kills', 20);
+const concurrency = option('concurrency', 4);
 let seed = option('seed', Date.now() % 2 ** 31);
 const initialSeed = seed;
 // A small deterministic generator: a failing seed can be replayed with --seed.
@@ -33,7 +35,7 @@ const yaml = [
   'metadata: { name: crash }',
   'spec:',
   '  policy: { processAllowlist: [sh], writableRoots: [.], approval: never }',
-  '  runtime: { maxConcurrency: 4 }',
+  `  runtime: { maxConcurrency: ${concurrency} }`,
   '  actions:',
   ...ids.map((id) => `    ${id}: { kind: builtin.shell.exec, command: /bin/sh, args: [-c, "echo ${id} >> lines.txt", ${marker}] }`),
   '  tasks:',
@@ -92,7 +94,7 @@ for (let round = 0; landed < kills && round < kills * 5; round += 1) {
   else {
     const before = effectCount();
     while (!ended && effectCount() <= before) await sleep(5);
-    await sleep(Math.floor(random() * 150));
+    await sleep(Math.floor(random() * 40));
   }
   child.kill('SIGKILL');
   const { code, signal } = await exited;
@@ -144,6 +146,6 @@ for (const effect of view.effects) {
 for (const id of ids) if (took.get(id) !== 1) fail(`task ${id} has ${took.get(id) ?? 0} effects that took place`);
 for (const task of view.tasks) if (task.state !== 'succeeded') fail(`task ${task.taskId} is ${task.state}`);
 
-const figures = { tasks, kills: landed, seed: initialSeed, effects: view.effects.length, effectStates: byState, reconciled, seconds: Math.round((Date.now() - started) / 100) / 10 };
+const figures = { tasks, concurrency, kills: landed, seed: initialSeed, effects: view.effects.length, effectStates: byState, reconciled, seconds: Math.round((Date.now() - started) / 100) / 10 };
 console.log(`crash test passed: ${JSON.stringify(figures)}`);
 rmSync(dir, { recursive: true, force: true });
