@@ -54,6 +54,11 @@ export const ERROR_CODES = define({
   AGENTCTL_E_COMMAND_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A process command does not resolve to an executable file.', help: 'use an absolute path, or a command installed in /usr/local/bin, /usr/bin or /bin' },
   AGENTCTL_E_COMPILE_REJECTED: { exitCode: EXIT.usage, summary: 'A compile plugin rejected the workflow.', help: 'fix what the compile plugin named, or remove the plugin from the configuration' },
   AGENTCTL_E_RUN_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No run with this id exists in the database.', help: 'check the run id and --db; `agentctl runs list` shows the runs in a database' },
+  AGENTCTL_E_RUN_NOT_RESUMABLE: { exitCode: EXIT.usage, summary: 'The run ended succeeded or failed and cannot be resumed.', help: 'replay a finished run, or retry it once retry is available; only a paused, interrupted or cancelled run resumes' },
+  AGENTCTL_E_APPROVAL_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No approval with this id exists in the database.', help: "check the id; `agentctl approvals list RUN` shows a run's approvals" },
+  AGENTCTL_E_APPROVAL_NOT_PENDING: { exitCode: EXIT.usage, summary: 'The approval was already decided or cancelled; only a pending approval can be resolved.', help: 'only a pending approval can be decided; `agentctl approvals list RUN` shows its state' },
+  AGENTCTL_E_EFFECT_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No effect with this id exists in the database.', help: "check the id; `agentctl effects list RUN` shows a run's effects" },
+  AGENTCTL_E_RECONCILIATION_REFUSED: { exitCode: EXIT.usage, summary: 'The effect is not in doubt, or the reconciliation contradicts an earlier one.', help: 'reconcile only an effect in doubt (started or uncertain), consistently with its earlier reconciliations' },
 
   // Plugin host (exit 2: the configuration of the host is wrong)
   AGENTCTL_E_PLUGIN_INVALID: { exitCode: EXIT.usage, summary: 'A plugin definition is malformed.', help: 'build the plugin with definePlugin or defineActionKind: name, version, hostRange and setup' },
@@ -79,6 +84,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_APPROVAL_DENIED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is deny_approval.', help: 'run at a terminal to approve, or change spec.policy.approval or nonInteractive' },
   AGENTCTL_E_APPROVAL_REQUIRED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is fail.', help: 'run at a terminal to approve, or change spec.policy.approval or nonInteractive' },
   AGENTCTL_E_RUN_NOT_TERMINAL: { exitCode: EXIT.policy, summary: 'The run is paused or running; replay needs a succeeded, failed or cancelled run.', help: 'resume a paused or interrupted run first, or replay a run that ended' },
+  AGENTCTL_E_EFFECT_UNRECONCILED: { exitCode: EXIT.policy, summary: 'An effect of the run is started or uncertain and has no reconciliation; resume refuses.', help: 'check whether each named effect happened, record it with `agentctl effects reconcile`, then resume' },
 
   // Task and run failures (exit 4)
   AGENTCTL_E_APPROVAL_REJECTED: { exitCode: EXIT.runFailed, summary: 'An operator rejected an effect; its task fails.', help: 'change the workflow or ask the approver, then run it again' },

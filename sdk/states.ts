@@ -42,6 +42,7 @@ export const AUDIT_EVENTS = [
   'run.failed',
   'run.cancelled',
   'run.replayed',
+  'run.resumed',
   'task.running',
   'task.waiting_for_approval',
   'task.retry_scheduled',
@@ -57,6 +58,7 @@ export const AUDIT_EVENTS = [
   'approval.rejected',
   'approval.denied',
   'approval.cancelled',
+  'effect.reconciled',
 ] as const;
 /** An audit event type. */
 export type AuditEventType = (typeof AUDIT_EVENTS)[number];

@@ -10,6 +10,9 @@ import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { pluginsCommand, versionCommand } from './commands/info.js';
 import { replayCommand } from './commands/replay.js';
 import { runCommand } from './commands/run.js';
+import { resumeCommand } from './commands/resume.js';
+import { approvalsCommand } from './commands/approvals.js';
+import { effectsCommand } from './commands/effects.js';
 import type { GlobalArgs } from './handler.js';
 import { colorEnabled, emitError, type OutputOptions } from './output.js';
 
@@ -37,7 +40,7 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
 const REPEATABLE = new Set(['input']);
 
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
-const NOT_YET = ['resume', 'retry', 'repair', 'fork', 'effects', 'approvals', 'packs'];
+const NOT_YET = ['retry', 'repair', 'fork', 'packs'];
 
 /** Options of an in-process CLI: extra plugins registered after the builtins (embedding, and tests of packs). */
 export interface MainOptions {
@@ -53,7 +56,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     return;
   }
   const compose = composer(options.plugins);
-  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), inspectCommand, runsCommand, replayCommand, artifactsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
+  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, approvalsCommand, effectsCommand, artifactsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))

@@ -1,9 +1,9 @@
 // One effect's life: policy → (unchanged?) → approval → durable `requested` → `started` → outcome.
-import { createHash, randomBytes } from 'node:crypto';
-import { AgentctlError, diagnostic, errorMessage, isEffectFailure, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
+import { createHash } from 'node:crypto';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
 import type { Hooks } from '../hooks.js';
 import { decidePolicy } from '../policy/engine.js';
-import type { Store } from '../store/store.js';
+import type { EffectRow, Store } from '../store/store.js';
 
 /** Thrown when an effect waits for an operator: the task stops here and the run pauses. */
 export class ApprovalPending extends AgentctlError {
@@ -84,10 +84,11 @@ export function effectId(parts: { runId: string; taskId: string; attempt: number
 /** Creates the `effect` function of one task attempt's dispatch context. */
 export function createEffectRunner(scope: EffectScope) {
   let ordinal = 0;
-  let recorded = false;
+  // Whether the task's first record (task `running`) was written in this attempt.
+  const recorded_ = { value: false };
   const withFirstRecord = (extra?: () => void) => (): void => {
-    if (!recorded) scope.firstRecord();
-    recorded = true;
+    if (!recorded_.value) scope.firstRecord();
+    recorded_.value = true;
     extra?.();
   };
   return async function effect<T extends JsonValue>(request: EffectRequest, perform: (signal: AbortSignal) => Promise<T>, options: EffectOptions<T> = {}): Promise<T> {
@@ -96,10 +97,18 @@ export function createEffectRunner(scope: EffectScope) {
     const inputDigest = sha256(canonicalJson(request.input));
     const id = effectId({ runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, operation: request.operation, inputDigest });
 
+    const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest };
     const existing = scope.store.effect(id);
-    if (existing?.state === 'succeeded') return JSON.parse(existing.result_json ?? 'null') as T;
     if (existing) {
-      throw new AgentctlError('AGENTCTL_E_RUN_FAILED', `effect ${id} is already recorded as ${existing.state}; it is not repeated`, { help: 'inspect the effect and reconcile it' });
+      // A resumed task body reproduces its effect ids: the record decides, and nothing confirmed is dispatched again.
+      const recorded = recordedEffect(scope, existing);
+      if ('value' in recorded) return recorded.value as T;
+      if (scope.signal.aborted) throw new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
+      const release = recorded.approved ? () => scope.store.releaseApprovedEffect(scope.runId, id, scope.taskId) : undefined;
+      const first = !recorded_.value;
+      scope.store.durableTransaction(withFirstRecord(release));
+      if (first) await scope.committed('task.running', { attempt: scope.attempt });
+      return start(record, perform);
     }
 
     const verdict = await decide(scope, request, profile);
@@ -115,7 +124,6 @@ export function createEffectRunner(scope: EffectScope) {
         return unchanged;
       }
     }
-    const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest };
     let approved: (() => void) | undefined;
     if (verdict.decision === 'needs_approval') {
       if (!scope.approver) return requireApproval(scope, record, verdict.reason, withFirstRecord);
@@ -129,9 +137,16 @@ export function createEffectRunner(scope: EffectScope) {
         ? new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `${request.operation} was not started: the task deadline passed`)
         : new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
     }
-    const first = !recorded;
+    const first = !recorded_.value;
     scope.store.recordEffect(record, 'requested', withFirstRecord(approved));
     if (first) await scope.committed('task.running', { attempt: scope.attempt });
+    return start(record, perform);
+  };
+
+  /** `requested` is durable: the effect starts, runs, and its outcome is recorded. */
+  async function start<T extends JsonValue>(record: { id: string; operation: string }, perform: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const id = record.id;
+    const request = { operation: record.operation };
     await scope.committed('effect.requested', { operation: request.operation }, id);
     scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId });
     // The outcome write: if the ledger refuses it, the effect happened (or may have) without a record of how it ended.
@@ -157,8 +172,37 @@ export function createEffectRunner(scope: EffectScope) {
     recordOutcome('succeeded', { result });
     await scope.committed('effect.succeeded', { operation: request.operation }, id);
     return result;
-  };
+  }
 }
+
+/**
+ * What the ledger says about an effect recorded earlier in this attempt: its confirmed result (`succeeded`, or in
+ * doubt and reconciled `applied`), its recorded failure, or that it may now start (`requested`, or approved). A
+ * pending approval pauses again; a rejection fails the task. Anything else is never repeated.
+ */
+function recordedEffect(scope: EffectScope, existing: EffectRow): { value: JsonValue } | { approved: boolean } {
+  const id = existing.id;
+  if (existing.state === 'succeeded') return { value: JSON.parse(existing.result_json ?? 'null') as JsonValue };
+  if (existing.state === 'requested') return { approved: false };
+  if (existing.state === 'failed') {
+    const error = JSON.parse(existing.error_json ?? 'null') as { code?: string; message?: string } | null;
+    throw new EffectFailure('failed', (error?.code ?? 'AGENTCTL_E_RUN_FAILED') as AnyErrorCode, error?.message ?? `effect ${id} failed`, { details: JSON.parse(existing.result_json ?? 'null') as JsonValue });
+  }
+  if (existing.state === 'waiting_for_approval') {
+    const approval = scope.store.approvalForEffect(id);
+    if (approval?.state === 'approved') return { approved: true };
+    if (approval?.state === 'rejected') {
+      throw new AgentctlError('AGENTCTL_E_APPROVAL_REJECTED', `${existing.operation} was rejected by ${String(approval.actor)}: ${String(approval.decision_reason)}`);
+    }
+    if (approval?.state === 'pending') throw new ApprovalPending(String(approval.id), id, String(approval.reason));
+  }
+  const reconciled = scope.store.reconciliationRows(id).at(-1);
+  if (reconciled?.outcome === 'applied') return { value: JSON.parse(String(reconciled.result_json ?? 'null')) as JsonValue };
+  throw new AgentctlError('AGENTCTL_E_RUN_FAILED', `effect ${id} is already recorded as ${existing.state}; it is not repeated`, { help: 'inspect the effect and reconcile it' });
+}
+
+/** Approval ids follow from the effect: the same effect always has the same approval id. */
+export const approvalIdFor = (effectId: string) => `apr_${sha256(`approval:${effectId}`).slice(0, 24)}`;
 
 async function decide(scope: EffectScope, request: EffectRequest, profile: EffectProfile): Promise<PolicyVerdict> {
   const payload: PolicyRequest = Object.freeze({
@@ -182,7 +226,7 @@ async function decide(scope: EffectScope, request: EffectRequest, profile: Effec
 /** Interactive approval: an approval is recorded with the effect intent; a rejection fails the task. */
 async function askOperator(scope: EffectScope, record: Parameters<Store['recordEffect']>[0], reason: string): Promise<() => void> {
   const answer = await scope.approver!({ runId: scope.runId, taskId: scope.taskId, operation: record.operation, reason, input: scope.redact(JSON.stringify(record.input)) }, scope.signal);
-  const approvalId = `apr_${randomBytes(8).toString('hex')}`;
+  const approvalId = approvalIdFor(record.id);
   if (!answer.approved) {
     scope.store.transaction(() =>
       scope.store.audit(scope.runId, { type: 'approval.rejected', taskId: scope.taskId, data: { approvalId, operation: record.operation, actor: answer.actor, reason: answer.reason } }),
@@ -195,7 +239,7 @@ async function askOperator(scope: EffectScope, record: Parameters<Store['recordE
 function requireApproval(scope: EffectScope, record: Parameters<Store['recordEffect']>[0], reason: string, withFirstRecord: (extra: () => void) => () => void): never {
   const mode = scope.policy.nonInteractive;
   if (mode === 'pause') {
-    const approvalId = `apr_${randomBytes(8).toString('hex')}`;
+    const approvalId = approvalIdFor(record.id);
     scope.store.recordEffect(
       record,
       'waiting_for_approval',

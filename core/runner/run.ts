@@ -1,10 +1,10 @@
-// Executes a compiled plan: preflight, then tasks in waves of ready tasks, each wave committed in plan order.
+// The run driver: a fresh run from a compiled plan, or a stored run continued (resume); ordered commit of a sliding window.
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type Diagnostic, type JsonValue, type SecretReference } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
-import type { RunState, Store, TaskState } from '../store/store.js';
+import type { Row, RunState, Store, TaskState } from '../store/store.js';
 import { OutcomeNotRecorded, type Approver } from './effects.js';
 import { executeTask, type TaskOutcome } from './task.js';
 import { Scheduler } from './scheduler.js';
@@ -33,6 +33,8 @@ export interface RunResult {
   readonly tasks: Record<string, TaskState>;
   /** Set when the run ended failed, paused or cancelled: what the CLI reports. */
   readonly error?: AgentctlError;
+  /** How each task's result came to be in this invocation: run now, or reused from the record. */
+  readonly dispositions?: Record<string, Disposition>;
   /** Problems that did not change the outcome, e.g. a commit observer that threw. */
   readonly warnings?: readonly Diagnostic[];
 }
@@ -40,16 +42,16 @@ export interface RunResult {
 const newRunId = () => `run_${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
 
 /** Resolves secrets and runs preflight taps. Throws (exit 2) before any run state exists. */
-async function preflight(request: RunRequest, vault: SecretVault): Promise<void> {
+async function preflight(request: RunRequest, vault: SecretVault, executing: readonly CompiledTask[]): Promise<void> {
   const { host, plan, workspaceRoot, signal } = request;
   const references: { reference: SecretReference; where: string }[] = [];
-  for (const task of plan.tasks) {
+  for (const task of executing) {
     const action = plan.actions[task.action]!;
     const kind = host.actionKind(action.kind)!;
     for (const reference of kind.secretReferences?.(action.fields) ?? []) references.push({ reference, where: `spec.actions.${action.name}` });
   }
   const problems: Diagnostic[] = await vault.resolve(host, references, { workspaceRoot, environment: request.environment, signal });
-  const tasks = plan.tasks.map((task) => Object.freeze({ id: task.id, kind: task.kind, action: plan.actions[task.action]!.fields }));
+  const tasks = executing.map((task) => Object.freeze({ id: task.id, kind: task.kind, action: plan.actions[task.action]!.fields }));
   try {
     await host.hooks.preflight.promise(Object.freeze({ workflowName: plan.name, tasks, workspaceRoot, signal, process: host.process, report: (item: Diagnostic) => void problems.push(item) }));
   } catch (error) {
@@ -62,13 +64,25 @@ async function preflight(request: RunRequest, vault: SecretVault): Promise<void>
   }
 }
 
+/** Where the driver starts: a fresh run, or a stored one whose recorded task ends are restored (resume). */
+interface DriverStart {
+  readonly runId: string;
+  readonly traceId: string;
+  readonly scheduler: Scheduler;
+  readonly outputs: Record<string, { output: JsonValue }>;
+  /** The attempt each task to execute starts at (absent: 1). */
+  readonly attempts: ReadonlyMap<string, number>;
+  readonly dispositions: Record<string, Disposition>;
+  readonly vault: SecretVault;
+}
+
 export async function executeRun(request: RunRequest): Promise<RunResult> {
-  const { host, store, plan } = request;
+  const { store, plan } = request;
   // Every running task listens for cancellation: with up to 64 at once, Node's default of 10 listeners is no limit.
   setMaxListeners(0, request.signal);
   // The digest key is read (or created) only when a secret digest is recorded, never for a refused preflight.
   const vault = new SecretVault(() => store.digestKey());
-  await preflight(request, vault);
+  await preflight(request, vault, plan.tasks);
   store.setRedactor(vault.redactor.redactValue);
 
   const runId = newRunId();
@@ -86,6 +100,62 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
     workspace: request.workspaceRoot,
     tasks: plan.tasks.map((task) => ({ id: task.id, kind: task.kind })),
   });
+  const dispositions = Object.fromEntries(plan.tasks.map((task) => [task.id, 'executed' as Disposition]));
+  return drive(request, { runId, traceId, scheduler: new Scheduler(plan.tasks), outputs: {}, attempts: new Map(), dispositions, vault }, 'run.started');
+}
+
+/**
+ * Continues a stored run in this process (resume): takes its lease, restores every recorded task end, and drives
+ * the rest. Succeeded tasks are reused; a reopened task continues its recorded attempt, so its confirmed effects are
+ * found by id instead of dispatched, or starts the next attempt when one of its effects can never complete
+ * (cancelled, or reconciled not applied or compensated). Secrets are resolved only for the tasks that will execute.
+ */
+export async function resumeRun(request: RunRequest & { readonly runId: string; readonly isLive: (row: Row) => boolean }): Promise<RunResult> {
+  const { store, plan, runId } = request;
+  setMaxListeners(0, request.signal);
+  const vault = new SecretVault(() => store.digestKey());
+  const finished = new Set(['succeeded', 'failed', 'skipped']);
+  const before = new Map(store.taskRows(runId).map((row) => [String(row.task_id), String(row.state)]));
+  await preflight(request, vault, plan.tasks.filter((task) => !finished.has(before.get(task.id) ?? 'pending')));
+  store.setRedactor(vault.redactor.redactValue);
+  store.acquireRun(runId, request.isLive);
+
+  const run = store.runRow(runId)!;
+  const scheduler = new Scheduler(plan.tasks);
+  const outputs: Record<string, { output: JsonValue }> = {};
+  const dispositions: Record<string, Disposition> = {};
+  const attempts = new Map<string, number>();
+  const reconciled = store.latestReconciliations(runId);
+  const effects = store.effectRows(runId);
+  for (const row of store.taskRows(runId)) {
+    const taskId = String(row.task_id);
+    const state = String(row.state) as TaskState;
+    if (finished.has(state)) {
+      dispositions[taskId] = 'reused';
+      if (state === 'succeeded') outputs[taskId] = { output: JSON.parse(String(row.output_json ?? 'null')) as JsonValue };
+      scheduler.restore(taskId, state);
+      continue;
+    }
+    dispositions[taskId] = 'executed';
+    const attempt = Math.max(1, Number(row.attempt));
+    const spent = effects.some((effect) => {
+      if (effect.task_id !== taskId || Number(effect.attempt) !== attempt) return false;
+      const outcome = reconciled.get(String(effect.id))?.outcome;
+      return effect.state === 'cancelled' || outcome === 'not_applied' || outcome === 'compensated';
+    });
+    attempts.set(taskId, spent ? attempt + 1 : attempt);
+  }
+  return drive(request, { runId, traceId: String(run.trace_id), scheduler, outputs, attempts, dispositions, vault }, 'run.resumed');
+}
+
+/**
+ * The run driver: ready tasks run in a sliding window of maxConcurrency (a slow task never idles the other slots),
+ * and their outcomes commit in plan order through a cursor, each as soon as every task before it has committed. A
+ * task's dependents become ready when it commits, so nothing runs on a result the ledger does not hold.
+ */
+async function drive(request: RunRequest, start: DriverStart, opening: 'run.started' | 'run.resumed'): Promise<RunResult> {
+  const { host, store, plan } = request;
+  const { runId, traceId, scheduler, outputs, vault } = start;
   const commitErrors: string[] = [];
   const committed = async (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => {
     const sink = { fail: (error: unknown) => void commitErrors.push(errorMessage(error)) };
@@ -96,10 +166,8 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
       sink.fail(error);
     }
   };
-  await committed('run.started', { workflow: plan.name, traceId });
+  await committed(opening, { workflow: plan.name, traceId });
 
-  const scheduler = new Scheduler(plan.tasks);
-  const outputs: Record<string, { output: JsonValue }> = {};
   const scope = (): TemplateScope => ({ inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: outputs });
   let failure: TaskOutcome | undefined;
   let pausedBy: TaskOutcome | undefined;
@@ -107,44 +175,101 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
     try {
       store.renewLease(runId);
     } catch {
-      // The timer must never crash the process. Only this process drives a new run; taking over a run's
-      // lease (resume) is where RUN_LEASED surfaces.
+      // The timer must never crash the process; resume's acquisition is where RUN_LEASED surfaces.
     }
   }, 20_000);
   renewTimer.unref();
 
-  try {
-    while (!request.signal.aborted && !failure) {
-      // With a paused task, independent work goes on; only its dependents wait.
-      const wave = scheduler.take(plan.runtime.maxConcurrency);
-      if (wave.length === 0) break;
-      // allSettled: if one task hits a bug, its siblings still finish (and record their effects) before the run ends.
-      const settled = await Promise.allSettled(
-        wave.map((task) => executeTask({ host, store, plan, task, runId, scope: scope(), signal: request.signal, vault, committed, workspaceRoot: request.workspaceRoot, ...(request.approver ? { approver: request.approver } : {}) })),
-      );
-      const broken = settled.find((item): item is PromiseRejectedResult => item.status === 'rejected');
-      if (broken) throw broken.reason;
-      const results = settled.map((item) => (item as PromiseFulfilledResult<TaskOutcome>).value);
-      // Ordered commit: a wave's outcomes, and the skips they cause, are written in plan order in one transaction.
-      const skips = store.transaction(() =>
-        results.flatMap((result) => {
-          commitOutcome(store, runId, result);
-          const skipped = scheduler.complete(result.task.id, result.state);
-          for (const skip of skipped) {
-            const reason = `needs ${skip.blockedBy}, which ended ${skip.blockedState}`;
-            store.writeTask(runId, skip.task.id, { state: 'skipped', error: { code: 'AGENTCTL_E_DEPENDENCY_FAILED', message: `skipped: ${reason}` }, finished: true }, { type: 'task.skipped', data: { reason } });
-          }
-          return skipped;
-        }),
-      );
-      for (const result of results) {
-        if (result.state === 'succeeded') outputs[result.task.id] = { output: result.output ?? null };
-        await committed(`task.${result.state}`, { attempt: result.attempt, durationMs: result.durationMs, ...(result.error ? { code: result.error.code } : {}) }, result.task.id);
-        if (result.state === 'failed' && result.task.failure === 'stop' && !failure) failure = result;
-        if (result.state === 'waiting_for_approval' && !pausedBy) pausedBy = result;
-        if (result.fatal && !failure) failure = result;
+  // Positions whose outcome is committed (or that were closed without running); the cursor is the first that is not.
+  const settled: boolean[] = plan.tasks.map((task) => scheduler.state(task.id) !== 'pending');
+  const buffered = new Map<number, TaskOutcome>();
+  const running = new Map<number, Promise<void>>();
+  let cursor = 0;
+  let stopping = false;
+  let broken: { error: unknown } | undefined;
+
+  const commit = async (result: TaskOutcome) => {
+    const skips = store.transaction(() => {
+      commitOutcome(store, runId, result);
+      const skipped = scheduler.complete(result.task.id, result.state);
+      for (const skip of skipped) {
+        const reason = `needs ${skip.blockedBy}, which ended ${skip.blockedState}`;
+        store.writeTask(runId, skip.task.id, { state: 'skipped', error: { code: 'AGENTCTL_E_DEPENDENCY_FAILED', message: `skipped: ${reason}` }, finished: true }, { type: 'task.skipped', data: { reason } });
       }
-      for (const skip of skips) await committed('task.skipped', { blockedBy: skip.blockedBy }, skip.task.id);
+      return skipped;
+    });
+    settled[scheduler.position(result.task.id)] = true;
+    for (const skip of skips) settled[scheduler.position(skip.task.id)] = true;
+    if (result.state === 'succeeded') outputs[result.task.id] = { output: result.output ?? null };
+    await committed(`task.${result.state}`, { attempt: result.attempt, durationMs: result.durationMs, ...(result.error ? { code: result.error.code } : {}) }, result.task.id);
+    if (stops(result) && !failure) failure = result;
+    if (result.state === 'waiting_for_approval' && !pausedBy) pausedBy = result;
+    for (const skip of skips) await committed('task.skipped', { blockedBy: skip.blockedBy }, skip.task.id);
+  };
+  // Tasks that wait behind a paused task cannot run in this invocation: the cursor passes them, so independent work
+  // behind them still commits and unblocks its dependents.
+  const parked = new Set<string>();
+  const waits = (task: CompiledTask) => task.needs.some((need) => parked.has(need) || scheduler.state(need) === 'waiting_for_approval');
+  const advance = async () => {
+    while (cursor < settled.length) {
+      if (!settled[cursor]) {
+        const result = buffered.get(cursor);
+        const task = plan.tasks[cursor]!;
+        if (!result && scheduler.state(task.id) === 'pending' && waits(task)) {
+          parked.add(task.id);
+          cursor += 1;
+          continue;
+        }
+        if (!result) break;
+        buffered.delete(cursor);
+        await commit(result);
+      }
+      cursor += 1;
+    }
+  };
+  const launch = (task: CompiledTask) => {
+    const position = scheduler.position(task.id);
+    const attempt = start.attempts.get(task.id);
+    const body = executeTask({ host, store, plan, task, runId, scope: scope(), signal: request.signal, vault, committed, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
+    running.set(
+      position,
+      body.then(
+        (result) => {
+          running.delete(position);
+          buffered.set(position, result);
+          // Stop-on-failure: nothing new is launched; the tasks already running finish and commit.
+          if (stops(result)) stopping = true;
+        },
+        (error: unknown) => {
+          running.delete(position);
+          broken ??= { error };
+        },
+      ),
+    );
+  };
+
+  try {
+    for (;;) {
+      while (!request.signal.aborted && !stopping && !broken && running.size < plan.runtime.maxConcurrency) {
+        const [task] = scheduler.take(1);
+        if (!task) break;
+        launch(task);
+      }
+      if (running.size === 0) break;
+      await Promise.race(running.values());
+      // A bug or a lost ledger in one task: its siblings still finish (and record their effects) before the run ends.
+      if (broken) {
+        await Promise.all(running.values());
+        throw broken.error;
+      }
+      await advance();
+    }
+    await advance();
+    // Outcomes behind a task that never launched (the run stopped first) still commit, in plan order.
+    for (const position of [...buffered.keys()].sort((a, b) => a - b)) {
+      const result = buffered.get(position)!;
+      buffered.delete(position);
+      await commit(result);
     }
   } catch (error) {
     // A bug or a database failure mid-run: leave an explained record behind if the database still works. An effect
@@ -163,8 +288,11 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
   }
   const result = await finish({ request, runId, traceId, scheduler, failure, pausedBy, scope, committed, redactValue: vault.redactor.redactValue });
   const warnings = commitErrors.map((message) => diagnostic('AGENTCTL_E_PLUGIN_FAILED', { severity: 'warning', message }));
-  return { ...result, warnings };
+  return { ...result, dispositions: start.dispositions, warnings };
 }
+
+/** An outcome that ends the run: a failed task with `failure: stop`, or a fatal error regardless of `failure`. */
+const stops = (result: TaskOutcome) => (result.state === 'failed' && result.task.failure === 'stop') || Boolean(result.fatal);
 
 function commitOutcome(store: Store, runId: string, result: TaskOutcome): void {
   const error = result.error ? { code: result.error.code, message: result.error.message, diagnostics: result.error.diagnostics as unknown as JsonValue } : undefined;

@@ -64,6 +64,18 @@ export class Scheduler {
     return skips;
   }
 
+  /** A task whose end is already recorded (resume): it is not run again; returns the dependents it leaves blocked. */
+  restore(taskId: string, state: TaskState): Skip[] {
+    const position = this.#position.get(taskId)!;
+    this.#ready = this.#ready.filter((ready) => ready !== position);
+    return this.complete(taskId, state);
+  }
+
+  /** Position of a task in plan order. */
+  position(taskId: string): number {
+    return this.#position.get(taskId)!;
+  }
+
   state(taskId: string): TaskState {
     return this.#states[this.#position.get(taskId)!]!;
   }

@@ -24,6 +24,8 @@ export interface TaskRequest {
   /** Absolute root for relative paths. */
   readonly workspaceRoot: string;
   readonly approver?: Approver;
+  /** The attempt to start at: 1 for a fresh task; a resumed task continues its recorded attempt or starts the next. */
+  readonly firstAttempt?: number;
   readonly committed: (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => Promise<void>;
 }
 
@@ -62,7 +64,7 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
     ...extra,
   });
 
-  for (let attempt = 1; ; attempt += 1) {
+  for (let attempt = request.firstAttempt ?? 1; ; attempt += 1) {
     try {
       if (task.when !== undefined && !evaluateWhen(task)(request.scope)) return outcome('skipped', attempt, { output: null });
       const output = await dispatch(request, attempt, resolved);

@@ -155,6 +155,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 3,
+    description: 'reconciliations: the result an operator supplies with an applied reconciliation',
+    sql: `
+      ALTER TABLE reconciliations ADD COLUMN result_json TEXT;
+      CREATE INDEX reconciliations_by_effect ON reconciliations(effect_id, seq);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -521,6 +521,111 @@ export class Store {
       this.finishRun(run.id, end.state, { output: end.output, ...(end.error === undefined ? {} : { error: end.error }), ...(end.memory === undefined ? {} : { memory: end.memory }) });
     });
   }
+
+  // Recovery: resume, approvals and reconciliations. Every decision is appended with its audit event, never rewritten.
+
+  /**
+   * Takes a `paused`, `cancelled` or interrupted run for this process and reopens its unfinished tasks as `pending`, in
+   * one transaction: a second process gets RUN_LEASED (exit 5), and an effect in doubt without a reconciliation refuses
+   * the resume (exit 3) before anything changes. Reconciled `started` effects of a dead owner become `uncertain`.
+   */
+  acquireRun(runId: string, isLive: (row: Row) => boolean): void {
+    this.transaction(() => {
+      const row = this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Row | undefined;
+      if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+      const state = String(row.state);
+      if (state === 'succeeded' || state === 'failed') {
+        throw new AgentctlError('AGENTCTL_E_RUN_NOT_RESUMABLE', `run ${runId} ended ${state} and cannot be resumed`, { help: 'see docs/recovery.md for what can be done with a finished run' });
+      }
+      if (state === 'running' && row.lease_owner !== this.leaseOwner && isLive(row)) {
+        throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${runId} is being driven by ${String(row.lease_owner)}`, { help: 'wait for that process to finish, or for its lease to expire' });
+      }
+      const doubtful = this.#db
+        .prepare(`SELECT e.id, e.task_id, e.operation, e.state FROM effects e WHERE e.run_id = ? AND e.state IN ('started','uncertain')
+          AND NOT EXISTS (SELECT 1 FROM reconciliations r WHERE r.effect_id = e.id) ORDER BY e.requested_at, e.id`)
+        .all(runId) as { id: string; task_id: string; operation: string; state: string }[];
+      if (doubtful.length > 0) {
+        const names = doubtful.map((effect) => `${effect.id} (${effect.operation}, task ${effect.task_id}, ${effect.state})`).join(', ');
+        throw new AgentctlError('AGENTCTL_E_EFFECT_UNRECONCILED', `run ${runId} has effects that may or may not have happened: ${names}`, {
+          help: 'check each one, then record what happened: agentctl effects reconcile EFFECT --status applied|not-applied|compensated --reason TEXT',
+        });
+      }
+      const at = now();
+      const started = this.#db.prepare(`SELECT id, task_id FROM effects WHERE run_id = ? AND state = 'started'`).all(runId) as { id: string; task_id: string }[];
+      for (const effect of started) {
+        this.#changeEffect(effect.id, 'uncertain', { result: null, error: null, at });
+        this.audit(runId, { type: 'effect.uncertain', taskId: effect.task_id, effectId: effect.id, data: { reason: 'its process ended before the outcome was recorded' } });
+      }
+      // Resume reopens what did not finish; a succeeded, failed or skipped task keeps its record and is reused.
+      this.#db
+        .prepare(`UPDATE tasks SET state = 'pending', finished_at = NULL, updated_at = ? WHERE run_id = ? AND state IN ('ready','running','waiting_for_approval','retry_scheduled','cancelled')`)
+        .run(at, runId);
+      this.#db
+        .prepare(`UPDATE runs SET state = 'running', error_json = NULL, finished_at = NULL, lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?`)
+        .run(this.leaseOwner, Date.now() + LEASE_MS, at, runId);
+      this.audit(runId, { type: 'run.resumed', data: { from: state, owner: this.leaseOwner } });
+    });
+  }
+
+  approvalRow(approvalId: string): Row | undefined {
+    return this.#read(() => this.#db.prepare(`SELECT * FROM approvals WHERE id = ?`).get(approvalId) as Row | undefined);
+  }
+
+  approvalForEffect(effectId: string): Row | undefined {
+    return this.#read(() => this.#db.prepare(`SELECT * FROM approvals WHERE effect_id = ? ORDER BY requested_at DESC LIMIT 1`).get(effectId) as Row | undefined);
+  }
+
+  /** Records an operator's decision on a pending approval, once. */
+  decideApproval(approvalId: string, decision: 'approved' | 'rejected', actor: string, reason: string): Row {
+    return this.transaction(() => {
+      const row = this.#db.prepare(`SELECT * FROM approvals WHERE id = ?`).get(approvalId) as Row | undefined;
+      if (!row) throw new AgentctlError('AGENTCTL_E_APPROVAL_NOT_FOUND', `approval ${approvalId} does not exist in this database`, { help: 'list approvals with `agentctl approvals list RUN`' });
+      if (row.state !== 'pending') {
+        throw new AgentctlError('AGENTCTL_E_APPROVAL_NOT_PENDING', `approval ${approvalId} is already ${String(row.state)}${row.actor ? ` (by ${String(row.actor)})` : ''}; a decision is never changed`, {
+          help: 'only a pending approval can be approved or rejected',
+        });
+      }
+      const at = now();
+      this.#db.prepare(`UPDATE approvals SET state = ?, actor = ?, decision_reason = ?, decided_at = ? WHERE id = ? AND state = 'pending'`).run(decision, this.#text(actor), this.#text(reason), at, approvalId);
+      const runId = String(row.run_id);
+      this.audit(runId, { type: `approval.${decision}`, taskId: String(row.task_id), effectId: String(row.effect_id), data: { approvalId, actor, reason } });
+      return this.#db.prepare(`SELECT * FROM approvals WHERE id = ?`).get(approvalId) as Row;
+    });
+  }
+
+  /** The approved effect goes back to `requested` with the task's first record; call inside a transaction. */
+  releaseApprovedEffect(runId: string, effectId: string, taskId: string): void {
+    this.#changeEffect(effectId, 'requested', { result: null, error: null, at: now() });
+    this.audit(runId, { type: 'effect.requested', taskId, effectId, data: { approved: true } });
+  }
+
+  reconciliationRows(effectId: string): Row[] {
+    return this.#read(() => this.#db.prepare(`SELECT * FROM reconciliations WHERE effect_id = ? ORDER BY seq`).all(effectId) as Row[]);
+  }
+
+  /** Appends an operator's account of an effect in doubt; `check` refuses contradictions against the earlier rows. */
+  reconcileEffect(effectId: string, entry: { outcome: 'applied' | 'not_applied' | 'compensated'; reason: string; actor: string; result?: JsonValue }, check: (effect: EffectRow, earlier: Row[], runLive: boolean) => void, isLive: (row: Row) => boolean): number {
+    return this.transaction(() => {
+      const effect = this.#statements.selectEffect.get(effectId) as EffectRow | undefined;
+      if (!effect) throw new AgentctlError('AGENTCTL_E_EFFECT_NOT_FOUND', `effect ${effectId} does not exist in this database`, { help: 'list effects with `agentctl effects list RUN`' });
+      const earlier = this.#db.prepare(`SELECT * FROM reconciliations WHERE effect_id = ? ORDER BY seq`).all(effectId) as Row[];
+      const run = this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(effect.run_id) as Row;
+      check(effect, earlier, isLive(run));
+      const { lastInsertRowid } = this.#db
+        .prepare(`INSERT INTO reconciliations (effect_id, outcome, reason, actor, created_at, result_json) VALUES (?, ?, ?, ?, ?, ?)`)
+        .run(effectId, entry.outcome, this.#text(entry.reason), this.#text(entry.actor), now(), this.json(entry.result));
+      this.audit(effect.run_id, { type: 'effect.reconciled', taskId: effect.task_id, effectId, data: { outcome: entry.outcome, actor: entry.actor, reason: entry.reason } });
+      return Number(lastInsertRowid);
+    });
+  }
+
+  /** The latest reconciliation of each effect of a run, keyed by effect id. */
+  latestReconciliations(runId: string): Map<string, Row> {
+    const rows = this.#read(
+      () => this.#db.prepare(`SELECT r.* FROM reconciliations r JOIN effects e ON e.id = r.effect_id WHERE e.run_id = ? ORDER BY r.seq`).all(runId) as Row[],
+    );
+    return new Map(rows.map((row) => [String(row.effect_id), row]));
+  }
 }
 
 /** A task's recorded result, as a linked run copies it. */

@@ -35,6 +35,8 @@ interface Command {
 const COMMAND = /^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:npx\s+)?agentctl(?:\s|$)/;
 // Run ids are `run_`, a base-36 time and 12 hex digits; `run_doesnotexist` in an error message is not one.
 const RUN_ID = /\brun_[0-9a-z]+[0-9a-f]{12}\b/;
+// Likewise `APPROVAL_ID` and `EFFECT_ID` stand for the last approval and effect id printed (the last one in `effects list`).
+const PRINTED = { APPROVAL_ID: /\bapr_[0-9a-f]{24}\b/g, EFFECT_ID: /\beff_[0-9a-f]{40}\b/g } as const;
 
 function fencedBlocks(markdown: string): Block[] {
   const blocks: Block[] = [];
@@ -168,6 +170,7 @@ for (const file of markdownFiles()) {
   describe(`${name}: documented commands and workflows`, () => {
     let folder = '';
     let lastRunId: string | undefined;
+    const lastPrinted: Partial<Record<keyof typeof PRINTED, string>> = {};
 
     before(() => {
       folder = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-docs-')));
@@ -199,6 +202,10 @@ for (const file of markdownFiles()) {
       const { command } = step;
       it(`line ${command.line}: ${command.source}`, () => {
         const args = command.args.map((arg) => {
+          if (arg in PRINTED) {
+            expect(lastPrinted[arg as keyof typeof PRINTED], `${name}:${command.line} uses ${arg} before any command printed one`).to.be.a('string');
+            return lastPrinted[arg as keyof typeof PRINTED]!;
+          }
           if (arg !== 'RUN_ID') return arg;
           expect(lastRunId, `${name}:${command.line} uses RUN_ID before any command printed a run id`).to.be.a('string');
           return lastRunId!;
@@ -213,6 +220,10 @@ for (const file of markdownFiles()) {
         }
         const printed = RUN_ID.exec(result.stdout) ?? RUN_ID.exec(result.stderr);
         if (printed) lastRunId = printed[0];
+        for (const [key, pattern] of Object.entries(PRINTED)) {
+          const found = `${result.stdout}${result.stderr}`.match(pattern);
+          if (found) lastPrinted[key as keyof typeof PRINTED] = found.at(-1)!;
+        }
       });
     });
   });

@@ -77,7 +77,7 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
  * SIGINT, SIGTERM, SIGHUP and --timeout-seconds abort the run. A signal while the run is already being cancelled
  * (a child that takes long to go away) ends the process at once, after `stop` has recorded the run cancelled.
  */
-function watchCancellation(timeoutSeconds: number | undefined, stop: (signal: NodeJS.Signals) => number) {
+export function watchCancellation(timeoutSeconds: number | undefined, stop: (signal: NodeJS.Signals) => number): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(stop(signal));
@@ -99,7 +99,7 @@ function watchCancellation(timeoutSeconds: number | undefined, stop: (signal: No
  * The second signal: records the run and its tasks cancelled and prints the outcome, synchronously (the SQLite
  * calls and writes to pipes and files are), since the process exits right after. Returns the exit code.
  */
-function stopAtOnce(store: Store, signal: NodeJS.Signals, output: OutputOptions): number {
+export function stopAtOnce(store: Store, signal: NodeJS.Signals, output: OutputOptions): number {
   const reason = `cancelled (a second ${signal} stopped agentctl before the cancellation had finished)`;
   try {
     for (const run of store.stopDrivenRuns(reason)) {
@@ -116,7 +116,7 @@ function stopAtOnce(store: Store, signal: NodeJS.Signals, output: OutputOptions)
   }
 }
 
-function report(result: RunResult, output: OutputOptions): number {
+export function report(result: RunResult, output: OutputOptions): number {
   if (result.state === 'failed' && result.error) {
     result.error.diagnostics.push(...(result.warnings ?? []));
     throw result.error;

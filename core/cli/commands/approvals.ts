@@ -1,0 +1,103 @@
+// `agentctl approvals list RUN | approve ID | reject ID`: the operator's side of a paused run.
+import type { CommandModule } from 'yargs';
+import { AgentctlError, type JsonValue } from '../../../sdk/index.js';
+import { Store, type Row } from '../../store/store.js';
+import { handler, type GlobalArgs } from '../handler.js';
+import { emit, neutralize } from '../output.js';
+import { databasePath, DEFAULT_DB } from './run.js';
+
+interface ListArgs extends GlobalArgs {
+  run: string;
+  db?: string;
+}
+
+interface DecideArgs extends GlobalArgs {
+  approval: string;
+  reason: string;
+  actor?: string;
+  db?: string;
+}
+
+const dbOption = { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' } as const;
+
+/** Who decides: --actor, else the login name, else "operator". */
+export function actorOf(value: string | undefined, environment: NodeJS.ProcessEnv): string {
+  if (value !== undefined && value.trim() === '') throw new AgentctlError('AGENTCTL_E_USAGE', '--actor must not be empty');
+  return value ?? (environment.USER?.trim() || 'operator');
+}
+
+/** The --reason text, required and not blank. */
+export function reasonOf(value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new AgentctlError('AGENTCTL_E_USAGE', '--reason must say why', { help: 'e.g. --reason "reviewed the change"' });
+  return value;
+}
+
+const parseJson = (text: unknown): JsonValue => (text === null || text === undefined ? null : (JSON.parse(String(text)) as JsonValue));
+
+/** An approval row with the effect it gates; the effect input is as recorded (secret values already redacted). */
+function approvalView(store: Store, row: Row) {
+  const effect = store.effect(String(row.effect_id));
+  return {
+    approvalId: row.id,
+    runId: row.run_id,
+    taskId: row.task_id,
+    effectId: row.effect_id,
+    operation: effect?.operation ?? null,
+    input: parseJson(effect?.input_json),
+    state: row.state,
+    reason: row.reason,
+    actor: row.actor,
+    decisionReason: row.decision_reason,
+    requestedAt: row.requested_at,
+    decidedAt: row.decided_at,
+  };
+}
+
+const list: CommandModule<GlobalArgs, ListArgs> = {
+  command: 'list <run>',
+  describe: 'List the approvals of a run, with the input of the effect each one gates',
+  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('db', dbOption) as never,
+  handler: handler<ListArgs>(async (argv, output) => {
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    try {
+      if (!store.runRow(argv.run)) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${argv.run} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+      const approvals = store.approvalRows(argv.run).map((row) => approvalView(store, row));
+      emit(output, 'ApprovalList', { runId: argv.run, approvals }, () =>
+        approvals.map((item) => `${item.approvalId}  ${item.state}  task ${item.taskId}  ${item.operation}: ${neutralize(String(item.reason))}\n  input ${neutralize(JSON.stringify(item.input))}`).join('\n') || 'no approvals',
+      );
+      return 0;
+    } finally {
+      store.close();
+    }
+  }),
+};
+
+const decide = (decision: 'approved' | 'rejected'): CommandModule<GlobalArgs, DecideArgs> => ({
+  command: `${decision === 'approved' ? 'approve' : 'reject'} <approval>`,
+  describe: decision === 'approved' ? 'Approve a pending effect; `resume` then dispatches it once' : 'Reject a pending effect; `resume` then fails its task',
+  builder: (yargs) =>
+    yargs
+      .positional('approval', { type: 'string', demandOption: true, describe: 'approval id (apr_...)' })
+      .option('reason', { type: 'string', demandOption: true, describe: 'why (recorded)' })
+      .option('actor', { type: 'string', describe: 'who decides (default: $USER, else "operator")' })
+      .option('db', dbOption) as never,
+  handler: handler<DecideArgs>(async (argv, output) => {
+    const reason = reasonOf(argv.reason);
+    const actor = actorOf(argv.actor, process.env);
+    const store = Store.open(databasePath(argv.db), { create: false });
+    try {
+      const view = approvalView(store, store.decideApproval(argv.approval, decision, actor, reason));
+      emit(output, 'ApprovalDecision', view, () => `approval ${view.approvalId} ${decision} by ${neutralize(actor)}; continue with: agentctl resume ${view.runId}`);
+      return 0;
+    } finally {
+      store.close();
+    }
+  }),
+});
+
+export const approvalsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+  command: 'approvals',
+  describe: 'List, approve or reject the approvals a run waits for',
+  builder: (yargs) => yargs.command(list).command(decide('approved')).command(decide('rejected')).demandCommand(1, 'name an approvals subcommand: list, approve, reject') as never,
+  handler: () => undefined,
+};

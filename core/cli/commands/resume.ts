@@ -1,0 +1,66 @@
+// `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan.
+import type { CommandModule } from 'yargs';
+import { AgentctlError, type JsonValue } from '../../../sdk/index.js';
+import { compileText } from '../../compiler/compile.js';
+import { installProgress } from '../../progress.js';
+import { resumeRun } from '../../runner/run.js';
+import { liveness } from '../../store/liveness.js';
+import { Store } from '../../store/store.js';
+import type { Compose } from '../composition.js';
+import { isInteractive, terminalApprover } from '../approver.js';
+import { handler, type GlobalArgs } from '../handler.js';
+import { palette } from '../output.js';
+import { databasePath, DEFAULT_DB, report, stopAtOnce, watchCancellation } from './run.js';
+
+interface ResumeArgs extends GlobalArgs {
+  run: string;
+  db?: string;
+  'timeout-seconds'?: number;
+}
+
+export const resumeCommand = (compose: Compose): CommandModule<GlobalArgs, ResumeArgs> => ({
+  command: 'resume <run>',
+  describe: 'Continue a paused, cancelled or interrupted run; confirmed effects are reused, never repeated',
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
+      .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' })
+      .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' }) as never,
+  handler: handler<ResumeArgs>(async (argv, output) => {
+    const timeout = argv['timeout-seconds'];
+    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86400)) {
+      throw new AgentctlError('AGENTCTL_E_USAGE', `--timeout-seconds must be more than 0 and at most 86400, got ${timeout}`);
+    }
+    const store = Store.open(databasePath(argv.db), { create: false });
+    try {
+      const row = store.runRow(argv.run);
+      if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${argv.run} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+      const colors = palette(output.color);
+      const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
+      // The recorded workflow and inputs, never the file on disk: the run continues what it started.
+      const inputs = JSON.parse(String(row.inputs_json)) as Record<string, JsonValue>;
+      const { plan } = await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs });
+      const cancellation = watchCancellation(timeout, (signal) => stopAtOnce(store, signal, output));
+      try {
+        const result = await resumeRun({
+          host,
+          store,
+          plan,
+          runId: argv.run,
+          isLive: (run) => liveness(run) === 'active',
+          file: String(row.workflow_file ?? ''),
+          source: String(row.workflow_source),
+          workspaceRoot: String(row.workspace),
+          signal: cancellation.signal,
+          environment: process.env,
+          ...(output.mode === 'human' && isInteractive(process.env) ? { approver: terminalApprover(process.env) } : {}),
+        });
+        return report(result, output);
+      } finally {
+        cancellation.dispose();
+      }
+    } finally {
+      store.close();
+    }
+  }),
+});
