@@ -7,10 +7,9 @@ import { resumeRun } from '../../runner/run.js';
 import { liveness } from '../../store/liveness.js';
 import { Store } from '../../store/store.js';
 import type { Compose } from '../composition.js';
-import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { palette } from '../output.js';
-import { databasePath, DEFAULT_DB, report, stopAtOnce, watchCancellation } from './run.js';
+import { databasePath, DEFAULT_DB, driveAndReport } from './run.js';
 
 interface ResumeArgs extends GlobalArgs {
   run: string;
@@ -40,9 +39,8 @@ export const resumeCommand = (compose: Compose): CommandModule<GlobalArgs, Resum
       // The recorded workflow and inputs, never the file on disk: the run continues what it started.
       const inputs = JSON.parse(String(row.inputs_json)) as Record<string, JsonValue>;
       const { plan } = await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs });
-      const cancellation = watchCancellation(timeout, (signal) => stopAtOnce(store, signal, output));
-      try {
-        const result = await resumeRun({
+      return await driveAndReport(store, timeout, output, (driving) =>
+        resumeRun({
           host,
           store,
           plan,
@@ -51,14 +49,10 @@ export const resumeCommand = (compose: Compose): CommandModule<GlobalArgs, Resum
           file: String(row.workflow_file ?? ''),
           source: String(row.workflow_source),
           workspaceRoot: String(row.workspace),
-          signal: cancellation.signal,
           environment: process.env,
-          ...(output.mode === 'human' && isInteractive(process.env) ? { approver: terminalApprover(process.env) } : {}),
-        });
-        return report(result, output);
-      } finally {
-        cancellation.dispose();
-      }
+          ...driving,
+        }),
+      );
     } finally {
       store.close();
     }

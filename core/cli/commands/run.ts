@@ -6,6 +6,7 @@ import { AgentctlError, EXIT } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { installProgress } from '../../progress.js';
+import type { Approver } from '../../runner/effects.js';
 import { executeRun, type RunResult } from '../../runner/run.js';
 import type { Compose } from '../composition.js';
 import { Store } from '../../store/store.js';
@@ -51,27 +52,33 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
     const store = Store.open(db);
-    const cancellation = watchCancellation(timeout, (signal) => stopAtOnce(store, signal, output));
     try {
-      const result = await executeRun({
-        host,
-        store,
-        plan,
-        file: argv.file,
-        source,
-        workspaceRoot: resolve(workspace, plan.policy.workspaceRoot),
-        signal: cancellation.signal,
-        environment: process.env,
-        // JSON mode is for programs: its stderr holds one document, so nobody is prompted there.
-        ...(output.mode === 'human' && isInteractive(process.env) ? { approver: terminalApprover(process.env) } : {}),
-      });
-      return report(result, output);
+      return await driveAndReport(store, timeout, output, (driving) =>
+        executeRun({ host, store, plan, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, ...driving }),
+      );
     } finally {
-      cancellation.dispose();
       store.close();
     }
   }),
 });
+
+/** What the CLI gives a run it drives: its cancellation signal, and a person to ask when one is at the terminal. */
+export interface Driving {
+  readonly signal: AbortSignal;
+  readonly approver?: Approver;
+}
+
+/** Drives a run (fresh or resumed) under the CLI's cancellation and reports its outcome; returns the exit code. */
+export async function driveAndReport(store: Store, timeoutSeconds: number | undefined, output: OutputOptions, drive: (driving: Driving) => Promise<RunResult>): Promise<number> {
+  const cancellation = watchCancellation(timeoutSeconds, (signal) => stopAtOnce(store, signal, output));
+  try {
+    // JSON mode is for programs: its stderr holds one document, so nobody is prompted there.
+    const approver = output.mode === 'human' && isInteractive(process.env) ? terminalApprover(process.env) : undefined;
+    return report(await drive({ signal: cancellation.signal, ...(approver ? { approver } : {}) }), output);
+  } finally {
+    cancellation.dispose();
+  }
+}
 
 /**
  * SIGINT, SIGTERM, SIGHUP and --timeout-seconds abort the run. A signal while the run is already being cancelled
