@@ -1,10 +1,12 @@
 // `replay RUN`: a new run rebuilt from a terminal run's recorded results. Nothing is compiled, resolved or dispatched:
 // the stored plan, inputs, task results and output are copied, so replay needs no action kind, no credential, no
 // process and no network, and records zero effects.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, EXIT, type Diagnostic, type JsonValue } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import type { RecordedTask, Row, RunState, Store, TaskState } from '../store/store.js';
+import { newRunIdentity } from './identity.js';
+import type { RunResult } from './run.js';
 
 export interface ReplayRequest {
   /** A host with no plugins: replay must never reach a dispatcher (see `assertNoDispatchers`). */
@@ -13,12 +15,7 @@ export interface ReplayRequest {
   readonly sourceRunId: string;
 }
 
-export interface ReplayResult {
-  readonly runId: string;
-  readonly traceId: string;
-  readonly state: RunState;
-  readonly output: Record<string, JsonValue>;
-  readonly tasks: Record<string, TaskState>;
+export interface ReplayResult extends Pick<RunResult, 'runId' | 'traceId' | 'state' | 'output' | 'tasks'> {
   readonly sourceRunId: string;
   readonly mode: 'replay';
   /** `sha256:` of the canonical JSON of `output`; equal to the source's by construction. */
@@ -113,7 +110,6 @@ function replayedError(state: RunState, recorded: JsonValue, tasks: readonly Rec
   return new AgentctlError(code, message, { diagnostics, exitCode: state === 'cancelled' ? EXIT.cancelled : EXIT.runFailed });
 }
 
-const newRunId = () => `run_${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
 
 export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
   const { host, store, sourceRunId } = request;
@@ -125,8 +121,7 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
   const output = (column(source, 'output_json', where) ?? {}) as Record<string, JsonValue>;
   const recordedError = column(source, 'error_json', where);
   const digest = outputDigest(output);
-  const runId = newRunId();
-  const traceId = randomBytes(16).toString('hex');
+  const { runId, traceId } = newRunIdentity();
 
   store.createRecordedRun(
     {

@@ -1,11 +1,11 @@
 // The run driver: a fresh run from a compiled plan, or a stored run continued (resume); ordered commit of a sliding window.
-import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Row, RunState, Store, TaskState } from '../store/store.js';
 import { OutcomeNotRecorded, type Approver } from './effects.js';
+import { newRunIdentity } from './identity.js';
 import { executeTask, type TaskOutcome } from './task.js';
 import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
@@ -39,7 +39,6 @@ export interface RunResult {
   readonly warnings?: readonly Diagnostic[];
 }
 
-const newRunId = () => `run_${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
 
 /** Resolves secrets and runs preflight taps. Throws (exit 2) before any run state exists. */
 async function preflight(request: RunRequest, vault: SecretVault, executing: readonly CompiledTask[]): Promise<void> {
@@ -85,8 +84,7 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
   await preflight(request, vault, plan.tasks);
   store.setRedactor(vault.redactor.redactValue);
 
-  const runId = newRunId();
-  const traceId = randomBytes(16).toString('hex');
+  const { runId, traceId } = newRunIdentity();
   store.createRun({
     id: runId,
     traceId,

@@ -4,7 +4,7 @@ import { AgentctlError, errorMessage, type JsonValue } from '../../sdk/index.js'
 import { liveness, type Liveness } from './liveness.js';
 
 /** A JSON column; a row that does not parse is a damaged ledger (exit 5), named by table, column and row. */
-function parser(runId: string) {
+export function parser(runId: string) {
   return (table: string, column: string, row: Row, key: string | null = null): JsonValue => {
     const text = row[column];
     if (text === null || text === undefined) return null;
@@ -55,6 +55,7 @@ export function inspectRun(store: Store, runId: string) {
   const artifacts = new Map<string, Row[]>();
   for (const row of store.taskArtifactRows(runId)) artifacts.set(String(row.task_id), [...(artifacts.get(String(row.task_id)) ?? []), row]);
   const parse = parser(runId);
+  const reconciled = store.latestReconciliations(runId);
   const runLiveness = liveness(run);
   return {
     run: {
@@ -88,27 +89,7 @@ export function inspectRun(store: Store, runId: string) {
       startedAt: task.started_at,
       finishedAt: task.finished_at,
     })),
-    effects: effects.map((effect) => ({
-      effectId: effect.id,
-      taskId: effect.task_id,
-      attempt: effect.attempt,
-      ordinal: effect.ordinal,
-      kind: effect.kind,
-      operation: effect.operation,
-      effectClass: effect.effect_class,
-      risk: effect.risk,
-      idempotency: effect.idempotency,
-      state: effect.state,
-      // It may or may not have happened: uncertain, or started with nobody left to record how it ended.
-      inDoubt: effect.state === 'uncertain' || (effect.state === 'started' && runLiveness !== 'active'),
-      input: parse('effects', 'input_json', effect, `effect ${effect.id}`),
-      inputDigest: effect.input_digest,
-      result: parse('effects', 'result_json', effect, `effect ${effect.id}`),
-      error: parse('effects', 'error_json', effect, `effect ${effect.id}`),
-      requestedAt: effect.requested_at,
-      startedAt: effect.started_at,
-      finishedAt: effect.finished_at,
-    })),
+    effects: effects.map((effect) => effectView(effect, runLiveness === 'active', reconciled.get(String(effect.id))?.outcome ?? null, parse)),
     approvals: approvals.map((approval) => ({
       approvalId: approval.id,
       taskId: approval.task_id,
@@ -121,6 +102,36 @@ export function inspectRun(store: Store, runId: string) {
       decidedAt: approval.decided_at,
     })),
     audit: audit.map((event) => ({ seq: event.seq, type: event.type, taskId: event.task_id, effectId: event.effect_id, data: parse('audit_events', 'data_json', event, `audit event ${event.seq}`), at: event.at })),
+  };
+}
+
+/**
+ * One effect as an operator sees it. In doubt: it may or may not have happened (uncertain, or started with nobody left
+ * to record how it ended) and no operator has reconciled it.
+ */
+export function effectView(effect: Row, live: boolean, reconciled: string | number | null, parse: ReturnType<typeof parser>) {
+  const state = String(effect.state);
+  return {
+    effectId: effect.id,
+    runId: effect.run_id,
+    taskId: effect.task_id,
+    attempt: effect.attempt,
+    ordinal: effect.ordinal,
+    kind: effect.kind,
+    operation: effect.operation,
+    effectClass: effect.effect_class,
+    risk: effect.risk,
+    idempotency: effect.idempotency,
+    state,
+    inDoubt: (state === 'uncertain' || (state === 'started' && !live)) && reconciled === null,
+    reconciled,
+    input: parse('effects', 'input_json', effect, `effect ${effect.id}`),
+    inputDigest: effect.input_digest,
+    result: parse('effects', 'result_json', effect, `effect ${effect.id}`),
+    error: parse('effects', 'error_json', effect, `effect ${effect.id}`),
+    requestedAt: effect.requested_at,
+    startedAt: effect.started_at,
+    finishedAt: effect.finished_at,
   };
 }
 

@@ -2,6 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { AgentctlError, errorMessage, type JsonValue } from '../../../sdk/index.js';
 import { readBoundedFile } from '../../compiler/source.js';
+import { effectView as inspectionView, parser } from '../../store/inspection.js';
 import { liveness } from '../../store/liveness.js';
 import { Store, type EffectRow, type Row } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
@@ -16,41 +17,19 @@ const NEXT: Readonly<Record<Outcome, readonly Outcome[]>> = { applied: ['applied
 const STATUSES = { applied: 'applied', 'not-applied': 'not_applied', compensated: 'compensated' } as const;
 
 const dbOption = { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' } as const;
-const parseJson = (text: unknown): JsonValue => (text === null || text === undefined ? null : (JSON.parse(String(text)) as JsonValue));
 
+/** The inspect view of an effect, with its whole reconciliation history. */
 function effectView(store: Store, effect: EffectRow | Row, live: boolean) {
+  const parse = parser(String(effect.run_id));
   const reconciliations = store.reconciliationRows(String(effect.id)).map((row) => ({
     seq: row.seq,
     outcome: row.outcome,
     reason: row.reason,
     actor: row.actor,
-    result: parseJson(row.result_json),
+    result: parse('reconciliations', 'result_json', row, `reconciliation ${row.seq}`),
     at: row.created_at,
   }));
-  const state = String(effect.state);
-  const reconciled = reconciliations.at(-1)?.outcome ?? null;
-  return {
-    effectId: effect.id,
-    runId: effect.run_id,
-    taskId: effect.task_id,
-    attempt: effect.attempt,
-    ordinal: effect.ordinal,
-    kind: effect.kind,
-    operation: effect.operation,
-    effectClass: effect.effect_class,
-    idempotency: effect.idempotency,
-    state,
-    // It may or may not have happened, and no operator has said which.
-    inDoubt: (state === 'uncertain' || (state === 'started' && !live)) && reconciled === null,
-    reconciled,
-    input: parseJson(effect.input_json),
-    result: parseJson(effect.result_json),
-    error: parseJson(effect.error_json),
-    requestedAt: effect.requested_at,
-    startedAt: effect.started_at,
-    finishedAt: effect.finished_at,
-    reconciliations,
-  };
+  return { ...inspectionView(effect as Row, live, reconciliations.at(-1)?.outcome ?? null, parse), reconciliations };
 }
 
 const line = (view: ReturnType<typeof effectView>) =>
