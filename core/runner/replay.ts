@@ -116,7 +116,14 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
   assertNoDispatchers(host);
   const source = terminalSource(store, sourceRunId);
   const where = `run ${sourceRunId}`;
-  const tasks = store.taskRows(sourceRunId).map((row) => recordedTask(row, sourceRunId));
+  // The source's artifact references come along: the replay refers to the very blobs, so every artifact digest is equal.
+  const artifacts = new Map<string, { path: string; digest: string; size: number }[]>();
+  for (const row of store.taskArtifactRows(sourceRunId)) {
+    const list = artifacts.get(String(row.task_id)) ?? [];
+    list.push({ path: String(row.path), digest: String(row.digest), size: Number(row.size) });
+    artifacts.set(String(row.task_id), list);
+  }
+  const tasks = store.taskRows(sourceRunId).map((row) => ({ ...recordedTask(row, sourceRunId), artifacts: artifacts.get(String(row.task_id)) ?? [] }));
   const state = String(source.state) as RunState;
   const output = (column(source, 'output_json', where) ?? {}) as Record<string, JsonValue>;
   const recordedError = column(source, 'error_json', where);

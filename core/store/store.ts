@@ -516,6 +516,7 @@ export class Store {
           ...(task.error === null ? {} : { error: task.error }),
         };
         this.writeTask(run.id, task.taskId, patch, { type: `task.${task.state}`, data: { attempt: task.attempt, disposition: 'recorded' } });
+        if (task.artifacts?.length) this.recordArtifacts(run.id, task.taskId, task.artifacts);
       }
       this.audit(run.id, end.event);
       this.finishRun(run.id, end.state, { output: end.output, ...(end.error === undefined ? {} : { error: end.error }), ...(end.memory === undefined ? {} : { memory: end.memory }) });
@@ -639,4 +640,6 @@ export interface RecordedTask {
   readonly error: JsonValue;
   readonly started: boolean;
   readonly finished: boolean;
+  /** The files the task wrote, by digest: the linked run refers to the same blobs. */
+  readonly artifacts?: readonly TaskArtifact[];
 }

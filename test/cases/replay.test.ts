@@ -76,6 +76,10 @@ describe('replay', () => {
         rows(ws.db, `SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY position`, source.data.runId),
       );
       expect(rows(ws.db, 'SELECT DISTINCT disposition FROM tasks WHERE run_id = ?', replay.data.runId)).to.deep.equal([{ disposition: 'recorded' }]);
+      // The written file's artifact reference is the source's: same task, path and digest.
+      const artifacts = (runId: string) => rows(ws.db, 'SELECT task_id, path, digest FROM task_artifacts WHERE run_id = ? ORDER BY task_id, path', runId);
+      expect(artifacts(source.data.runId)).to.have.length.greaterThan(0);
+      expect(artifacts(replay.data.runId)).to.deep.equal(artifacts(source.data.runId));
       const replayed = rows(ws.db, `SELECT data_json FROM audit_events WHERE run_id = ? AND type = 'run.replayed'`, replay.data.runId);
       expect(replayed.map((event) => JSON.parse(event.data_json))).to.deep.equal([{ sourceRunId: source.data.runId, outputDigest: replay.data.outputDigest, tasks: 2 }]);
     }
