@@ -1,4 +1,4 @@
-// The --db option: its default and its checks, shared by every command that opens the ledger.
+// The options every ledger command shares: --db (its default and checks) and --timeout-seconds.
 import { AgentctlError } from '../../sdk/index.js';
 
 export const DEFAULT_DB = '.agentctl/runtime.db';
@@ -14,5 +14,16 @@ export function databasePath(value: unknown): string {
   if (value === ':memory:') throw usage('--db :memory: is not allowed: the ledger must outlive the process');
   if (value !== value.trim()) throw usage(`--db "${value}" begins or ends with white space`);
   if (value.includes('\0')) throw usage('--db contains a NUL byte');
+  return value;
+}
+
+/** The yargs definition of --db: no yargs default (see `databasePath`), the default shown in help. */
+export const dbOption = (describe = 'SQLite database file') => ({ type: 'string', defaultDescription: DEFAULT_DB, describe }) as const;
+
+/** The --timeout-seconds value, checked: more than 0 and at most a day. */
+export function timeoutSeconds(value: number | undefined): number | undefined {
+  if (value !== undefined && (!Number.isFinite(value) || value <= 0 || value > 86400)) {
+    throw new AgentctlError('AGENTCTL_E_USAGE', `--timeout-seconds must be more than 0 and at most 86400, got ${value}`);
+  }
   return value;
 }

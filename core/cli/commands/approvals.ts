@@ -4,7 +4,7 @@ import { AgentctlError, type JsonValue } from '../../../sdk/index.js';
 import { Store, type Row } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
-import { databasePath, DEFAULT_DB } from './run.js';
+import { databasePath, dbOption } from '../database-option.js';
 
 interface ListArgs extends GlobalArgs {
   run: string;
@@ -18,7 +18,6 @@ interface DecideArgs extends GlobalArgs {
   db?: string;
 }
 
-const dbOption = { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' } as const;
 
 /** Who decides: --actor, else the login name, else "operator". */
 export function actorOf(value: string | undefined, environment: NodeJS.ProcessEnv): string {
@@ -56,7 +55,7 @@ function approvalView(store: Store, row: Row) {
 const list: CommandModule<GlobalArgs, ListArgs> = {
   command: 'list <run>',
   describe: 'List the approvals of a run, with the input of the effect each one gates',
-  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('db', dbOption) as never,
+  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('db', dbOption()) as never,
   handler: handler<ListArgs>(async (argv, output) => {
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
@@ -80,7 +79,7 @@ const decide = (decision: 'approved' | 'rejected'): CommandModule<GlobalArgs, De
       .positional('approval', { type: 'string', demandOption: true, describe: 'approval id (apr_...)' })
       .option('reason', { type: 'string', demandOption: true, describe: 'why (recorded)' })
       .option('actor', { type: 'string', describe: 'who decides (default: $USER, else "operator")' })
-      .option('db', dbOption) as never,
+      .option('db', dbOption()) as never,
   handler: handler<DecideArgs>(async (argv, output) => {
     const reason = reasonOf(argv.reason);
     const actor = actorOf(argv.actor, process.env);

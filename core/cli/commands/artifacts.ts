@@ -5,7 +5,7 @@ import { ArtifactStore, blobProblem, exportBytes, parseDigest, type BlobCheck } 
 import { Store, type Row } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, formatDiagnostics, neutralize, palette } from '../output.js';
-import { databasePath, DEFAULT_DB } from './run.js';
+import { databasePath, dbOption } from '../database-option.js';
 
 interface ListArgs extends GlobalArgs {
   db?: string;
@@ -25,7 +25,7 @@ interface VerifyArgs extends GlobalArgs {
   all: boolean;
 }
 
-const dbOption = { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file (the store is artifacts/ beside it)' } as const;
+const storeDbOption = dbOption('SQLite database file (the store is artifacts/ beside it)');
 
 /** Opens the database read-only for `body`: a read-only database can still be listed, exported and verified. */
 async function withStore<T>(db: string | undefined, body: (store: Store, blobs: ArtifactStore) => Promise<T>): Promise<T> {
@@ -53,7 +53,7 @@ function recorded(store: Store, digest: string): Row {
 const list: CommandModule<GlobalArgs, ListArgs> = {
   command: 'list',
   describe: 'List stored artifacts with the runs, tasks and paths that refer to them',
-  builder: (yargs) => yargs.option('db', dbOption).option('run', { type: 'string', describe: "only this run's artifacts and references" }) as never,
+  builder: (yargs) => yargs.option('db', storeDbOption).option('run', { type: 'string', describe: "only this run's artifacts and references" }) as never,
   handler: handler<ListArgs>(async (argv, output) =>
     withStore(argv.db, async (store) => {
       if (argv.run !== undefined && !store.runRow(argv.run)) {
@@ -84,7 +84,7 @@ const exportCommand: CommandModule<GlobalArgs, ExportArgs> = {
       .positional('digest', { type: 'string', demandOption: true, describe: 'sha256:<64 hex>, or the 64 hex digits' })
       .positional('destination', { type: 'string', demandOption: true, describe: 'the file to write' })
       .option('force', { type: 'boolean', default: false, describe: 'replace the destination if it exists' })
-      .option('db', dbOption) as never,
+      .option('db', storeDbOption) as never,
   handler: handler<ExportArgs>(async (argv, output) =>
     withStore(argv.db, async (store, blobs) => {
       const digest = digestArgument(argv.digest);
@@ -105,7 +105,7 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
     yargs
       .positional('digest', { type: 'string', describe: 'one artifact (default: every recorded artifact)' })
       .option('all', { type: 'boolean', default: false, describe: 'every recorded artifact (the default without a digest)' })
-      .option('db', dbOption) as never,
+      .option('db', storeDbOption) as never,
   handler: handler<VerifyArgs>(async (argv, output) =>
     withStore(argv.db, async (store, blobs) => {
       if (argv.digest !== undefined && argv.all) throw new AgentctlError('AGENTCTL_E_USAGE', 'give a digest or --all, not both');

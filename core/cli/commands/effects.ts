@@ -8,7 +8,7 @@ import { Store, type EffectRow, type Row } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
 import { actorOf, reasonOf } from './approvals.js';
-import { databasePath, DEFAULT_DB } from './run.js';
+import { databasePath, dbOption } from '../database-option.js';
 
 type Outcome = 'applied' | 'not_applied' | 'compensated';
 
@@ -16,7 +16,6 @@ type Outcome = 'applied' | 'not_applied' | 'compensated';
 const NEXT: Readonly<Record<Outcome, readonly Outcome[]>> = { applied: ['applied', 'compensated'], not_applied: ['not_applied'], compensated: ['compensated'] };
 const STATUSES = { applied: 'applied', 'not-applied': 'not_applied', compensated: 'compensated' } as const;
 
-const dbOption = { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' } as const;
 
 /** The inspect view of an effect, with its whole reconciliation history. */
 function effectView(store: Store, effect: EffectRow | Row, live: boolean) {
@@ -38,7 +37,7 @@ const line = (view: ReturnType<typeof effectView>) =>
 const list: CommandModule<GlobalArgs, { run: string; db?: string } & GlobalArgs> = {
   command: 'list <run>',
   describe: 'List the effects of a run, with their reconciliations',
-  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('db', dbOption) as never,
+  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('db', dbOption()) as never,
   handler: handler(async (argv: { run: string; db?: string } & GlobalArgs, output) => {
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
@@ -57,7 +56,7 @@ const list: CommandModule<GlobalArgs, { run: string; db?: string } & GlobalArgs>
 const inspect: CommandModule<GlobalArgs, { effect: string; db?: string } & GlobalArgs> = {
   command: 'inspect <effect>',
   describe: 'Show one effect: its input, outcome and reconciliations',
-  builder: (yargs) => yargs.positional('effect', { type: 'string', demandOption: true, describe: 'effect id (eff_...)' }).option('db', dbOption) as never,
+  builder: (yargs) => yargs.positional('effect', { type: 'string', demandOption: true, describe: 'effect id (eff_...)' }).option('db', dbOption()) as never,
   handler: handler(async (argv: { effect: string; db?: string } & GlobalArgs, output) => {
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
@@ -93,7 +92,7 @@ const reconcile: CommandModule<GlobalArgs, ReconcileArgs> = {
       .option('reason', { type: 'string', demandOption: true, describe: 'how you know (recorded)' })
       .option('actor', { type: 'string', describe: 'who says so (default: $USER, else "operator")' })
       .option('result-file', { type: 'string', describe: 'with applied: a JSON file holding the result the task continues with' })
-      .option('db', dbOption) as never,
+      .option('db', dbOption()) as never,
   handler: handler<ReconcileArgs>(async (argv, output) => {
     const outcome = STATUSES[argv.status];
     const reason = reasonOf(argv.reason);

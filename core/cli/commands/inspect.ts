@@ -5,7 +5,7 @@ import { inspectRun, listRuns, stateLabel } from '../../store/inspection.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
-import { databasePath, DEFAULT_DB } from './run.js';
+import { databasePath, dbOption } from '../database-option.js';
 
 interface InspectArgs extends GlobalArgs {
   run: string;
@@ -23,7 +23,7 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
-      .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' }) as never,
+      .option('db', dbOption()) as never,
   handler: handler<InspectArgs>(async (argv, output) => {
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
@@ -51,7 +51,7 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
   describe: 'List recent runs',
   builder: (yargs) =>
     yargs
-      .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' })
+      .option('db', dbOption())
       .option('limit', { type: 'number', default: 50, describe: 'at most this many runs, newest first' }) as never,
   handler: handler<ListArgs>(async (argv, output) => {
     if (!Number.isInteger(argv.limit) || argv.limit < 1 || argv.limit > 10_000) {

@@ -5,7 +5,7 @@ import { createHost } from '../../setup.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize, palette, type OutputOptions } from '../output.js';
-import { databasePath, DEFAULT_DB } from './run.js';
+import { databasePath, dbOption } from '../database-option.js';
 
 interface ReplayArgs extends GlobalArgs {
   run: string;
@@ -18,7 +18,7 @@ export const replayCommand: CommandModule<GlobalArgs, ReplayArgs> = {
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'id of a succeeded, failed or cancelled run' })
-      .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' }) as never,
+      .option('db', dbOption()) as never,
   handler: handler<ReplayArgs>(async (argv, output) => {
     // No plugins: the replay host has no action kind, so nothing in a replay can reach a dispatcher.
     const host = createHost([]);

@@ -9,7 +9,8 @@ import { Store } from '../../store/store.js';
 import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { palette } from '../output.js';
-import { databasePath, DEFAULT_DB, driveAndReport } from './run.js';
+import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
+import { driveAndReport } from './run.js';
 
 interface ResumeArgs extends GlobalArgs {
   run: string;
@@ -23,13 +24,10 @@ export const resumeCommand = (compose: Compose): CommandModule<GlobalArgs, Resum
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
-      .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' })
+      .option('db', dbOption())
       .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' }) as never,
   handler: handler<ResumeArgs>(async (argv, output) => {
-    const timeout = argv['timeout-seconds'];
-    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86400)) {
-      throw new AgentctlError('AGENTCTL_E_USAGE', `--timeout-seconds must be more than 0 and at most 86400, got ${timeout}`);
-    }
+    const timeout = timeoutSeconds(argv['timeout-seconds']);
     const store = Store.open(databasePath(argv.db), { create: false });
     try {
       const row = store.runRow(argv.run);

@@ -16,9 +16,7 @@ import { collectInputs, type InputArgs } from '../inputs.js';
 import { emit, emitError, neutralize, palette, toAgentctlError, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 
-import { DEFAULT_DB, databasePath } from '../database-option.js';
-
-export { DEFAULT_DB, databasePath };
+import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 
 interface RunArgs extends GlobalArgs, InputArgs {
   file: string;
@@ -34,16 +32,13 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     inputOptions(
       yargs
         .positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })
-        .option('db', { type: 'string', defaultDescription: DEFAULT_DB, describe: 'SQLite database file' })
+        .option('db', dbOption())
         .option('workspace', { type: 'string', describe: 'workspace folder (default: the workflow file\'s folder)' })
         .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' }),
     ) as never,
   handler: handler<RunArgs>(async (argv, output) => {
     const db = databasePath(argv.db);
-    const timeout = argv['timeout-seconds'];
-    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86400)) {
-      throw new AgentctlError('AGENTCTL_E_USAGE', `--timeout-seconds must be more than 0 and at most 86400, got ${timeout}`);
-    }
+    const timeout = timeoutSeconds(argv['timeout-seconds']);
     const inputs = collectInputs(argv);
     const colors = palette(output.color);
     const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
