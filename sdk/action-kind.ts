@@ -43,6 +43,8 @@ export interface ProcessDescription {
   readonly cwd: string;
   readonly environment: readonly string[];
   readonly isolation: string;
+  /** Files the process declares as its output, kept in the artifact store when it succeeds. */
+  readonly artifacts?: readonly string[];
   readonly limits: ProcessLimits;
 }
 

@@ -117,6 +117,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS: { exitCode: EXIT.usage, summary: 'The export destination exists; it is replaced only with --force.', help: 'choose another destination, or pass --force to replace it' },
   AGENTCTL_E_ARTIFACT_EXPORT: { exitCode: EXIT.usage, summary: 'The export destination cannot be written.', help: 'export to a path in an existing folder you can write' },
   AGENTCTL_E_ARTIFACT_WRITE: { exitCode: EXIT.persistence, summary: 'A blob could not be stored in the artifact store.', help: 'free space or fix permissions beside the database (the artifacts/ folder), then run again' },
+  AGENTCTL_E_ARTIFACT_MISSING: { exitCode: EXIT.runFailed, summary: 'A file an action declares as its output was not there after the action succeeded.', help: 'make the command write every path listed in the action\'s artifacts, or remove the path from the list' },
   AGENTCTL_E_ARTIFACT_CORRUPT: { exitCode: EXIT.persistence, summary: 'A stored blob is missing, or its bytes do not match its digest.', help: 'restore the blob from a backup; a later run that writes the same bytes heals it' },
 
   // Cancellation (exit 130)

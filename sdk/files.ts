@@ -8,12 +8,22 @@ export interface FileReadOptions {
   readonly maxBytes: number;
 }
 
+/** A file a task produced, kept in the artifact store: where it is below the workspace root, and its bytes' digest. */
+export interface CollectedFile {
+  /** Relative to the workspace root, links resolved: the path the artifact is recorded under. */
+  readonly path: string;
+  /** `sha256:<64 hex>` of the bytes kept. */
+  readonly digest: string;
+  readonly size: number;
+}
+
 /**
  * Workspace files as one dispatch sees them. Paths are as written in the workflow: relative to the workspace root, or
  * absolute inside it. Every failure is an `EffectFailure` with outcome `failed` (nothing was changed):
  * AGENTCTL_E_POLICY_PATH_ESCAPE (a `..` component, or a path or symbolic link leading out of the workspace root),
  * AGENTCTL_E_POLICY_NOT_WRITABLE (a write that would land outside every writable root), AGENTCTL_E_FILE_READ,
- * AGENTCTL_E_FILE_TOO_LARGE, AGENTCTL_E_FILE_WRITE. A path ending in `/` names a directory and is refused by all three.
+ * AGENTCTL_E_FILE_TOO_LARGE, AGENTCTL_E_FILE_WRITE, AGENTCTL_E_ARTIFACT_MISSING. A path ending in `/` names a directory
+ * and is refused by all of them.
  */
 export interface FileService {
   /**
@@ -32,4 +42,11 @@ export interface FileService {
    * created with 0644 minus the process umask. The target itself is never a symbolic link.
    */
   writeAtomic(path: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Keeps a file that something else wrote (a process the task ran) in the artifact store and records it as the
+   * task's artifact. The file must be a regular file (not a symbolic link) in a folder below a writable root, as a
+   * write would be: a task can only declare as its output what it was allowed to write. A missing file is
+   * AGENTCTL_E_ARTIFACT_MISSING; one larger than `maxBytes` is AGENTCTL_E_FILE_TOO_LARGE.
+   */
+  collect(path: string, options: FileReadOptions): Promise<CollectedFile>;
 }

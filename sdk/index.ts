@@ -17,7 +17,7 @@ export {
   type EffectFailureOptions,
   type Severity,
 } from './errors.js';
-export type { FileReadOptions, FileService } from './files.js';
+export type { CollectedFile, FileReadOptions, FileService } from './files.js';
 export type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
 export {
   processLimitFields,

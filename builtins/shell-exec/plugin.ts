@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { AgentctlError, defineActionKind, diagnostic, EffectFailure, type DispatchContext, type JsonObject, type ProcessResult, type SecretReference } from '../../sdk/index.js';
-import { shellExecActionSchema, shellExecInputSchema, type ShellExecAction, type ShellExecInput } from './schema.js';
+import { MAX_ARTIFACT_BYTES, shellExecActionSchema, shellExecInputSchema, type ShellExecAction, type ShellExecInput } from './schema.js';
 
 export default defineActionKind({
   name: 'builtin.shell.exec',
@@ -27,6 +27,7 @@ export default defineActionKind({
         cwd: action.cwd,
         environment: Object.keys(action.env),
         isolation: action.isolation,
+        ...(action.artifacts.length > 0 ? { artifacts: action.artifacts } : {}),
         limits: limitsOf(action, context.taskTimeoutSeconds ?? context.defaultTimeoutSeconds),
       },
     };
@@ -52,9 +53,13 @@ export default defineActionKind({
   dispatch: (context) => execute(context),
 });
 
-/** What the effect asks policy for; `describe` gives the same before the run. */
+/**
+ * What the effect asks policy for; `describe` gives the same before the run. The declared output files are writes:
+ * a command may only declare as its output what policy lets it write.
+ */
 function accessOf(action: ShellExecAction, executable: string) {
-  return { tool: 'process.exec', process: { executable, command: action.command, cwd: action.cwd, environment: Object.keys(action.env), isolation: action.isolation } };
+  const process = { executable, command: action.command, cwd: action.cwd, environment: Object.keys(action.env), isolation: action.isolation };
+  return { tool: 'process.exec', process, ...(action.artifacts.length > 0 ? { writes: action.artifacts } : {}) };
 }
 
 function limitsOf(action: ShellExecAction, fallbackTimeoutSeconds: number) {
@@ -105,7 +110,12 @@ async function execute(context: DispatchContext<ShellExecAction, ShellExecInput>
       },
       signal,
     );
-    return outcome(result, context, basename(executable), limits.timeoutSeconds);
+    const ended = outcome(result, context, basename(executable), limits.timeoutSeconds);
+    if (action.artifacts.length === 0) return ended;
+    // Collected inside the effect, so the digests are part of its recorded result, as the bytes were when it ended.
+    const artifacts: JsonObject[] = [];
+    for (const path of action.artifacts) artifacts.push({ ...(await context.files.collect(path, { maxBytes: MAX_ARTIFACT_BYTES })) });
+    return { ...ended, artifacts };
   });
 }
 

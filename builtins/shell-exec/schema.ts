@@ -6,6 +6,10 @@ import { processLimitFields, secretReferenceSchema } from '../../sdk/index.js';
 /** A string the kernel can pass to a process: no NUL byte. */
 const processString = () => z.string().refine((text) => !text.includes('\0'), 'must not contain a NUL byte');
 
+/** Declared output files per action, and the size of each. */
+export const MAX_ARTIFACTS = 64;
+export const MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;
+
 export const shellExecActionSchema = z.strictObject({
   command: processString()
     .min(1)
@@ -22,6 +26,13 @@ export const shellExecActionSchema = z.strictObject({
     .regex(/^[a-z][a-z0-9-]*$/, 'an isolation mode is a lower-case name such as process')
     .default('process')
     .describe('The isolation mode that runs the process (process: a child process with an allowlisted command; not a sandbox).'),
+  artifacts: z
+    .array(processString().min(1).refine((path) => !path.endsWith('/'), 'an artifact is a file: a path ending in "/" names a folder'))
+    .max(MAX_ARTIFACTS)
+    .default([])
+    .describe(
+      'Files the command writes, relative to the workspace root and below a writable root: after it exits with status 0 each is kept in the artifact store and listed in the task output; a missing one fails the task.',
+    ),
   ...processLimitFields,
 });
 

@@ -1,10 +1,10 @@
 // The host's file service (sdk/files.ts): the one place where a task's file access touches the disk. Reads are
 // confined to the workspace root, writes to the writable roots, at the system call itself (see directory.ts).
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { posix } from 'node:path';
-import { EffectFailure, isEffectFailure, type FileService } from '../../sdk/index.js';
+import { EffectFailure, isEffectFailure, type CollectedFile, type FileService } from '../../sdk/index.js';
 import { below, Directory, linkTarget, MAX_LINKS, openDirectory, openRoot, Refusal, split, type Root } from './directory.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -122,8 +122,42 @@ export function createFileService(options: FileServiceOptions): FileService {
           await folder.close();
         }
       }),
+
+    collect: (path: string, { maxBytes }: { maxBytes: number }) =>
+      withRoot('write', path, async (root, components): Promise<CollectedFile> => {
+        // Found like a write target: the folder must physically be below a writable root, the file itself no link.
+        const folder = await writeFolder(root, components, path, false).catch((error: unknown) => {
+          if (error instanceof Refusal && (error.reason === 'missing' || error.reason === 'not_directory')) throw missing(path, 'its folder does not exist');
+          throw error;
+        });
+        try {
+          const name = components.at(-1)!;
+          const handle = await open(folder.child(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
+            if (error.code === 'ENOENT') throw missing(path, 'it does not exist');
+            if (error.code === 'ELOOP') throw missing(path, 'it is a symbolic link, which is never followed to collect an output');
+            throw error;
+          });
+          try {
+            const stats = await handle.stat();
+            if (!stats.isFile()) throw missing(path, 'it is not a regular file');
+            // Sized by the file, not by the limit: collecting a small output never allocates maxBytes.
+            const bytes = await readBounded(handle, Math.min(stats.size, maxBytes), path, maxBytes);
+            const blob = options.artifacts ? await options.artifacts.ingest(bytes) : { digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, size: bytes.length };
+            const where = physical(folder, name);
+            options.artifacts?.record(where, blob);
+            return { path: where, digest: blob.digest, size: blob.size };
+          } finally {
+            await handle.close();
+          }
+        } finally {
+          await folder.close();
+        }
+      }),
   });
 }
+
+const missing = (path: string, why: string) =>
+  new EffectFailure('failed', 'AGENTCTL_E_ARTIFACT_MISSING', `declared output ${path} cannot be collected: ${why}`, { help: 'the command must write every path listed in the action\'s artifacts, as a regular file' });
 
 async function keep(sink: ArtifactSink | undefined, folder: Directory, name: string, bytes: Uint8Array): Promise<void> {
   if (sink) sink.record(physical(folder, name), await sink.ingest(bytes));
@@ -189,9 +223,10 @@ async function replace(folder: Directory, name: string, bytes: Uint8Array, path:
   }
 }
 
-async function readBounded(handle: FileHandle, maxBytes: number, path: string): Promise<Buffer> {
-  // One byte past the limit, so a file that grew after stat is still caught.
-  const buffer = Buffer.alloc(maxBytes + 1);
+/** Reads at most `expected` + 1 bytes; more than `maxBytes` (by default `expected`) is AGENTCTL_E_FILE_TOO_LARGE. */
+async function readBounded(handle: FileHandle, expected: number, path: string, maxBytes = expected): Promise<Buffer> {
+  // One byte past what is expected, so a file that grew after stat is still caught.
+  const buffer = Buffer.alloc(expected + 1);
   let total = 0;
   while (total < buffer.length) {
     const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
@@ -199,6 +234,8 @@ async function readBounded(handle: FileHandle, maxBytes: number, path: string): 
     total += bytesRead;
   }
   if (total > maxBytes) throw new EffectFailure('failed', 'AGENTCTL_E_FILE_TOO_LARGE', `${path} is larger than ${maxBytes} bytes`);
+  // A file that grew past its stat size but is still within the limit: read it again with room for all of it.
+  if (total > expected) return readBounded(handle, maxBytes, path, maxBytes);
   return buffer.subarray(0, total);
 }
 

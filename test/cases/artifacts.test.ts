@@ -169,4 +169,55 @@ describe('artifact store', () => {
     diagnosticWithCode(failed, 'AGENTCTL_E_POLICY_STATE_PATH');
     expect(existsSync(join(dirname(ws.db), 'artifacts', 'sha256', '00'))).to.equal(false);
   });
+
+  describe('files a process declares as its output', () => {
+    /** A shell action running `sh -c SCRIPT` that declares `artifacts`. */
+    const produce = (script: string, artifacts: string[], writableRoots = ['out']) =>
+      workflow({
+        policy: { approval: 'never', writableRoots, processAllowlist: ['sh'] },
+        actions: { make: { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', script], artifacts } },
+        tasks: [{ id: 'make', uses: 'action:make' }],
+        outputs: { files: '${{ tasks.make.output.artifacts }}' },
+      });
+
+    it('keeps each declared file by digest, records it against the task and lists it in the task output', () => {
+      ws.write('wf.yaml', produce('mkdir -p out/sub && printf report > out/report.txt && printf deep > out/sub/deep.bin', ['out/report.txt', './out/sub/deep.bin']));
+      const done = outcome(runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']), 0).data;
+      const expected = [
+        { path: 'out/report.txt', digest: digestOf('report'), size: 6 },
+        { path: 'out/sub/deep.bin', digest: digestOf('deep'), size: 4 },
+      ];
+      expect(done.output.files).to.deep.equal(expected);
+      expect(readFileSync(blobPath(digestOf('report')), 'utf8')).to.equal('report');
+      expect(rows(ws.db, 'SELECT task_id, path, digest FROM task_artifacts ORDER BY path')).to.deep.equal(expected.map(({ path, digest }) => ({ task_id: 'make', path, digest })));
+      // The digests are part of the effect's recorded result.
+      expect(JSON.parse(rows(ws.db, 'SELECT result_json FROM effects')[0].result_json).artifacts).to.deep.equal(expected);
+      expect(outcome(cli('artifacts', 'verify'), 0).data.blobs).to.have.length(2);
+    });
+
+    it('a declared file the command did not write fails the task with ARTIFACT_MISSING (exit 4); a link is never followed', () => {
+      ws.write('wf.yaml', produce('mkdir -p out && printf x > out/a.txt', ['out/a.txt', 'out/b.txt']));
+      const failed = errorDocument(runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']), 4);
+      expect(diagnosticWithCode(failed, 'AGENTCTL_E_ARTIFACT_MISSING').message).to.include('out/b.txt');
+      expect(rows(ws.db, 'SELECT state FROM effects')).to.deep.equal([{ state: 'failed' }]);
+      // What was collected before the missing one is in the workspace with those bytes: it stays recorded.
+      expect(rows(ws.db, 'SELECT path FROM task_artifacts')).to.deep.equal([{ path: 'out/a.txt' }]);
+
+      ws.write('secret.txt', 'outside the writable root');
+      ws.write('link.yaml', produce('mkdir -p out && ln -sf ../secret.txt out/link.txt', ['out/link.txt']));
+      const linked = errorDocument(runCli(['run', ws.file('link.yaml'), '--db', ws.db, '--output', 'json']), 4);
+      expect(diagnosticWithCode(linked, 'AGENTCTL_E_ARTIFACT_MISSING').message).to.include('symbolic link');
+      expect(existsSync(blobPath(digestOf('outside the writable root')))).to.equal(false);
+    });
+
+    it('a declared path outside the writable roots is a policy denial before the run (check exit 3), or an escape', () => {
+      ws.write('wf.yaml', produce('true', ['notes/a.txt']));
+      diagnosticWithCode(errorDocument(runCli(['check', ws.file('wf.yaml'), '--output', 'json']), 3), 'AGENTCTL_E_POLICY_NOT_WRITABLE');
+      ws.write('escape.yaml', produce('true', ['out/../../x.txt']));
+      diagnosticWithCode(errorDocument(runCli(['check', ws.file('escape.yaml'), '--output', 'json']), 3), 'AGENTCTL_E_POLICY_PATH_ESCAPE');
+      ws.write('folder.yaml', produce('true', ['out/']));
+      diagnosticWithCode(errorDocument(runCli(['check', ws.file('folder.yaml'), '--output', 'json']), 2), 'AGENTCTL_E_SCHEMA');
+      expect(existsSync(ws.db)).to.equal(false);
+    });
+  });
 });

@@ -210,4 +210,38 @@ describe('file service', () => {
       expect(reads.some((entry) => entry.code === 'AGENTCTL_E_POLICY_PATH_ESCAPE')).to.equal(true);
     });
   });
+
+  describe('collect', () => {
+    it('reads a file below a writable root and reports where it physically is, its digest and size', async () => {
+      writeFileSync(at('out', 'real', 'made.txt'), 'made');
+      symlinkSync('real', at('out', 'alias'));
+      expect(await files.collect('out/alias/made.txt', { maxBytes: 100 })).to.deep.equal({
+        path: 'out/real/made.txt',
+        digest: 'sha256:ea0890697a77af0a2e054cccec587c8a42feb5cf38e778c6c6e2a96bfb945c0b',
+        size: 4,
+      });
+    });
+
+    it('refuses a missing file, a folder, a link at the target, a file outside the writable roots, and one over the limit', async () => {
+      expect(await failureCode(files.collect('out/none.txt', { maxBytes: 100 }))).to.equal('AGENTCTL_E_ARTIFACT_MISSING');
+      expect(await failureCode(files.collect('out/no/folder.txt', { maxBytes: 100 }))).to.equal('AGENTCTL_E_ARTIFACT_MISSING');
+      expect(await failureCode(files.collect('out/real', { maxBytes: 100 }))).to.equal('AGENTCTL_E_ARTIFACT_MISSING');
+      symlinkSync(join(outside, 'a.txt'), at('out', 'link.txt'));
+      expect(await failureCode(files.collect('out/link.txt', { maxBytes: 100 }))).to.equal('AGENTCTL_E_ARTIFACT_MISSING');
+      expect(await failureCode(files.collect('in/real/a.txt', { maxBytes: 100 }))).to.equal('AGENTCTL_E_POLICY_NOT_WRITABLE');
+      symlinkSync(outside, at('out', 'away'));
+      expect(await failureCode(files.collect('out/away/a.txt', { maxBytes: 100 }))).to.equal('AGENTCTL_E_POLICY_PATH_ESCAPE');
+      writeFileSync(at('out', 'big.txt'), 'x'.repeat(101));
+      expect(await failureCode(files.collect('out/big.txt', { maxBytes: 100 }))).to.equal('AGENTCTL_E_FILE_TOO_LARGE');
+    });
+
+    it('hands the bytes to the artifact sink and records them under the physical path', async () => {
+      const recorded: [string, string][] = [];
+      const sink = { ingest: async (bytes: Uint8Array) => ({ digest: `bytes:${Buffer.from(bytes).toString()}`, size: bytes.length }), record: (path: string, blob: { digest: string }) => void recorded.push([path, blob.digest]) };
+      const kept = createFileService({ workspaceRoot: ws, writableRoots: ['out'], artifacts: sink });
+      writeFileSync(at('out', 'real', 'made.txt'), 'made');
+      expect(await kept.collect('./out/real/made.txt', { maxBytes: 100 })).to.deep.equal({ path: 'out/real/made.txt', digest: 'bytes:made', size: 4 });
+      expect(recorded).to.deep.equal([['out/real/made.txt', 'bytes:made']]);
+    });
+  });
 });
