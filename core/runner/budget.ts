@@ -59,8 +59,8 @@ export function meteredProcessService(service: DispatchProcessService, meter: Me
 export interface EffectBudget {
   /** Inside the transaction that records the effect: reserves its worst case, or throws BudgetExceeded. */
   reserve(effectId: string, operation: string): void;
-  /** After that transaction rolled back: records the refusal; returns the audit data. */
-  refused(error: BudgetExceeded): Record<string, JsonValue>;
+  /** After that transaction rolled back: records the refusal. */
+  refused(error: BudgetExceeded): void;
   /** After the effect: its reservation becomes what it actually used. */
   settle(effectId: string): void;
 }
@@ -73,6 +73,8 @@ export class RunBudget {
     private readonly store: Store,
     private readonly runId: string,
     private readonly budgets: RunBudgets | undefined,
+    /** Tells commit observers about a recorded refusal. */
+    private readonly notify: (data: Record<string, JsonValue>, taskId?: string) => void = () => undefined,
   ) {
     this.limits = ledgerLimits(budgets);
   }
@@ -92,6 +94,7 @@ export class RunBudget {
   refused(error: BudgetExceeded, taskId: string | undefined, key?: string): Record<string, JsonValue> {
     const data: Record<string, JsonValue> = { ...error.denial, field: fieldOf(error.denial.dimension), ...(key ? { key } : {}), message: error.message };
     this.store.transaction(() => this.store.audit(this.runId, { type: 'budget.exceeded', ...(taskId ? { taskId } : {}), data }));
+    this.notify(data, taskId);
     return data;
   }
 
@@ -128,7 +131,7 @@ export class RunBudget {
         this.reserve(effectId, perEffect, `${operation} (task ${taskId})`, taskId);
         marks.set(effectId, meter.processOutputBytes);
       },
-      refused: (error) => this.refused(error, taskId),
+      refused: (error) => void this.refused(error, taskId),
       settle: (effectId) => {
         const mark = marks.get(effectId);
         if (mark !== undefined) this.settle(effectId, { processOutputBytes: meter.processOutputBytes - mark });

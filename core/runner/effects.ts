@@ -110,7 +110,7 @@ export function createEffectRunner(scope: EffectScope) {
       const release = recorded.approved ? () => scope.store.releaseApprovedEffect(scope.runId, id, scope.taskId) : undefined;
       const first = !recorded_.value;
       // A recorded effect not yet started is dispatched now: it reserves (once: the key is its id) like a fresh one.
-      await reserving(request.operation, () => scope.store.durableTransaction(reserved(id, request.operation, withFirstRecord(release))));
+      reserving(() => scope.store.durableTransaction(reserved(id, request.operation, withFirstRecord(release))));
       if (first) await scope.committed('task.running', { attempt: scope.attempt });
       return start(record, perform);
     }
@@ -143,26 +143,24 @@ export function createEffectRunner(scope: EffectScope) {
     }
     const first = !recorded_.value;
     // The reservation commits with the `requested` record, or neither does: a refused effect is never recorded.
-    await reserving(request.operation, () => scope.store.recordEffect(record, 'requested', reserved(id, request.operation, withFirstRecord(approved))));
+    reserving(() => scope.store.recordEffect(record, 'requested', reserved(id, request.operation, withFirstRecord(approved))));
     if (first) await scope.committed('task.running', { attempt: scope.attempt });
     return start(record, perform);
   };
 
-  /** Runs `body` after reserving under the budget (in body's transaction); a refusal is recorded, then rethrown. */
+  /** Runs `body` after reserving under the budget (in body's transaction). */
   function reserved(effectId: string, operation: string, body: () => void): () => void {
     return () => {
       scope.budget?.reserve(effectId, operation);
       body();
     };
   }
-  async function reserving(operation: string, write: () => void): Promise<void> {
+  /** Runs the transaction `write`; a budget refusal that rolled it back is recorded, then rethrown. */
+  function reserving(write: () => void): void {
     try {
       write();
     } catch (error) {
-      if (scope.budget && isBudgetExceeded(error)) {
-        const data = scope.budget.refused(error);
-        await scope.committed('budget.exceeded', { operation, dimension: data.dimension ?? null });
-      }
+      if (scope.budget && isBudgetExceeded(error)) scope.budget.refused(error);
       throw error;
     }
   }

@@ -167,7 +167,7 @@ async function drive(request: RunRequest, start: DriverStart, opening: 'run.star
   };
   await committed(opening, { workflow: plan.name, traceId });
   // Budgets: the ledger of this run, and its wall clock (an expiry aborts `signal`, never the caller's).
-  const budget = new RunBudget(store, runId, plan.runtime.budgets);
+  const budget = new RunBudget(store, runId, plan.runtime.budgets, (data, taskId) => void committed('budget.exceeded', data, taskId));
   const wall = budget.wallClock(() => String(store.runRow(runId)!.created_at), request.signal);
   const signal = wall.signal;
 

@@ -145,6 +145,29 @@ describe('run budgets', () => {
     });
   });
 
+  describe('approved effects', () => {
+    it('an effect approved while paused reserves when resume dispatches it, once, and settles to what it wrote', () => {
+      ws.write(
+        'wf.yaml',
+        workflow({
+          policy: { processAllowlist: ['sh'], writableRoots: ['.'] },
+          runtime: { budgets: { maxProcessOutputBytes: 1000 } },
+          actions: { touch: marking('marker', 1000) },
+          tasks: [{ id: 'touch', uses: 'action:touch' }],
+        }),
+      );
+      const runId = outcome(cli('run', ws.file('wf.yaml')), 3).data.runId as string;
+      // Waiting for an operator holds nothing.
+      expect(rows(ws.db, 'SELECT COUNT(*) AS n FROM budget_reservations')).to.deep.equal([{ n: 0 }]);
+      const [approval] = outcome(cli('approvals', 'list', runId), 0).data.approvals;
+      outcome(cli('approvals', 'approve', approval.approvalId, '--reason', 'ok'), 0);
+      expect(outcome(cli('resume', runId), 0).data.state).to.equal('succeeded');
+      expect(existsSync(ws.file('marker'))).to.equal(true);
+      const effect = rows(ws.db, 'SELECT id FROM effects')[0].id as string;
+      expect(rows(ws.db, 'SELECT reservation_key, dimension, reserved, used, state FROM budget_reservations')).to.deep.equal([{ reservation_key: effect, dimension: 'processOutputBytes', reserved: 1000, used: 3, state: 'consumed' }]);
+    });
+  });
+
   describe('wall time', () => {
     it('counts the time a run spent paused: approved after the budget passed, resume fails (exit 4) and never dispatches', async () => {
       ws.write(
