@@ -161,7 +161,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     run: Object.freeze({ id: runId, workspaceRoot }),
     signal,
     secrets: request.vault.forTask(),
-    process: budget ? meteredProcessService(dispatchProcessService(host, signal), meter) : dispatchProcessService(host, signal),
+    process: budget?.limited('processOutputBytes') ? meteredProcessService(dispatchProcessService(host, signal), meter) : dispatchProcessService(host, signal),
     files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
     resolvePath: (path: string) => resolve(workspaceRoot, path),
     redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
