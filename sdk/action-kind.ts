@@ -46,6 +46,11 @@ export interface ProcessDescription {
   /** Files the process declares as its output, kept in the artifact store when it succeeds. */
   readonly artifacts?: readonly string[];
   readonly limits: ProcessLimits;
+  /**
+   * How many processes of these limits one effect of the action may start (default 1): the run's process-output
+   * budget reserves this many combined output limits before each effect, e.g. 2 for a handshake and an invocation.
+   */
+  readonly processesPerEffect?: number;
 }
 
 /** Facts the host gives `describe` about where an action will run. */

@@ -58,6 +58,8 @@ export const ERROR_CODES = define({
   AGENTCTL_E_APPROVAL_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No approval with this id exists in the database.', help: "check the id; `agentctl approvals list RUN` shows a run's approvals" },
   AGENTCTL_E_APPROVAL_NOT_PENDING: { exitCode: EXIT.usage, summary: 'The approval was already decided or cancelled; only a pending approval can be resolved.', help: 'only a pending approval can be decided; `agentctl approvals list RUN` shows its state' },
   AGENTCTL_E_EFFECT_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No effect with this id exists in the database.', help: "check the id; `agentctl effects list RUN` shows a run's effects" },
+  AGENTCTL_E_BUDGET_STATIC: { exitCode: EXIT.usage, summary: 'A count known before the run (such as the number of tasks) is over its spec.runtime.budgets limit.', help: 'raise the budget at the path shown, or remove work from the workflow' },
+  AGENTCTL_E_BUDGET_PRICING_MISSING: { exitCode: EXIT.usage, summary: 'spec.runtime.budgets.maxCostMicrousd is set without a spec.runtime.pricing table.', help: 'add spec.runtime.pricing (version and per provider/model rates), or remove maxCostMicrousd' },
   AGENTCTL_E_RECONCILIATION_REFUSED: { exitCode: EXIT.usage, summary: 'The effect is not in doubt, or the reconciliation contradicts an earlier one.', help: 'reconcile only an effect in doubt (started or uncertain), consistently with its earlier reconciliations' },
 
   // Plugin host (exit 2: the configuration of the host is wrong)
@@ -88,6 +90,7 @@ export const ERROR_CODES = define({
 
   // Task and run failures (exit 4)
   AGENTCTL_E_APPROVAL_REJECTED: { exitCode: EXIT.runFailed, summary: 'An operator rejected an effect; its task fails.', help: 'change the workflow or ask the approver, then run it again' },
+  AGENTCTL_E_BUDGET_EXCEEDED: { exitCode: EXIT.runFailed, summary: 'A run budget would be exceeded: the effect, task or ingestion was not started and the run fails.', help: 'raise the limit named in the diagnostic (spec.runtime.budgets); `agentctl inspect RUN` shows usage and reservations' },
   AGENTCTL_E_RUN_FAILED: { exitCode: EXIT.runFailed, summary: 'The run ended failed.', help: 'see the diagnostics of the failed task; `agentctl inspect RUN` shows the whole run' },
   AGENTCTL_E_TASK_INPUT_INVALID: { exitCode: EXIT.runFailed, summary: 'A rendered task input does not match its action kind.', help: 'make the task\'s with render to the input fields of its action kind (`agentctl schema`)' },
   AGENTCTL_E_TASK_OUTPUT_INVALID: { exitCode: EXIT.runFailed, summary: 'A task output does not match its outputSchema.', help: 'make the task\'s outputSchema match what the task returns, or fix the task' },

@@ -32,7 +32,7 @@ export {
   type ProcessSpec,
 } from './isolation.js';
 export type { JsonObject, JsonValue } from './json.js';
-export type { CompiledAction, CompiledPlan, CompiledTask, RuntimeSettings } from './plan.js';
+export type { CompiledAction, CompiledPlan, CompiledTask, ModelPricing, PricingTable, RunBudgets, RuntimeSettings } from './plan.js';
 export {
   definePlugin,
   defineActionKind,

@@ -31,10 +31,48 @@ export interface CompiledTask {
   readonly profile: EffectProfile;
 }
 
+/**
+ * Run-wide limits (`spec.runtime.budgets`), each a positive integer; an absent field is no limit. Every limit but
+ * `maxWallTimeSeconds` is a dimension of the run's reservation ledger, named by the field without `max` (e.g.
+ * `processOutputBytes`).
+ */
+export interface RunBudgets {
+  readonly maxTasks?: number;
+  readonly maxWallTimeSeconds?: number;
+  readonly maxProcessOutputBytes?: number;
+  readonly maxArtifactBytes?: number;
+  readonly maxProviderRequests?: number;
+  readonly maxTurns?: number;
+  readonly maxToolCalls?: number;
+  readonly maxInputTokens?: number;
+  readonly maxOutputTokens?: number;
+  readonly maxTotalTokens?: number;
+  readonly maxExpansionItems?: number;
+  readonly maxLoopIterations?: number;
+  readonly maxCostMicrousd?: number;
+}
+
+/** Rates of one `provider/model`, in micro-US-dollars per million tokens. */
+export interface ModelPricing {
+  readonly inputMicrousdPerMillionTokens: number;
+  readonly outputMicrousdPerMillionTokens: number;
+  readonly reasoningMicrousdPerMillionTokens?: number;
+  readonly cacheReadMicrousdPerMillionTokens?: number;
+  readonly cacheWriteMicrousdPerMillionTokens?: number;
+}
+
+/** A versioned pricing table (`spec.runtime.pricing`), keyed `provider/model`. */
+export interface PricingTable {
+  readonly version: string;
+  readonly models: Readonly<Record<string, ModelPricing>>;
+}
+
 /** Run-time settings of a workflow. */
 export interface RuntimeSettings {
   readonly maxConcurrency: number;
   readonly defaultTimeoutSeconds: number;
+  readonly budgets?: RunBudgets;
+  readonly pricing?: PricingTable;
 }
 
 /** A whole compiled workflow. */

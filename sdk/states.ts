@@ -59,6 +59,7 @@ export const AUDIT_EVENTS = [
   'approval.denied',
   'approval.cancelled',
   'effect.reconciled',
+  'budget.exceeded',
 ] as const;
 /** An audit event type. */
 export type AuditEventType = (typeof AUDIT_EVENTS)[number];

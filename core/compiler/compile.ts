@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue } from '../../sdk/index.js';
 import type { Host } from '../host.js';
+import { checkBudgets } from './budgets.js';
 import { workflowEnvelope } from './envelope.js';
 import { topologicalOrder } from './graph.js';
 import { fieldsAt, issuesToDiagnostics, unknownField } from './issues.js';
@@ -40,6 +41,7 @@ export async function compileText(host: Host, file: string, text: string, option
   checkTemplatePlacement(source, diagnostics, report);
   const tasks = compileTasks(host, parts, actions, report);
   checkOutputs(parts, report);
+  checkBudgets(parts, report);
   const ordered = orderTasks(tasks, parts, report);
   if (diagnostics.length > 0) fail(diagnostics, file);
   const inputs = mergeInputs(envelope.spec.inputs, options.inputs ?? {});

@@ -11,9 +11,47 @@ export const limits = {
   timeoutSeconds: z.number().int().min(1).max(86400),
 };
 
+const budget = (meaning: string) => z.number().int().min(1).optional().describe(meaning);
+
+/** Run-wide limits: each optional, an integer > 0. See docs/workflow-format.md#specruntimebudgets. */
+export const budgetsSchema = z.strictObject({
+  maxTasks: budget('Tasks that may start executing in the run.'),
+  maxWallTimeSeconds: budget('Seconds from the durable creation of the run, paused time included.'),
+  maxProcessOutputBytes: budget('Captured stdout and stderr bytes of every process of the run.'),
+  maxArtifactBytes: budget('Bytes of the files the run ingests into the artifact store.'),
+  maxProviderRequests: budget('Model provider requests (enforced once agents exist).'),
+  maxTurns: budget('Agent turns (enforced once agents exist).'),
+  maxToolCalls: budget('Agent tool calls (enforced once agents exist).'),
+  maxInputTokens: budget('Model input tokens (enforced once agents exist).'),
+  maxOutputTokens: budget('Model output tokens (enforced once agents exist).'),
+  maxTotalTokens: budget('Model input plus output tokens (enforced once agents exist).'),
+  maxExpansionItems: budget('foreach and matrix children (enforced once expansion exists).'),
+  maxLoopIterations: budget('Loop iterations (enforced once loops exist).'),
+  maxCostMicrousd: budget('Model cost in micro-US-dollars; needs spec.runtime.pricing (enforced once agents exist).'),
+});
+
+const rate = z.number().int().min(0);
+
+/** A versioned table of model rates keyed `provider/model`, for maxCostMicrousd. */
+export const pricingSchema = z.strictObject({
+  version: z.string().min(1),
+  models: z.record(
+    z.string().regex(/^[^/\s]+\/[^\s]+$/, 'a pricing key is provider/model'),
+    z.strictObject({
+      inputMicrousdPerMillionTokens: rate,
+      outputMicrousdPerMillionTokens: rate,
+      reasoningMicrousdPerMillionTokens: rate.optional().describe('Defaults to the output rate.'),
+      cacheReadMicrousdPerMillionTokens: rate.optional().describe('Defaults to the input rate.'),
+      cacheWriteMicrousdPerMillionTokens: rate.optional().describe('Defaults to the input rate.'),
+    }),
+  ),
+});
+
 export const runtimeSchema = z.strictObject({
   maxConcurrency: z.number().int().min(1).max(64).default(1),
   defaultTimeoutSeconds: limits.timeoutSeconds.default(120),
+  budgets: budgetsSchema.optional(),
+  pricing: pricingSchema.optional(),
 });
 
 export const taskSchema = z.strictObject({

@@ -4,6 +4,7 @@ import { AgentctlError, diagnostic, EffectFailure, errorMessage, isEffectFailure
 import type { Hooks } from '../hooks.js';
 import { decidePolicy } from '../policy/engine.js';
 import type { EffectRow, Store } from '../store/store.js';
+import { isBudgetExceeded, type EffectBudget } from './budget.js';
 
 /** Thrown when an effect waits for an operator: the task stops here and the run pauses. */
 export class ApprovalPending extends AgentctlError {
@@ -65,6 +66,8 @@ export interface EffectScope {
   readonly committed: (type: string, data: Record<string, JsonValue>, effectId?: string) => Promise<void>;
   /** Set when an outcome could not be recorded, even if the kind's code caught the error: the task must not go on. */
   readonly ledger: { lost?: OutcomeNotRecorded };
+  /** Reserves each fresh dispatch's worst case under the run budgets, and settles it to actual use; absent: no budget. */
+  readonly budget?: EffectBudget;
 }
 
 /** Canonical JSON: sorted keys, so equal inputs have equal digests. */
@@ -106,7 +109,8 @@ export function createEffectRunner(scope: EffectScope) {
       if (scope.signal.aborted) throw new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
       const release = recorded.approved ? () => scope.store.releaseApprovedEffect(scope.runId, id, scope.taskId) : undefined;
       const first = !recorded_.value;
-      scope.store.durableTransaction(withFirstRecord(release));
+      // A recorded effect not yet started is dispatched now: it reserves (once: the key is its id) like a fresh one.
+      reserving(() => scope.store.durableTransaction(reserved(id, request.operation, withFirstRecord(release))));
       if (first) await scope.committed('task.running', { attempt: scope.attempt });
       return start(record, perform);
     }
@@ -138,10 +142,28 @@ export function createEffectRunner(scope: EffectScope) {
         : new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
     }
     const first = !recorded_.value;
-    scope.store.recordEffect(record, 'requested', withFirstRecord(approved));
+    // The reservation commits with the `requested` record, or neither does: a refused effect is never recorded.
+    reserving(() => scope.store.recordEffect(record, 'requested', reserved(id, request.operation, withFirstRecord(approved))));
     if (first) await scope.committed('task.running', { attempt: scope.attempt });
     return start(record, perform);
   };
+
+  /** Runs `body` after reserving under the budget (in body's transaction). */
+  function reserved(effectId: string, operation: string, body: () => void): () => void {
+    return () => {
+      scope.budget?.reserve(effectId, operation);
+      body();
+    };
+  }
+  /** Runs the transaction `write`; a budget refusal that rolled it back is recorded, then rethrown. */
+  function reserving(write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      if (scope.budget && isBudgetExceeded(error)) scope.budget.refused(error);
+      throw error;
+    }
+  }
 
   /** `requested` is durable: the effect starts, runs, and its outcome is recorded. */
   async function start<T extends JsonValue>(record: { id: string; operation: string }, perform: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -166,10 +188,12 @@ export function createEffectRunner(scope: EffectScope) {
       const details = isEffectFailure(error) ? error.details : null;
       const code = String(error.code);
       recordOutcome(outcome, { result: details, error: { code, message: scope.redact(errorMessage(error)) } });
+      scope.budget?.settle(id);
       await scope.committed(`effect.${outcome}`, { operation: request.operation, code }, id);
       throw error;
     }
     recordOutcome('succeeded', { result });
+    scope.budget?.settle(id);
     await scope.committed('effect.succeeded', { operation: request.operation }, id);
     return result;
   }

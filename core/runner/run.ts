@@ -9,6 +9,7 @@ import { newRunIdentity } from './identity.js';
 import { executeTask, type TaskOutcome } from './task.js';
 import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
+import { RunBudget, type BudgetExceeded } from './budget.js';
 
 export interface RunRequest {
   readonly host: Host;
@@ -165,6 +166,10 @@ async function drive(request: RunRequest, start: DriverStart, opening: 'run.star
     }
   };
   await committed(opening, { workflow: plan.name, traceId });
+  // Budgets: the ledger of this run, and its wall clock (an expiry aborts `signal`, never the caller's).
+  const budget = new RunBudget(store, runId, plan.runtime.budgets, (data, taskId) => void committed('budget.exceeded', data, taskId));
+  const wall = budget.wallClock(() => String(store.runRow(runId)!.created_at), request.signal);
+  const signal = wall.signal;
 
   const scope = (): TemplateScope => ({ inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: outputs });
   let failure: TaskOutcome | undefined;
@@ -228,7 +233,7 @@ async function drive(request: RunRequest, start: DriverStart, opening: 'run.star
   const launch = (task: CompiledTask) => {
     const position = scheduler.position(task.id);
     const attempt = start.attempts.get(task.id);
-    const body = executeTask({ host, store, plan, task, runId, scope: scope(), signal: request.signal, vault, committed, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
+    const body = executeTask({ host, store, plan, task, runId, scope: scope(), signal, budget, vault, committed, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
     running.set(
       position,
       body.then(
@@ -248,7 +253,7 @@ async function drive(request: RunRequest, start: DriverStart, opening: 'run.star
 
   try {
     for (;;) {
-      while (!request.signal.aborted && !stopping && !broken && running.size < plan.runtime.maxConcurrency) {
+      while (!signal.aborted && !stopping && !broken && running.size < plan.runtime.maxConcurrency) {
         const [task] = scheduler.take(1);
         if (!task) break;
         launch(task);
@@ -283,8 +288,10 @@ async function drive(request: RunRequest, start: DriverStart, opening: 'run.star
     throw error;
   } finally {
     clearInterval(renewTimer);
+    wall.dispose();
   }
-  const result = await finish({ request, runId, traceId, scheduler, failure, pausedBy, scope, committed, redactValue: vault.redactor.redactValue });
+  const overrun = wall.overrun();
+  const result = await finish({ request, runId, traceId, scheduler, failure, pausedBy, scope, committed, redactValue: vault.redactor.redactValue, ...(overrun ? { overrun } : {}) });
   const warnings = commitErrors.map((message) => diagnostic('AGENTCTL_E_PLUGIN_FAILED', { severity: 'warning', message }));
   return { ...result, dispositions: start.dispositions, warnings };
 }
@@ -323,6 +330,8 @@ interface FinishContext {
   scope: () => TemplateScope;
   redactValue: <T>(value: T) => T;
   committed: (type: string, data: Record<string, JsonValue>, taskId?: string) => Promise<void>;
+  /** Set when the run's wall-time budget expired: the run fails (exit 4), whatever else ended it. */
+  overrun?: BudgetExceeded;
 }
 
 async function finish(context: FinishContext): Promise<RunResult> {
@@ -332,7 +341,10 @@ async function finish(context: FinishContext): Promise<RunResult> {
   let error: AgentctlError | undefined;
   let output: Record<string, JsonValue> = {};
 
-  if (request.signal.aborted) {
+  if (context.overrun) {
+    state = 'failed';
+    error = context.overrun;
+  } else if (request.signal.aborted) {
     state = 'cancelled';
     error = new AgentctlError('AGENTCTL_E_CANCELLED', `run ${runId} was cancelled (${String(request.signal.reason ?? 'signal')})`);
   } else if (failure) {
@@ -341,7 +353,8 @@ async function finish(context: FinishContext): Promise<RunResult> {
     const diagnostics = cause.diagnostics.map((item) => ({ ...item, taskId: failure.task.id }));
     // A persistence or remote failure keeps its exit code (5, 6): CI tells "the provider was down" from "the task failed".
     const exitCode = cause.exitCode === EXIT.persistence || cause.exitCode === EXIT.remote ? { exitCode: cause.exitCode } : {};
-    error = new AgentctlError(cause.code === 'AGENTCTL_E_APPROVAL_REQUIRED' ? cause.code : 'AGENTCTL_E_RUN_FAILED', `task ${failure.task.id} failed: ${cause.message}`, { diagnostics, ...exitCode });
+    const own = cause.code === 'AGENTCTL_E_APPROVAL_REQUIRED' || cause.code === 'AGENTCTL_E_BUDGET_EXCEEDED';
+    error = new AgentctlError(own ? cause.code : 'AGENTCTL_E_RUN_FAILED', `task ${failure.task.id} failed: ${cause.message}`, { diagnostics, ...exitCode });
   } else if (pausedBy) {
     state = 'paused';
     error = pausedBy.error;
@@ -361,7 +374,8 @@ async function finish(context: FinishContext): Promise<RunResult> {
   }
 
   if (state !== 'paused') {
-    const closing: TaskState = state === 'cancelled' ? 'cancelled' : 'skipped';
+    // Work the wall clock stopped is cancelled, not skipped: it was due to run (and a waiting task cannot be skipped).
+    const closing: TaskState = state === 'cancelled' || context.overrun ? 'cancelled' : 'skipped';
     const closed = scheduler.closePending(closing);
     const waiting = store.transaction(() => {
       for (const task of closed) store.writeTask(runId, task.id, { state: closing, finished: true }, { type: `task.${closing}`, data: { reason: `run ${state}` } });

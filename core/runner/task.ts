@@ -11,6 +11,7 @@ import { createFileService } from '../files/service.js';
 import { ArtifactStore, type TaskArtifact } from '../store/artifacts.js';
 import { ApprovalPending, canonicalJson, createEffectRunner, OutcomeNotRecorded, sha256, type Approver } from './effects.js';
 import type { SecretVault } from './secrets.js';
+import { meteredProcessService, type Meter, type RunBudget } from './budget.js';
 
 export interface TaskRequest {
   readonly host: Host;
@@ -27,6 +28,8 @@ export interface TaskRequest {
   /** The attempt to start at: 1 for a fresh task; a resumed task continues its recorded attempt or starts the next. */
   readonly firstAttempt?: number;
   readonly committed: (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => Promise<void>;
+  /** The run's budgets: a refusal fails the task and, being fatal, the run. */
+  readonly budget?: RunBudget;
 }
 
 export interface TaskOutcome {
@@ -67,6 +70,7 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
   for (let attempt = request.firstAttempt ?? 1; ; attempt += 1) {
     try {
       if (task.when !== undefined && !evaluateWhen(task)(request.scope)) return outcome('skipped', attempt, { output: null });
+      request.budget?.startTask(task.id);
       const output = await dispatch(request, attempt, resolved);
       return outcome('succeeded', attempt, { output });
     } catch (thrown) {
@@ -75,9 +79,11 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
       const error = asError(thrown, request);
       if (error instanceof ApprovalPending) return outcome('waiting_for_approval', attempt, { error });
       if (request.signal.aborted) return outcome('cancelled', attempt, { error: new AgentctlError('AGENTCTL_E_CANCELLED', `task ${task.id} was cancelled`) });
-      const retryable = isEffectFailure(error) && error.outcome === 'failed';
+      // A budget refusal is final for the whole run: retrying would only be refused again.
+      const overBudget = error.code === 'AGENTCTL_E_BUDGET_EXCEEDED';
+      const retryable = isEffectFailure(error) && error.outcome === 'failed' && !overBudget;
       if (!retryable || attempt >= task.retry.maxAttempts) {
-        return outcome('failed', attempt, { error, fatal: error.code === 'AGENTCTL_E_APPROVAL_REQUIRED' });
+        return outcome('failed', attempt, { error, fatal: error.code === 'AGENTCTL_E_APPROVAL_REQUIRED' || overBudget });
       }
       store.updateTask(runId, task.id, { state: 'retry_scheduled', error: { code: error.code, message: error.message } }, { type: 'task.retry_scheduled', data: { attempt, backoffMs: task.retry.backoffMs } });
       await request.committed('task.retry_scheduled', { attempt, code: error.code }, task.id);
@@ -113,10 +119,10 @@ interface Resolved {
 }
 
 /** Files written through the task's file service go to the artifact store beside the database. */
-function artifactSink(store: Store, artifacts: Map<string, TaskArtifact>) {
+function artifactSink(store: Store, artifacts: Map<string, TaskArtifact>, guard: <B extends { size: number }>(ingest: (bytes: Uint8Array) => Promise<B>) => (bytes: Uint8Array) => Promise<B> = (ingest) => ingest) {
   const blobs = ArtifactStore.beside(store.path);
   return {
-    ingest: (bytes: Uint8Array) => blobs.ingest(bytes).catch((error: AgentctlError) => Promise.reject(new EffectFailure('failed', error.code, error.message))),
+    ingest: guard((bytes: Uint8Array) => blobs.ingest(bytes).catch((error: AgentctlError) => Promise.reject(new EffectFailure('failed', error.code, error.message)))),
     record: (path: string, blob: { digest: string; size: number }) => void artifacts.set(path, { path, ...blob }),
   };
 }
@@ -144,6 +150,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   const workspaceRoot = request.workspaceRoot;
   const redact = request.vault.redactor.redact;
   const ledger: { lost?: OutcomeNotRecorded } = {};
+  const meter: Meter = { processOutputBytes: 0 };
+  const budget = request.budget;
   const context: DispatchContext = Object.freeze({
     kind: kind.name,
     actionName: action.name,
@@ -153,8 +161,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     run: Object.freeze({ id: runId, workspaceRoot }),
     signal,
     secrets: request.vault.forTask(),
-    process: dispatchProcessService(host, signal),
-    files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts) }),
+    process: budget?.limited('processOutputBytes') ? meteredProcessService(dispatchProcessService(host, signal), meter) : dispatchProcessService(host, signal),
+    files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
     resolvePath: (path: string) => resolve(workspaceRoot, path),
     redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
     effect: createEffectRunner({
@@ -175,6 +183,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
         request.store.writeTask(runId, task.id, { state: 'running', attempt, input: recordedInput as unknown as JsonValue, started: true }, { type: 'task.running', data: { attempt } }),
       committed: (type, data, effectId) => request.committed(type, data, task.id, effectId),
       ledger,
+      ...(budget ? effectBudget(budget, request, meter) : {}),
     }),
   });
   let output: JsonValue | undefined;
@@ -194,6 +203,17 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   if (output === undefined) throw new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', `no dispatch handler returned an output for kind ${kind.name}`);
   if (task.outputSchema !== undefined) checkOutput(task, output);
   return output;
+}
+
+/** Worst case of one effect of the task's action: a process action reserves its combined output limit per process. */
+function effectBudget(budget: RunBudget, request: TaskRequest, meter: Meter) {
+  const { host, plan, task } = request;
+  if (!budget.limited('processOutputBytes')) return {};
+  const action = plan.actions[task.action]!;
+  const described = host.actionKind(action.kind)!.describe?.(action.fields, { defaultTimeoutSeconds: plan.runtime.defaultTimeoutSeconds, ...(task.timeoutSeconds ? { taskTimeoutSeconds: task.timeoutSeconds } : {}), process: host.process });
+  const processOutput = described?.process ? described.process.limits.combinedOutputLimitBytes * (described.process.processesPerEffect ?? 1) : undefined;
+  const effects = processOutput === undefined ? undefined : budget.forEffects(task.id, { processOutputBytes: processOutput }, meter);
+  return effects ? { budget: effects } : {};
 }
 
 function checkOutput(task: CompiledTask, output: JsonValue): void {

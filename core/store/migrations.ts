@@ -163,6 +163,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX reconciliations_by_effect ON reconciliations(effect_id, seq);
     `,
   },
+  {
+    version: 4,
+    description: 'budget_reservations: the run budget ledger, one row per run, reservation key and dimension',
+    sql: `
+      CREATE TABLE budget_reservations (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        reservation_key TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        reserved INTEGER NOT NULL CHECK (reserved >= 0),
+        used INTEGER CHECK (used >= 0),
+        state TEXT NOT NULL CHECK (state IN ('active','consumed','released')),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, reservation_key, dimension)
+      ) STRICT;
+      CREATE INDEX budget_reservations_by_state ON budget_reservations(run_id, dimension, state);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunMode, type RunState, type TaskState } from '../../sdk/index.js';
 import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
 import { statePaths } from './state-paths.js';
+import { BudgetLedger } from './budget.js';
 import type { TaskArtifact } from './artifacts.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
 
@@ -156,6 +157,12 @@ export class Store {
 
   static open(path: string, options: { create: boolean; readonly?: boolean } = { create: true }): Store {
     return new Store(path, options);
+  }
+
+  #budgets: BudgetLedger | undefined;
+  /** The run budget ledger of this database (core/store/budget.ts). */
+  get budgets(): BudgetLedger {
+    return (this.#budgets ??= new BudgetLedger(this.#db, (body) => this.transaction(body)));
   }
 
   /** Sets the value redactor for the run this store is driving. */

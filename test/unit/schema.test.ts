@@ -28,6 +28,17 @@ describe('published JSON Schema', () => {
     expect(validate({ ...base, spec: { ...base.spec, actions: { run: { kind: 'builtin.shell.exec', command: 'ls', shell: true } } } })).to.equal(false);
   });
 
+  it('includes spec.runtime.budgets and pricing, with the same bounds as the compiler', () => {
+    const base = parse(readFileSync(join(ROOT, 'examples', 'hello.yaml'), 'utf8'));
+    const withRuntime = (runtime: unknown) => ({ ...base, spec: { ...base.spec, runtime } });
+    const rates = { inputMicrousdPerMillionTokens: 1, outputMicrousdPerMillionTokens: 2 };
+    expect(validate(withRuntime({ budgets: { maxTasks: 3, maxWallTimeSeconds: 60, maxCostMicrousd: 5 }, pricing: { version: 'v1', models: { 'openai/gpt-5': rates } } }))).to.equal(true);
+    expect(validate(withRuntime({ budgets: { maxTasks: 0 } }))).to.equal(false);
+    expect(validate(withRuntime({ budgets: { maxTasks: 1.5 } }))).to.equal(false);
+    expect(validate(withRuntime({ budgets: { maxTask: 3 } }))).to.equal(false);
+    expect(validate(withRuntime({ pricing: { version: 'v1', models: { 'openai/gpt-5': { inputMicrousdPerMillionTokens: 1 } } } }))).to.equal(false);
+  });
+
   it('describes every registered action kind', () => {
     expect(JSON.stringify(schema)).to.contain('builtin.shell.exec').and.to.contain('stdoutLimitBytes').and.to.contain('builtin.write');
   });

@@ -23,9 +23,9 @@ describe('secret storage', () => {
     }
   };
 
-  it('migrations 2 and 3 upgrade a version 1 database, keeping its rows; version 1 is unchanged', () => {
-    expect(MIGRATIONS.map((migration) => migration.version)).to.deep.equal([1, 2, 3]);
-    expect(SCHEMA_VERSION).to.equal(3);
+  it('migrations 2 to 4 upgrade a version 1 database, keeping its rows; version 1 is unchanged', () => {
+    expect(MIGRATIONS.map((migration) => migration.version)).to.deep.equal([1, 2, 3, 4]);
+    expect(SCHEMA_VERSION).to.equal(4);
     const path = join(dir, 'v1.db');
     const old = new Database(path);
     old.exec(MIGRATIONS[0]!.sql);
@@ -34,7 +34,9 @@ describe('secret storage', () => {
     old.close();
     Store.open(path).close();
     const db = new Database(path, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).to.equal(3);
+    expect(db.pragma('user_version', { simple: true })).to.equal(4);
+    // Migration 4: the run budget ledger.
+    expect(tables(path)).to.include('budget_reservations');
     // Migration 3: a reconciliation keeps the result an operator supplies with `applied`.
     expect((db.prepare(`SELECT name FROM pragma_table_info('reconciliations')`).all() as { name: string }[]).map((row) => row.name)).to.include('result_json');
     expect(db.prepare('SELECT digest FROM artifacts').all()).to.deep.equal([{ digest: 'sha256:x' }]);

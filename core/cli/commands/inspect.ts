@@ -1,7 +1,7 @@
 // `inspect RUN` and `runs list`: read-only views of the database.
 import type { CommandModule } from 'yargs';
 import { AgentctlError } from '../../../sdk/index.js';
-import { inspectRun, listRuns, stateLabel } from '../../store/inspection.js';
+import { inspectRun, listRuns, stateLabel, type RunInspection } from '../../store/inspection.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
@@ -35,6 +35,7 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
         for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}`);
         for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}${effect.inDoubt ? ' (in doubt: it may have happened)' : ''}`);
         for (const approval of view.approvals) lines.push(`  approval ${approval.approvalId} ${approval.state} (${approval.taskId}): ${neutralize(String(approval.reason))}`);
+        lines.push(...budgetLines(view.budget));
         lines.push('  audit:');
         for (const event of view.audit) lines.push(`    ${String(event.seq).padStart(4)} ${event.at} ${String(event.type).padEnd(26)} ${event.taskId ?? ''}`);
         return lines.join('\n');
@@ -45,6 +46,16 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
     }
   }),
 };
+
+/** `budget: processOutputBytes 12 used + 0 reserved of 4096, ...`, and the first exceeded limit. */
+function budgetLines(budget: RunInspection['budget']): string[] {
+  const usage = Object.entries(budget.usage);
+  if (usage.length === 0) return [];
+  const lines = [`  budget: ${usage.map(([dimension, use]) => `${dimension} ${use.used} used + ${use.reserved} reserved of ${use.limit ?? 'no limit'}`).join(', ')}`];
+  const exceeded = budget.exceeded as { field?: string; message?: string } | null;
+  if (exceeded) lines.push(`  budget exceeded: ${String(exceeded.field)}: ${neutralize(String(exceeded.message))}`);
+  return lines;
+}
 
 const runsList: CommandModule<GlobalArgs, ListArgs> = {
   command: 'list',
