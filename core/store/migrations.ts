@@ -163,6 +163,32 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX reconciliations_by_effect ON reconciliations(effect_id, seq);
     `,
   },
+  // Version 4 is reserved for run budgets; the runner applies whatever versions are above the file's, gaps included.
+  {
+    version: 5,
+    description: 'lineage of derived runs (retry, repair, fork), the reuse checks of each reused task, and task output digests',
+    sql: `
+      ALTER TABLE tasks ADD COLUMN output_digest TEXT;
+      CREATE TABLE run_lineage (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id),
+        source_run_id TEXT NOT NULL REFERENCES runs(id),
+        mode TEXT NOT NULL CHECK (mode IN ('retry','repair','fork')),
+        roots_json TEXT NOT NULL,
+        reason TEXT,
+        plan_json TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE task_reuse (
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        source_run_id TEXT NOT NULL REFERENCES runs(id),
+        checks_json TEXT NOT NULL,
+        source_effect_ids_json TEXT NOT NULL,
+        PRIMARY KEY (run_id, task_id),
+        FOREIGN KEY (run_id, task_id) REFERENCES tasks(run_id, task_id)
+      ) STRICT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
