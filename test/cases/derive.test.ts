@@ -1,8 +1,11 @@
 // `retry`, `repair` and `fork` end to end: derived runs that reuse what is provably unchanged and run the rest fresh.
 import { readFileSync, existsSync, writeFileSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { baseEnv, runCli } from '../support/cli.js';
 import { errorDocument, outcome, rows, runCount, useWorkspace, workflow } from './helpers.js';
+import { stringify, parse } from 'yaml';
 
 /** Four tasks in a chain; `first`, `second` and `fourth` append a line to lines.txt; `third` runs `check`. */
 function chain(options: { check?: string[]; firstArgs?: string[]; name?: string; secretEnv?: boolean; extraTask?: boolean } = {}): string {
@@ -189,6 +192,80 @@ describe('retry, repair and fork', () => {
     expect(rows(ws().db, 'SELECT mode, source_run_id FROM runs WHERE id = ?', fork.data.runId)).to.deep.equal([{ mode: 'fork', source_run_id: source.data.runId }]);
     expect(rows(ws().db, 'SELECT mode, source_run_id, reason FROM run_lineage WHERE run_id = ?', fork.data.runId)).to.deep.equal([{ mode: 'fork', source_run_id: source.data.runId, reason: 'again' }]);
     expect(rows(ws().db, 'SELECT DISTINCT disposition FROM tasks WHERE run_id = ?', fork.data.runId)).to.deep.equal([{ disposition: 'executed' }]);
+  });
+
+  it('changed needs and outputSchema, a dropped --from task and a tampered output each block with their own name; removed tasks are reported', () => {
+    const { file, runId } = failedRun();
+    const changed = parse(chain({ check: ['/bin/true'] }));
+    changed.spec.tasks[0].outputSchema = { type: 'object' };
+    delete changed.spec.tasks[1].needs;
+    writeFileSync(file, stringify(changed));
+    const plan = outcome(cli(['repair', file, runId, '--from', 'third', '--plan']), 3);
+    expect(plan.data.blocks.map((block: any) => [block.block, block.taskId])).to.deep.equal([
+      ['output_contract_mismatch', 'first'],
+      ['dependency_set_mismatch', 'second'],
+    ]);
+    const dropped = parse(chain({ check: ['/bin/true'] }));
+    dropped.spec.tasks.pop();
+    dropped.spec.outputs = {};
+    writeFileSync(file, stringify(dropped));
+    const missing = outcome(cli(['repair', file, runId, '--from', 'fourth', '--plan']), 3);
+    expect(missing.data.removed).to.deep.equal(['fourth']);
+    expect(missing.data.blocks.map((block: any) => [block.block, block.taskId])).to.deep.equal([['repair_root_missing', 'fourth']]);
+    const removed = outcome(cli(['repair', file, runId, '--from', 'third', '--plan']), 0);
+    expect(removed.data).to.deep.include({ removed: ['fourth'], compatible: true });
+
+    // The stored output of `second` no longer hashes to the digest recorded with it.
+    const db = new Database(ws().db);
+    db.prepare(`UPDATE tasks SET output_json = '{"exitCode":0,"stdout":"forged","stderr":""}' WHERE run_id = ? AND task_id = 'second'`).run(runId);
+    db.close();
+    const tampered = outcome(cli(['repair', file, runId, '--from', 'third', '--plan']), 3);
+    expect(tampered.data.blocks.map((block: any) => [block.block, block.taskId])).to.deep.equal([['output_digest_mismatch', 'second']]);
+  });
+
+  it('a reused task keeps its artifact references; a blob that no longer verifies blocks its reuse (artifact_integrity)', () => {
+    const spec = (command: string) =>
+      workflow({
+        policy: { processAllowlist: [command], writableRoots: ['out'], approval: 'never' },
+        actions: { save: { kind: 'builtin.write' }, check: { kind: 'builtin.shell.exec', command: `/bin/${command}` } },
+        tasks: [
+          { id: 'save', uses: 'action:save', with: { path: 'out/note.txt', content: 'kept\n' } },
+          { id: 'check', uses: 'action:check', needs: ['save'] },
+        ],
+      });
+    const { file, runId } = failedRun(spec('false'));
+    writeFileSync(file, spec('true'));
+    const repaired = outcome(cli(['repair', file, runId, '--from', 'check']), 0);
+    expect(repaired.data.reused).to.deep.equal(['save']);
+    const references = (id: string) => rows(ws().db, 'SELECT task_id, path, digest FROM task_artifacts WHERE run_id = ?', id);
+    expect(references(repaired.data.runId)).to.deep.equal(references(runId)).and.to.have.length(1);
+    const digest = String(references(runId)[0].digest).slice('sha256:'.length);
+    unlinkSync(join(dirname(ws().db), 'artifacts', 'sha256', digest.slice(0, 2), digest));
+    const blocked = outcome(cli(['repair', file, runId, '--from', 'check', '--plan']), 3);
+    expect(blocked.data.blocks.map((block: any) => [block.block, block.taskId])).to.deep.equal([['artifact_integrity', 'save']]);
+    expect(blocked.data.blocks[0].message).to.contain('out/note.txt');
+  });
+
+  it('a derived run that pauses for an approval is continued with resume; reused tasks stay reused', () => {
+    const { file, runId } = failedRun();
+    writeFileSync(file, chain({ check: ['/bin/true'] }).replace('approval: never', 'approval: mutations'));
+    const paused = cli(['repair', file, runId, '--from', 'third'], baseEnv({ CI: 'true' }));
+    expect(paused.status, paused.stderr).to.equal(3);
+    const derived = JSON.parse(paused.stdout).data;
+    expect(derived).to.deep.include({ state: 'paused', mode: 'repair', reused: ['first', 'second'] });
+    const pending = () => outcome(cli(['approvals', 'list', derived.runId]), 0).data.approvals.filter((item: any) => item.state === 'pending');
+    const approveNext = (taskId: string) => {
+      const [next] = pending();
+      expect(next.taskId).to.equal(taskId);
+      outcome(cli(['approvals', 'approve', next.approvalId, '--reason', 'fixed']), 0);
+    };
+    approveNext('third');
+    const again = cli(['resume', derived.runId], baseEnv({ CI: 'true' }));
+    expect(again.status, again.stderr).to.equal(3);
+    approveNext('fourth');
+    expect(outcome(cli(['resume', derived.runId]), 0).data.state).to.equal('succeeded');
+    expect(lines()).to.equal('first\nsecond\nfourth\n');
+    expect(tasksOf(derived.runId).map((task) => task.disposition)).to.deep.equal(['reused', 'reused', 'executed', 'executed']);
   });
 
   it('bad inputs: each a clear code and exit code', () => {
