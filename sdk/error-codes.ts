@@ -54,7 +54,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_COMMAND_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A process command does not resolve to an executable file.', help: 'use an absolute path, or a command installed in /usr/local/bin, /usr/bin or /bin' },
   AGENTCTL_E_COMPILE_REJECTED: { exitCode: EXIT.usage, summary: 'A compile plugin rejected the workflow.', help: 'fix what the compile plugin named, or remove the plugin from the configuration' },
   AGENTCTL_E_RUN_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No run with this id exists in the database.', help: 'check the run id and --db; `agentctl runs list` shows the runs in a database' },
-  AGENTCTL_E_RUN_NOT_RESUMABLE: { exitCode: EXIT.usage, summary: 'The run ended succeeded or failed and cannot be resumed.', help: 'replay a finished run, or retry it once retry is available; only a paused, interrupted or cancelled run resumes' },
+  AGENTCTL_E_RUN_NOT_RESUMABLE: { exitCode: EXIT.usage, summary: 'The run ended succeeded or failed and cannot be resumed.', help: 'replay, retry, repair or fork a finished run; only a paused, interrupted or cancelled run resumes' },
   AGENTCTL_E_APPROVAL_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No approval with this id exists in the database.', help: "check the id; `agentctl approvals list RUN` shows a run's approvals" },
   AGENTCTL_E_APPROVAL_NOT_PENDING: { exitCode: EXIT.usage, summary: 'The approval was already decided or cancelled; only a pending approval can be resolved.', help: 'only a pending approval can be decided; `agentctl approvals list RUN` shows its state' },
   AGENTCTL_E_EFFECT_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No effect with this id exists in the database.', help: "check the id; `agentctl effects list RUN` shows a run's effects" },
