@@ -54,12 +54,15 @@ export const ERROR_CODES = define({
   AGENTCTL_E_COMMAND_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A process command does not resolve to an executable file.', help: 'use an absolute path, or a command installed in /usr/local/bin, /usr/bin or /bin' },
   AGENTCTL_E_COMPILE_REJECTED: { exitCode: EXIT.usage, summary: 'A compile plugin rejected the workflow.', help: 'fix what the compile plugin named, or remove the plugin from the configuration' },
   AGENTCTL_E_RUN_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No run with this id exists in the database.', help: 'check the run id and --db; `agentctl runs list` shows the runs in a database' },
-  AGENTCTL_E_RUN_NOT_RESUMABLE: { exitCode: EXIT.usage, summary: 'The run ended succeeded or failed and cannot be resumed.', help: 'replay a finished run, or retry it once retry is available; only a paused, interrupted or cancelled run resumes' },
+  AGENTCTL_E_RUN_NOT_RESUMABLE: { exitCode: EXIT.usage, summary: 'The run ended succeeded or failed and cannot be resumed.', help: 'replay, retry, repair or fork a finished run; only a paused, interrupted or cancelled run resumes' },
   AGENTCTL_E_APPROVAL_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No approval with this id exists in the database.', help: "check the id; `agentctl approvals list RUN` shows a run's approvals" },
   AGENTCTL_E_APPROVAL_NOT_PENDING: { exitCode: EXIT.usage, summary: 'The approval was already decided or cancelled; only a pending approval can be resolved.', help: 'only a pending approval can be decided; `agentctl approvals list RUN` shows its state' },
   AGENTCTL_E_EFFECT_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No effect with this id exists in the database.', help: "check the id; `agentctl effects list RUN` shows a run's effects" },
   AGENTCTL_E_BUDGET_STATIC: { exitCode: EXIT.usage, summary: 'A count known before the run (such as the number of tasks) is over its spec.runtime.budgets limit.', help: 'raise the budget at the path shown, or remove work from the workflow' },
   AGENTCTL_E_BUDGET_PRICING_MISSING: { exitCode: EXIT.usage, summary: 'spec.runtime.budgets.maxCostMicrousd is set without a spec.runtime.pricing table.', help: 'add spec.runtime.pricing (version and per provider/model rates), or remove maxCostMicrousd' },
+  AGENTCTL_E_UNKNOWN_TASK: { exitCode: EXIT.usage, summary: 'A task named on the command line (retry or repair --from) is in neither the workflow nor the source run.', help: 'name a task id of the workflow; `agentctl inspect RUN` lists the tasks of a run' },
+  AGENTCTL_E_RETRY_WORKFLOW_CHANGED: { exitCode: EXIT.usage, summary: 'retry needs the workflow the source run ran, byte for byte; this one differs.', help: 'use `agentctl repair FILE RUN --from TASK` for a corrected workflow, or retry with the original file' },
+  AGENTCTL_E_REPAIR_NAME_MISMATCH: { exitCode: EXIT.usage, summary: 'repair needs a workflow with the same metadata.name as the source run.', help: 'repair a run with a corrected version of its own workflow; a different workflow is a new run' },
   AGENTCTL_E_RECONCILIATION_REFUSED: { exitCode: EXIT.usage, summary: 'The effect is not in doubt, or the reconciliation contradicts an earlier one.', help: 'reconcile only an effect in doubt (started or uncertain), consistently with its earlier reconciliations' },
 
   // Plugin host (exit 2: the configuration of the host is wrong)
@@ -85,7 +88,8 @@ export const ERROR_CODES = define({
   AGENTCTL_E_APPROVAL_PENDING: { exitCode: EXIT.policy, summary: 'An effect waits for an operator approval; the run is paused.', help: 'an operator must decide the approval; `agentctl inspect RUN` shows it' },
   AGENTCTL_E_APPROVAL_DENIED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is deny_approval.', help: 'run at a terminal to approve, or change spec.policy.approval or nonInteractive' },
   AGENTCTL_E_APPROVAL_REQUIRED: { exitCode: EXIT.policy, summary: 'An effect needed approval and nonInteractive is fail.', help: 'run at a terminal to approve, or change spec.policy.approval or nonInteractive' },
-  AGENTCTL_E_RUN_NOT_TERMINAL: { exitCode: EXIT.policy, summary: 'The run is paused or running; replay needs a succeeded, failed or cancelled run.', help: 'resume a paused or interrupted run first, or replay a run that ended' },
+  AGENTCTL_E_RUN_NOT_TERMINAL: { exitCode: EXIT.policy, summary: 'The run is paused or running; replay, retry and repair need a succeeded, failed or cancelled run.', help: 'resume a paused or interrupted run first (or fork it), then replay, retry or repair a run that ended' },
+  AGENTCTL_E_REPAIR_BLOCKED: { exitCode: EXIT.policy, summary: 'A retry or repair plan is blocked: a task cannot be reused or run again safely; nothing was written.', help: 'each diagnostic names a block (e.g. resolved_input_digest_mismatch, unreconciled_effect); `--plan` shows the whole plan' },
   AGENTCTL_E_EFFECT_UNRECONCILED: { exitCode: EXIT.policy, summary: 'An effect of the run is started or uncertain and has no reconciliation; resume refuses.', help: 'check whether each named effect happened, record it with `agentctl effects reconcile`, then resume' },
 
   // Task and run failures (exit 4)

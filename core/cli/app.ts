@@ -9,6 +9,7 @@ import { checkCommand, planCommand, schemaCommand } from './commands/document.js
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { pluginsCommand, versionCommand } from './commands/info.js';
 import { replayCommand } from './commands/replay.js';
+import { forkCommand, repairCommand, retryCommand } from './commands/derive.js';
 import { runCommand } from './commands/run.js';
 import { resumeCommand } from './commands/resume.js';
 import { approvalsCommand } from './commands/approvals.js';
@@ -37,10 +38,10 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
 }
 
 /** Options that may be given more than once; every other option takes one value (see docs/cli.md). */
-const REPEATABLE = new Set(['input']);
+const REPEATABLE = new Set(['input', 'from']);
 
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
-const NOT_YET = ['retry', 'repair', 'fork', 'packs'];
+const NOT_YET = ['packs'];
 
 /** Options of an in-process CLI: extra plugins registered after the builtins (embedding, and tests of packs). */
 export interface MainOptions {
@@ -56,7 +57,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     return;
   }
   const compose = composer(options.plugins);
-  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, approvalsCommand, effectsCommand, artifactsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
+  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))

@@ -38,11 +38,13 @@ export interface RunResult {
   readonly dispositions?: Record<string, Disposition>;
   /** Problems that did not change the outcome, e.g. a commit observer that threw. */
   readonly warnings?: readonly Diagnostic[];
+  /** Extra fields of the outcome document, e.g. a derived run's lineage (sourceRunId, roots, reused, executed). */
+  readonly details?: Readonly<Record<string, JsonValue>>;
 }
 
 
 /** Resolves secrets and runs preflight taps. Throws (exit 2) before any run state exists. */
-async function preflight(request: RunRequest, vault: SecretVault, executing: readonly CompiledTask[]): Promise<void> {
+export async function preflight(request: RunRequest, vault: SecretVault, executing: readonly CompiledTask[]): Promise<void> {
   const { host, plan, workspaceRoot, signal } = request;
   const references: { reference: SecretReference; where: string }[] = [];
   for (const task of executing) {
@@ -65,7 +67,7 @@ async function preflight(request: RunRequest, vault: SecretVault, executing: rea
 }
 
 /** Where the driver starts: a fresh run, or a stored one whose recorded task ends are restored (resume). */
-interface DriverStart {
+export interface DriverStart {
   readonly runId: string;
   readonly traceId: string;
   readonly scheduler: Scheduler;
@@ -152,7 +154,7 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
  * and their outcomes commit in plan order through a cursor, each as soon as every task before it has committed. A
  * task's dependents become ready when it commits, so nothing runs on a result the ledger does not hold.
  */
-async function drive(request: RunRequest, start: DriverStart, opening: 'run.started' | 'run.resumed'): Promise<RunResult> {
+export async function drive(request: RunRequest, start: DriverStart, opening: 'run.started' | 'run.resumed'): Promise<RunResult> {
   const { host, store, plan } = request;
   const { runId, traceId, scheduler, outputs, vault } = start;
   const commitErrors: string[] = [];

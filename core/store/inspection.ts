@@ -58,6 +58,8 @@ export function inspectRun(store: Store, runId: string) {
   const parse = parser(runId);
   const reconciled = store.latestReconciliations(runId);
   const runLiveness = liveness(run);
+  const lineage = store.lineageRow(runId);
+  const reuse = new Map(store.taskReuseRows(runId).map((row) => [String(row.task_id), row]));
   return {
     run: {
       runId: run.id,
@@ -77,6 +79,10 @@ export function inspectRun(store: Store, runId: string) {
       updatedAt: run.updated_at,
       finishedAt: run.finished_at,
     },
+    // A retry, repair or fork: where the run came from, the tasks it ran fresh from, and why.
+    lineage: lineage
+      ? { mode: lineage.mode, sourceRunId: lineage.source_run_id, roots: parse('run_lineage', 'roots_json', lineage), reason: lineage.reason, plan: parse('run_lineage', 'plan_json', lineage) }
+      : null,
     tasks: tasks.map((task) => ({
       taskId: task.task_id,
       kind: task.kind,
@@ -87,6 +93,7 @@ export function inspectRun(store: Store, runId: string) {
       output: parse('tasks', 'output_json', task, `task ${task.task_id}`),
       error: parse('tasks', 'error_json', task, `task ${task.task_id}`),
       artifacts: (artifacts.get(String(task.task_id)) ?? []).map((row) => ({ path: row.path, digest: row.digest, size: row.size })),
+      reuse: reuseView(reuse.get(String(task.task_id)), parse),
       startedAt: task.started_at,
       finishedAt: task.finished_at,
     })),
@@ -135,6 +142,13 @@ export function effectView(effect: Row, live: boolean, reconciled: string | numb
     startedAt: effect.started_at,
     finishedAt: effect.finished_at,
   };
+}
+
+/** How a reused task of a derived run was judged reusable: the checks that passed and the source effects it stands on. */
+function reuseView(row: Row | undefined, parse: ReturnType<typeof parser>) {
+  if (!row) return null;
+  const key = `reuse of task ${String(row.task_id)}`;
+  return { sourceRunId: row.source_run_id, checks: parse('task_reuse', 'checks_json', row, key), sourceEffectIds: parse('task_reuse', 'source_effect_ids_json', row, key) };
 }
 
 export type RunInspection = ReturnType<typeof inspectRun>;

@@ -181,6 +181,31 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX budget_reservations_by_state ON budget_reservations(run_id, dimension, state);
     `,
   },
+  {
+    version: 5,
+    description: 'lineage of derived runs (retry, repair, fork), the reuse checks of each reused task, and task output digests',
+    sql: `
+      ALTER TABLE tasks ADD COLUMN output_digest TEXT;
+      CREATE TABLE run_lineage (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id),
+        source_run_id TEXT NOT NULL REFERENCES runs(id),
+        mode TEXT NOT NULL CHECK (mode IN ('retry','repair','fork')),
+        roots_json TEXT NOT NULL,
+        reason TEXT,
+        plan_json TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE task_reuse (
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        source_run_id TEXT NOT NULL REFERENCES runs(id),
+        checks_json TEXT NOT NULL,
+        source_effect_ids_json TEXT NOT NULL,
+        PRIMARY KEY (run_id, task_id),
+        FOREIGN KEY (run_id, task_id) REFERENCES tasks(run_id, task_id)
+      ) STRICT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

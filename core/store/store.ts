@@ -7,6 +7,7 @@ import { databaseError, openDatabase, type SqliteDatabase } from './database.js'
 import { statePaths } from './state-paths.js';
 import { BudgetLedger } from './budget.js';
 import type { TaskArtifact } from './artifacts.js';
+import { INSERT_LINEAGE, INSERT_REUSE, outputDigestOf, SELECT_LINEAGE, SELECT_REUSE, type Lineage, type ReusedTask } from './lineage.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
 
 /** A row as SQLite returns it. */
@@ -121,7 +122,7 @@ export class Store {
       updateTask: guarded<TaskState>(
         (from) => `
         UPDATE tasks SET state = @state, attempt = COALESCE(@attempt, attempt), input_json = COALESCE(@input, input_json),
-          output_json = COALESCE(@output, output_json), error_json = COALESCE(@error, error_json),
+          output_json = COALESCE(@output, output_json), output_digest = COALESCE(@outputDigest, output_digest), error_json = COALESCE(@error, error_json),
           disposition = COALESCE(@disposition, disposition),
           started_at = CASE WHEN @started = 1 THEN COALESCE(started_at, @at) ELSE started_at END,
           finished_at = CASE WHEN @finished = 1 THEN @at ELSE finished_at END, updated_at = @at
@@ -263,13 +264,16 @@ export class Store {
 
   /** The task update and its audit event; call inside a transaction. */
   writeTask(runId: string, taskId: string, patch: TaskPatch, event?: AuditEvent): void {
+    const output = this.json(patch.output);
     const { changes } = this.#statements.updateTask(patch.state).run({
       runId,
       taskId,
       state: patch.state,
       attempt: patch.attempt ?? null,
       input: this.json(patch.input),
-      output: this.json(patch.output),
+      output,
+      // Recorded with the output: a repair reuses a result only while its row still hashes to this digest.
+      outputDigest: output === null ? null : outputDigestOf(output),
       error: this.json(patch.error),
       disposition: patch.disposition ?? null,
       started: patch.started ? 1 : 0,
@@ -528,6 +532,36 @@ export class Store {
       this.audit(run.id, end.event);
       this.finishRun(run.id, end.state, { output: end.output, ...(end.error === undefined ? {} : { error: end.error }), ...(end.memory === undefined ? {} : { memory: end.memory }) });
     });
+  }
+
+  /**
+   * Creates a derived run (retry, repair, fork) with its lineage, in one transaction: the run, its reused tasks as its
+   * own rows (succeeded, disposition `reused`, attempt 0, the source's input, output and artifact references) with the
+   * checks that allowed each reuse. Nothing of the source is changed; the run is left `running` for the driver.
+   */
+  createDerivedRun(run: NewRun & { readonly sourceRunId: string }, reused: readonly ReusedTask[], lineage: Lineage): void {
+    this.transaction(() => {
+      this.createRun({ ...run, mode: lineage.mode });
+      this.#db.prepare(INSERT_LINEAGE).run(run.id, lineage.sourceRunId, lineage.mode, this.json(lineage.roots as JsonValue), lineage.reason === undefined ? null : this.#text(lineage.reason), this.json(lineage.plan), now());
+      const insertReuse = this.#db.prepare(INSERT_REUSE);
+      for (const task of reused) {
+        this.writeTask(run.id, task.taskId, { state: 'succeeded', attempt: 0, input: task.input, output: task.output, disposition: 'reused', finished: true }, { type: 'task.reused', data: { sourceRunId: lineage.sourceRunId } });
+        if (task.artifacts.length > 0) this.recordArtifacts(run.id, task.taskId, task.artifacts);
+        insertReuse.run(run.id, task.taskId, lineage.sourceRunId, this.json(task.checks), this.json(task.sourceEffectIds as JsonValue));
+        this.checkpoint(run.id, task.taskId, { task: task.taskId, state: 'succeeded', disposition: 'reused' });
+      }
+      this.audit(run.id, { type: `run.${lineage.mode}`, data: { sourceRunId: lineage.sourceRunId, roots: [...lineage.roots], reused: reused.map((task) => task.taskId) } });
+    });
+  }
+
+  /** A derived run's lineage row, or undefined for a run made by `run` or `replay`. */
+  lineageRow(runId: string): Row | undefined {
+    return this.#read(() => this.#db.prepare(SELECT_LINEAGE).get(runId) as Row | undefined);
+  }
+
+  /** The reuse checks of each reused task of a derived run, in plan order. */
+  taskReuseRows(runId: string): Row[] {
+    return this.#read(() => this.#db.prepare(SELECT_REUSE).all(runId) as Row[]);
   }
 
   // Recovery: resume, approvals and reconciliations. Every decision is appended with its audit event, never rewritten.

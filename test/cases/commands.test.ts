@@ -115,7 +115,7 @@ describe('schema, plugins, version', () => {
     expect(document.kind).to.equal('Version');
     expect(document.data.cliApiVersion).to.equal('agentctl.dev/cli/v1');
     expect(document.data.version).to.match(/^\d+\.\d+\.\d+/);
-    expect(document.data.databaseSchemaVersion).to.equal(4);
+    expect(document.data.databaseSchemaVersion).to.equal(5);
   });
 });
 
@@ -158,7 +158,7 @@ describe('usage errors', () => {
     const help = String(document.diagnostics[0].help);
     expect(help.startsWith('did you mean check? commands: run, check, plan, inspect, runs, ')).to.equal(true);
     expect(help.split(': ')[1]!.split(', ')).to.include.members(['replay', 'artifacts', 'plugins', 'schema', 'version', 'completion']);
-    expect(errorDocument(runCli(['retry', '--output', 'json']), 2).error.message).to.equal('command retry is not available in this version');
+    expect(errorDocument(runCli(['packs', '--output', 'json']), 2).error.message).to.equal('command packs is not available in this version');
   });
 
   it('a mistyped option gets a suggestion from the command\'s own options', () => {

@@ -70,7 +70,7 @@ describe('database version and format', () => {
     const db = new Database(ws.db, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
-      expect(db.pragma('user_version', { simple: true })).to.equal(4);
+      expect(db.pragma('user_version', { simple: true })).to.equal(5);
       const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((row) => row.name);
       expect(tables).to.include.members(['runs', 'tasks', 'effects', 'approvals', 'reconciliations', 'audit_events', 'checkpoints', 'artifacts']);
     } finally {
@@ -205,9 +205,10 @@ describe('inspect and runs list', () => {
     const document = outcome(result, 0);
     expect(document.kind).to.equal('RunInspection');
     expect(document.ok).to.equal(true);
-    expect(Object.keys(document.data).sort()).to.deep.equal(['approvals', 'audit', 'budget', 'effects', 'run', 'tasks']);
+    expect(Object.keys(document.data).sort()).to.deep.equal(['approvals', 'audit', 'budget', 'effects', 'lineage', 'run', 'tasks']);
     // A run without budgets records nothing in the budget ledger.
     expect(document.data.budget).to.deep.equal({ limits: {}, pricingVersion: null, usage: {}, reservations: [], exceeded: null });
+    expect(document.data.lineage).to.equal(null);
     expect(document.data.run).to.deep.include({ runId: run.data.runId, traceId: run.data.traceId, workflow: 'test', state: 'succeeded', mode: 'execute', workspace: ws.dir });
     expect(document.data.tasks).to.have.length(1);
     expect(document.data.tasks[0]).to.deep.include({ taskId: 'cmd', kind: 'builtin.shell.exec', state: 'succeeded', attempt: 1, disposition: 'executed' });

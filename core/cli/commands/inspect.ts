@@ -32,7 +32,9 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
         const lines = [`run ${view.run.runId}  ${view.run.workflow}  ${stateLabel(view.run)}  (trace ${view.run.traceId})`];
         const failure = view.run.error as { code?: string; message?: string } | null;
         if (failure) lines.push(`  error: ${failure.code} ${neutralize(String(failure.message))}`);
-        for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}`);
+        const lineage = view.lineage;
+        if (lineage) lines.push(`  ${lineage.mode} of run ${lineage.sourceRunId}, roots: ${(lineage.roots as string[]).join(', ') || '(none)'}${lineage.reason ? `, reason: ${neutralize(String(lineage.reason))}` : ''}`);
+        for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}${task.disposition ? `  ${task.disposition}` : ''}${task.reuse ? ` (${(task.reuse.checks as unknown[]).length} checks passed)` : ''}`);
         for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}${effect.inDoubt ? ' (in doubt: it may have happened)' : ''}`);
         for (const approval of view.approvals) lines.push(`  approval ${approval.approvalId} ${approval.state} (${approval.taskId}): ${neutralize(String(approval.reason))}`);
         lines.push(...budgetLines(view.budget));
