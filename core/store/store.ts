@@ -495,6 +495,8 @@ export class Store {
    * Creates a run linked to `run.sourceRunId`, copies every task's recorded result into it (disposition `recorded`;
    * a task still `pending` in the source stays so), records `event` and ends the run in `end.state`, all in one
    * transaction: a replay leaves a complete run or nothing. No effect, approval or checkpoint is written.
+   * `tasks` are the source's tasks in plan order (see `recordedTasks`). Their JSON columns are copied inside SQLite,
+   * as stored: they were redacted when they were recorded, and parsing and re-serializing them would change nothing.
    */
   createRecordedRun(
     run: NewRun & { readonly mode: RunMode; readonly sourceRunId: string },
@@ -502,25 +504,40 @@ export class Store {
     end: { readonly state: RunState; readonly output: JsonValue; readonly error?: JsonValue; readonly memory?: JsonValue; readonly event: AuditEvent },
   ): void {
     this.transaction(() => {
-      this.createRun(run);
+      this.createRun({ ...run, tasks: [] });
+      this.#db
+        .prepare(`
+          INSERT INTO tasks (run_id, task_id, position, kind, state, attempt, input_json, output_json, error_json, disposition, started_at, finished_at, updated_at)
+          SELECT @runId, task_id, position, kind, state, CASE WHEN state = 'pending' THEN 0 ELSE attempt END,
+            CASE WHEN state = 'pending' THEN NULL ELSE input_json END, CASE WHEN state = 'pending' THEN NULL ELSE output_json END,
+            CASE WHEN state = 'pending' THEN NULL ELSE error_json END, CASE WHEN state = 'pending' THEN NULL ELSE 'recorded' END,
+            CASE WHEN state <> 'pending' AND started_at IS NOT NULL THEN @at END, CASE WHEN state <> 'pending' AND finished_at IS NOT NULL THEN @at END, @at
+          FROM tasks WHERE run_id = @sourceRunId ORDER BY position`)
+        .run({ runId: run.id, sourceRunId: run.sourceRunId, at: now() });
       for (const task of tasks) {
         if (task.state === 'pending') continue;
-        const patch: TaskPatch = {
-          state: task.state,
-          attempt: task.attempt,
-          disposition: 'recorded',
-          started: task.started,
-          finished: task.finished,
-          ...(task.input === null ? {} : { input: task.input }),
-          ...(task.output === null ? {} : { output: task.output }),
-          ...(task.error === null ? {} : { error: task.error }),
-        };
-        this.writeTask(run.id, task.taskId, patch, { type: `task.${task.state}`, data: { attempt: task.attempt, disposition: 'recorded' } });
+        this.audit(run.id, { type: `task.${task.state}`, taskId: task.taskId, data: { attempt: task.attempt, disposition: 'recorded' } });
         if (task.artifacts?.length) this.recordArtifacts(run.id, task.taskId, task.artifacts);
       }
       this.audit(run.id, end.event);
       this.finishRun(run.id, end.state, { output: end.output, ...(end.error === undefined ? {} : { error: end.error }), ...(end.memory === undefined ? {} : { memory: end.memory }) });
     });
+  }
+
+  /**
+   * A run's tasks in plan order for a linked run: state and attempt, the error of a failed task, and whether every
+   * JSON column of the row is valid JSON (checked by SQLite, so the documents themselves are not read into the process).
+   */
+  recordedTasks(runId: string): Row[] {
+    return this.#read(
+      () =>
+        this.#db
+          .prepare(`
+            SELECT task_id, kind, state, attempt, CASE WHEN state = 'failed' THEN error_json END AS error_json,
+              (input_json IS NULL OR json_valid(input_json)) AND (output_json IS NULL OR json_valid(output_json)) AND (error_json IS NULL OR json_valid(error_json)) AS valid
+            FROM tasks WHERE run_id = ? ORDER BY position`)
+          .all(runId) as Row[],
+    );
   }
 
   // Recovery: resume, approvals and reconciliations. Every decision is appended with its audit event, never rewritten.
@@ -629,17 +646,14 @@ export class Store {
   }
 }
 
-/** A task's recorded result, as a linked run copies it. */
+/** A task of the source run, as a linked run copies it (its recorded documents are copied by the store). */
 export interface RecordedTask {
   readonly taskId: string;
   readonly kind: string;
   readonly state: TaskState;
   readonly attempt: number;
-  readonly input: JsonValue;
-  readonly output: JsonValue;
+  /** The recorded error of a failed task (null otherwise): what the linked run reports. */
   readonly error: JsonValue;
-  readonly started: boolean;
-  readonly finished: boolean;
   /** The files the task wrote, by digest: the linked run refers to the same blobs. */
   readonly artifacts?: readonly TaskArtifact[];
 }
