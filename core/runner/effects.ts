@@ -138,7 +138,8 @@ export function createEffectRunner(scope: EffectScope) {
         : new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
     }
     const first = !recorded_.value;
-    scope.store.recordEffect(record, 'requested', withFirstRecord(approved));
+    // Durable before dispatch; intents of tasks running side by side share one commit and one sync.
+    await scope.store.recordEffectSoon(record, withFirstRecord(approved));
     if (first) await scope.committed('task.running', { attempt: scope.attempt });
     return start(record, perform);
   };

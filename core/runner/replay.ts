@@ -128,6 +128,8 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
     list.push({ path: String(row.path), digest: String(row.digest), size: Number(row.size) });
     artifacts.set(String(row.task_id), list);
   }
+  // The plan is copied by the store as stored; a damaged one is reported as `column` reports it.
+  if (!store.planIsJson(sourceRunId)) column(source, 'plan_json', where);
   const tasks = recordedTasks(store, sourceRunId).map((task) => ({ ...task, artifacts: artifacts.get(task.taskId) ?? [] }));
   const state = String(source.state) as RunState;
   const output = (column(source, 'output_json', where) ?? {}) as Record<string, JsonValue>;
@@ -143,7 +145,7 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
       workflowDigest: String(source.workflow_digest),
       workflowFile: source.workflow_file === null ? '' : String(source.workflow_file),
       workflowSource: String(source.workflow_source),
-      plan: column(source, 'plan_json', where),
+      plan: null,
       inputs: column(source, 'inputs_json', where),
       workspace: String(source.workspace),
       tasks: tasks.map((task) => ({ id: task.taskId, kind: task.kind })),

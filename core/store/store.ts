@@ -97,6 +97,8 @@ export class Store {
   #redact: <T>(value: T) => T = (value) => value;
   readonly #statements;
   readonly #checkpointSeq = new Map<string, number>();
+  /** Effect intents waiting for the next group commit (see `recordEffectSoon`). */
+  #intents: { effect: NewEffect; extra?: (() => void) | undefined; resolve: () => void; reject: (error: unknown) => void }[] = [];
   /** The database file, absolute. */
   readonly path: string;
   /** The database, its companions and the artifact store: policy refuses them to every task. */
@@ -151,6 +153,8 @@ export class Store {
       runState: db.prepare(`SELECT state FROM runs WHERE id = ?`),
       checkpointSeq: db.prepare(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM checkpoints WHERE run_id = ?`),
       insertCheckpoint: db.prepare(`INSERT INTO checkpoints (run_id, seq, task_id, state_json, at) VALUES (?, ?, ?, ?, ?)`),
+      synchronousFull: db.prepare('PRAGMA synchronous = FULL'),
+      synchronousNormal: db.prepare('PRAGMA synchronous = NORMAL'),
     };
   }
 
@@ -211,11 +215,11 @@ export class Store {
 
   /** Like `transaction`, but the commit is synced to disk before returning (for effect intents). */
   durableTransaction<T>(body: () => T): T {
-    this.#db.pragma('synchronous = FULL');
+    this.#statements.synchronousFull.run();
     try {
       return this.transaction(body);
     } finally {
-      this.#db.pragma('synchronous = NORMAL');
+      this.#statements.synchronousNormal.run();
     }
   }
 
@@ -289,26 +293,68 @@ export class Store {
 
   /** Records an effect before it is dispatched, synced to disk. */
   recordEffect(effect: NewEffect, state: 'requested' | 'waiting_for_approval', extra?: () => void): void {
-    this.durableTransaction(() => {
-      this.#statements.insertEffect.run({
-        id: effect.id,
-        runId: effect.runId,
-        taskId: effect.taskId,
-        attempt: effect.attempt,
-        ordinal: effect.ordinal,
-        kind: effect.kind,
-        operation: this.#text(effect.operation),
-        effectClass: effect.profile.effectClass,
-        risk: effect.profile.risk,
-        idempotency: effect.profile.idempotency,
-        input: this.json(effect.input),
-        inputDigest: effect.inputDigest,
-        state,
-        at: now(),
-      });
-      this.audit(effect.runId, { type: `effect.${state}`, taskId: effect.taskId, effectId: effect.id, data: { operation: effect.operation } });
-      extra?.();
+    this.durableTransaction(() => this.#insertEffect(effect, state, extra));
+  }
+
+  /**
+   * Records an effect intent, synced to disk, with the intents other tasks asked for in the same turn of the event
+   * loop: one transaction and one sync for all of them (group commit). The promise settles after that commit, so every
+   * intent is durable before its own dispatch; an intent whose rows are refused fails alone (its savepoint is undone).
+   */
+  recordEffectSoon(effect: NewEffect, extra?: () => void): Promise<void> {
+    return new Promise((resolvePromise, reject) => {
+      this.#intents.push({ effect, extra, resolve: resolvePromise, reject });
+      if (this.#intents.length === 1) setImmediate(() => this.#flushIntents());
     });
+  }
+
+  #flushIntents(): void {
+    const batch = this.#intents;
+    this.#intents = [];
+    let failures: unknown[];
+    try {
+      failures = this.durableTransaction(() =>
+        batch.map((intent) => {
+          try {
+            this.#db.transaction(() => this.#insertEffect(intent.effect, 'requested', intent.extra))();
+            return undefined;
+          } catch (error) {
+            return error ?? new Error('effect intent refused');
+          }
+        }),
+      );
+    } catch (error) {
+      const failure = databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
+      for (const intent of batch) intent.reject(failure);
+      return;
+    }
+    batch.forEach((intent, index) => {
+      const failure = failures[index];
+      if (failure === undefined) intent.resolve();
+      else intent.reject(isAgentctlError(failure) ? failure : databaseError(failure, 'database write failed', 'AGENTCTL_E_DB_WRITE'));
+    });
+  }
+
+  /** The effect row and its audit event (and `extra`, e.g. the task's first record); call inside a transaction. */
+  #insertEffect(effect: NewEffect, state: 'requested' | 'waiting_for_approval', extra?: () => void): void {
+    this.#statements.insertEffect.run({
+      id: effect.id,
+      runId: effect.runId,
+      taskId: effect.taskId,
+      attempt: effect.attempt,
+      ordinal: effect.ordinal,
+      kind: effect.kind,
+      operation: this.#text(effect.operation),
+      effectClass: effect.profile.effectClass,
+      risk: effect.profile.risk,
+      idempotency: effect.profile.idempotency,
+      input: this.json(effect.input),
+      inputDigest: effect.inputDigest,
+      state,
+      at: now(),
+    });
+    this.audit(effect.runId, { type: `effect.${state}`, taskId: effect.taskId, effectId: effect.id, data: { operation: effect.operation } });
+    extra?.();
   }
 
   updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string } = {}): void {
@@ -495,7 +541,7 @@ export class Store {
    * Creates a run linked to `run.sourceRunId`, copies every task's recorded result into it (disposition `recorded`;
    * a task still `pending` in the source stays so), records `event` and ends the run in `end.state`, all in one
    * transaction: a replay leaves a complete run or nothing. No effect, approval or checkpoint is written.
-   * `tasks` are the source's tasks in plan order (see `recordedTasks`). Their JSON columns are copied inside SQLite,
+   * `tasks` are the source's tasks in plan order (see `recordedTasks`). Their JSON columns and the plan are copied inside SQLite,
    * as stored: they were redacted when they were recorded, and parsing and re-serializing them would change nothing.
    */
   createRecordedRun(
@@ -505,6 +551,8 @@ export class Store {
   ): void {
     this.transaction(() => {
       this.createRun({ ...run, tasks: [] });
+      // The plan, the largest document, is copied as stored too (`run.plan` is not read).
+      this.#db.prepare(`UPDATE runs SET plan_json = (SELECT plan_json FROM runs WHERE id = ?) WHERE id = ?`).run(run.sourceRunId, run.id);
       this.#db
         .prepare(`
           INSERT INTO tasks (run_id, task_id, position, kind, state, attempt, input_json, output_json, error_json, disposition, started_at, finished_at, updated_at)
@@ -522,6 +570,11 @@ export class Store {
       this.audit(run.id, end.event);
       this.finishRun(run.id, end.state, { output: end.output, ...(end.error === undefined ? {} : { error: end.error }), ...(end.memory === undefined ? {} : { memory: end.memory }) });
     });
+  }
+
+  /** Whether a run's stored plan is valid JSON, checked by SQLite without reading it into the process. */
+  planIsJson(runId: string): boolean {
+    return this.#read(() => Boolean((this.#db.prepare(`SELECT plan_json IS NULL OR json_valid(plan_json) AS valid FROM runs WHERE id = ?`).get(runId) as { valid: number } | undefined)?.valid));
   }
 
   /**
