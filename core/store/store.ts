@@ -99,6 +99,8 @@ export class Store {
   readonly #checkpointSeq = new Map<string, number>();
   /** Effect intents waiting for the next group commit (see `recordEffectSoon`). */
   #intents: { effect: NewEffect; extra?: (() => void) | undefined; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  /** Inside a durable transaction: a nested one is a savepoint of it. */
+  #durable = false;
   /** The database file, absolute. */
   readonly path: string;
   /** The database, its companions and the artifact store: policy refuses them to every task. */
@@ -213,12 +215,18 @@ export class Store {
     }
   }
 
-  /** Like `transaction`, but the commit is synced to disk before returning (for effect intents). */
+  /**
+   * Like `transaction`, but the commit is synced to disk before returning (for effect intents). Inside another durable
+   * transaction it is a savepoint of that one, whose commit is the synced one.
+   */
   durableTransaction<T>(body: () => T): T {
+    if (this.#durable) return this.transaction(body);
     this.#statements.synchronousFull.run();
+    this.#durable = true;
     try {
       return this.transaction(body);
     } finally {
+      this.#durable = false;
       this.#statements.synchronousNormal.run();
     }
   }
@@ -293,7 +301,26 @@ export class Store {
 
   /** Records an effect before it is dispatched, synced to disk. */
   recordEffect(effect: NewEffect, state: 'requested' | 'waiting_for_approval', extra?: () => void): void {
-    this.durableTransaction(() => this.#insertEffect(effect, state, extra));
+    this.durableTransaction(() => {
+      this.#statements.insertEffect.run({
+        id: effect.id,
+        runId: effect.runId,
+        taskId: effect.taskId,
+        attempt: effect.attempt,
+        ordinal: effect.ordinal,
+        kind: effect.kind,
+        operation: this.#text(effect.operation),
+        effectClass: effect.profile.effectClass,
+        risk: effect.profile.risk,
+        idempotency: effect.profile.idempotency,
+        input: this.json(effect.input),
+        inputDigest: effect.inputDigest,
+        state,
+        at: now(),
+      });
+      this.audit(effect.runId, { type: `effect.${state}`, taskId: effect.taskId, effectId: effect.id, data: { operation: effect.operation } });
+      extra?.();
+    });
   }
 
   /**
@@ -316,10 +343,10 @@ export class Store {
       failures = this.durableTransaction(() =>
         batch.map((intent) => {
           try {
-            this.#db.transaction(() => this.#insertEffect(intent.effect, 'requested', intent.extra))();
+            this.recordEffect(intent.effect, 'requested', intent.extra);
             return undefined;
           } catch (error) {
-            return error ?? new Error('effect intent refused');
+            return error;
           }
         }),
       );
@@ -328,33 +355,7 @@ export class Store {
       for (const intent of batch) intent.reject(failure);
       return;
     }
-    batch.forEach((intent, index) => {
-      const failure = failures[index];
-      if (failure === undefined) intent.resolve();
-      else intent.reject(isAgentctlError(failure) ? failure : databaseError(failure, 'database write failed', 'AGENTCTL_E_DB_WRITE'));
-    });
-  }
-
-  /** The effect row and its audit event (and `extra`, e.g. the task's first record); call inside a transaction. */
-  #insertEffect(effect: NewEffect, state: 'requested' | 'waiting_for_approval', extra?: () => void): void {
-    this.#statements.insertEffect.run({
-      id: effect.id,
-      runId: effect.runId,
-      taskId: effect.taskId,
-      attempt: effect.attempt,
-      ordinal: effect.ordinal,
-      kind: effect.kind,
-      operation: this.#text(effect.operation),
-      effectClass: effect.profile.effectClass,
-      risk: effect.profile.risk,
-      idempotency: effect.profile.idempotency,
-      input: this.json(effect.input),
-      inputDigest: effect.inputDigest,
-      state,
-      at: now(),
-    });
-    this.audit(effect.runId, { type: `effect.${state}`, taskId: effect.taskId, effectId: effect.id, data: { operation: effect.operation } });
-    extra?.();
+    batch.forEach((intent, index) => (failures[index] === undefined ? intent.resolve() : intent.reject(failures[index])));
   }
 
   updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string } = {}): void {

@@ -155,11 +155,18 @@ spec:
     const store = Store.open(join(dir, 'db.sqlite'));
     // A second connection sees only what was committed: the effect a dispatch starts must already be there.
     const reader = new Database(join(dir, 'db.sqlite'), { readonly: true });
+    // Each outermost durable transaction is one synced commit (a nested one is a savepoint of it).
     const synced = store.durableTransaction.bind(store);
+    let depth = 0;
     store.durableTransaction = <T>(body: () => T): T => {
-      const result = synced(body);
-      log.push('sync');
-      return result;
+      depth += 1;
+      try {
+        const result = synced(body);
+        if (depth === 1) log.push('sync');
+        return result;
+      } finally {
+        depth -= 1;
+      }
     };
     const probe = defineActionKind({
       name: 'test.probe',
