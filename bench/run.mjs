@@ -8,6 +8,11 @@
 //   (b) builtin.assign, per task: <= 0.25 ms
 //   (c) `agentctl --version` cold start against `node -e 0`: ratio <= 1.5
 //   (d) `agentctl replay` of a succeeded 1,000-task builtin.assign run against that run: marginal ratio <= 0.05
+//   (e) `agentctl replay` of a succeeded 1,000-task builtin.shell.exec run against that run: ratio <= 0.05, and
+//       the replay starts no process and records no effect
+//   (f) `agentctl resume` of a run paused at task 501 of 1,000 against a fresh run of the last 500: ratio <= 1.2
+//   (g) /bin/true tasks at maxConcurrency 1 and 8 against plain spawn loops of the same width (<= 1.5), and
+//       2,000 tasks at maxConcurrency 8 against the same at 1, per task: ratio < 1
 //
 // (a) and (b) are gated on the MARGINAL per-task cost: (t(N-task run) - t(1-task run)) / (N - 1),
 // where both runs are whole CLI invocations of the same workflow shape with a fresh temp --db.
@@ -17,10 +22,10 @@
 // information only.
 
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,10 +40,19 @@ function argValue(name, fallback) {
 }
 const REPS = argValue('--reps', 7); // repetitions of each (a)/(b) run and of the spawn-loop baseline
 const COLD_REPS = argValue('--cold-reps', 15); // repetitions of each cold-start command
+const ONLY = process.argv.includes('--only') ? String(process.argv[process.argv.indexOf('--only') + 1] ?? '').split(',') : undefined;
+// (d) divides by (b)'s figure, so it brings (b) along.
+const want = (figure) => !ONLY || ONLY.includes(figure) || (figure === 'b' && ONLY.includes('d'));
+const BIG_REPS = argValue('--big-reps', 3); // repetitions of the multi-second runs of (e) and the 2,000-task runs of (g)
 
 const SHELL_TASKS = 200;
 const ASSIGN_TASKS = 1000;
-const LIMITS = { shellRatio: 1.5, assignMs: 0.25, coldRatio: 1.5, replayRatio: 0.05 };
+const REPLAY_SHELL_TASKS = 1000;
+const RESUME_TASKS = 1000; // task RESUME_TASKS / 2 + 1 waits for an approval
+const WIDE_TASKS = 200;
+const WIDE_BIG_TASKS = 2000;
+const WIDE = 8;
+const LIMITS = { shellRatio: 1.5, assignMs: 0.25, coldRatio: 1.5, replayRatio: 0.05, resumeRatio: 1.2, wideRatio: 1 };
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -67,15 +81,18 @@ function timed(command, args, options = {}) {
   });
 }
 
-/** The workflow: N tasks chained by `needs`, plus maxConcurrency 1, so they run strictly one after another. */
-function workflow(kind, n) {
+/**
+ * The workflow: N tasks chained by `needs`, plus maxConcurrency 1, so they run strictly one after another. With
+ * `{ concurrency }` the tasks are independent (no `needs`) and run in a window of that width.
+ */
+function workflow(kind, n, { concurrency } = {}) {
   const lines = [
     'apiVersion: agentctl.dev/v1',
     'kind: Workflow',
     `metadata: {name: bench-${kind}-${n}}`,
     'spec:',
     '  policy: {processAllowlist: ["true"], approval: never}',
-    '  runtime: {maxConcurrency: 1}',
+    `  runtime: {maxConcurrency: ${concurrency ?? 1}}`,
     '  actions:',
     kind === 'shell' ? '    act: {kind: builtin.shell.exec, command: /bin/true}' : '    act: {kind: builtin.assign}',
     '  tasks:',
@@ -83,6 +100,33 @@ function workflow(kind, n) {
   for (let i = 1; i <= n; i++) {
     lines.push(`    - id: t${i}`, '      uses: action:act');
     if (kind === 'assign') lines.push(`      with: {i: ${i}}`);
+    if (i > 1 && !concurrency) lines.push(`      needs: [t${i - 1}]`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * (f): N builtin.assign tasks chained by `needs`, except that task `pauseAt` is a builtin.write, which needs an
+ * approval under `approval: mutations` (a non-interactive run pauses there). With `pauseAt` 1 and approval `never`,
+ * it is the fresh run of the same shape: the write first, then the assign chain.
+ */
+function approvalWorkflow(n, pauseAt, approval) {
+  const lines = [
+    'apiVersion: agentctl.dev/v1',
+    'kind: Workflow',
+    `metadata: {name: bench-resume-${n}}`,
+    'spec:',
+    `  policy: {writableRoots: [out], approval: ${approval}, nonInteractive: pause}`,
+    '  runtime: {maxConcurrency: 1}',
+    '  actions:',
+    '    act: {kind: builtin.assign}',
+    '    save: {kind: builtin.write}',
+    '  tasks:',
+  ];
+  for (let i = 1; i <= n; i++) {
+    lines.push(`    - id: t${i}`);
+    if (i === pauseAt) lines.push('      uses: action:save', '      with: {path: out/approved.txt, content: "approved\\n"}');
+    else lines.push('      uses: action:act', `      with: {i: ${i}}`);
     if (i > 1) lines.push(`      needs: [t${i - 1}]`);
   }
   return lines.join('\n') + '\n';
@@ -160,6 +204,176 @@ async function agentctlCheck(file) {
   return r.ms;
 }
 
+/** One agentctl invocation that must exit `exit`; returns wall ms and the parsed JSON document of stdout. */
+async function agentctl(args, { exit = 0, env = { ...process.env, NO_COLOR: '1' }, cwd, node = [] } = {}) {
+  const r = await timed(NODE, [...node, CLI, ...args, '--output', 'json'], { env, ...(cwd ? { cwd } : {}) });
+  let doc;
+  try {
+    doc = JSON.parse(r.stdout);
+  } catch {
+    doc = undefined;
+  }
+  if (r.code !== exit || !doc) throw new Error(`agentctl ${args.join(' ')} exited ${r.code}, expected ${exit}:\n${r.stdout}\n${r.stderr}`);
+  return { ms: r.ms, doc };
+}
+
+/** The plain-Node baseline at a width: N spawns of /bin/true, at most `width` at a time, options as plainSpawnLoop. */
+async function plainSpawnPool(n, width, cwd) {
+  const started = performance.now();
+  let next = 0;
+  const one = () =>
+    new Promise((resolvePromise, reject) => {
+      const child = spawn('/bin/true', [], { cwd, env: {}, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false, windowsHide: true });
+      child.stdout.on('data', () => undefined);
+      child.stderr.on('data', () => undefined);
+      child.once('error', reject);
+      child.once('close', (code) => (code === 0 ? resolvePromise() : reject(new Error(`/bin/true exited ${code}`))));
+    });
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) {
+      next += 1;
+      await one();
+    }
+  }));
+  return performance.now() - started;
+}
+
+/**
+ * A module preloaded with `node --import` that counts every process the agentctl process starts (every asynchronous
+ * spawn goes through ChildProcess.prototype.spawn; the synchronous ones are wrapped) and writes the count at exit.
+ */
+function spawnCounter(countFile) {
+  const file = join(tmpRoot, `count-spawns-${++runCounter}.mjs`);
+  writeFileSync(
+    file,
+    [
+      "import cp from 'node:child_process';",
+      "import { syncBuiltinESMExports } from 'node:module';",
+      "import { writeFileSync } from 'node:fs';",
+      'let count = 0;',
+      'const spawnOne = cp.ChildProcess.prototype.spawn;',
+      'cp.ChildProcess.prototype.spawn = function (...args) { count += 1; return spawnOne.apply(this, args); };',
+      "for (const name of ['spawnSync', 'execSync', 'execFileSync']) { const sync = cp[name]; cp[name] = function (...args) { count += 1; return sync.apply(this, args); }; }",
+      'syncBuiltinESMExports();',
+      `process.on('exit', () => writeFileSync(${JSON.stringify(countFile)}, String(count)));`,
+    ].join('\n'),
+  );
+  return ['--import', pathToFileURL(file).href];
+}
+
+/** Effects recorded for a run, as `agentctl effects list` shows them. */
+async function effectCount(db, runId) {
+  const { doc } = await agentctl(['effects', 'list', runId, '--db', db], { env: { PATH: '', NO_COLOR: '1' } });
+  return doc.data.effects.length;
+}
+
+/**
+ * (e): BIG_REPS recorded 1,000-task shell.exec runs, each timed and replayed (timed, interleaved). One more replay,
+ * not timed, runs under the spawn counter; the replay runs record zero effects.
+ */
+async function measureShellReplay() {
+  const file = join(tmpRoot, `shell-${REPLAY_SHELL_TASKS}.yaml`);
+  writeFileSync(file, workflow('shell', REPLAY_SHELL_TASKS));
+  const runs = [];
+  const replays = [];
+  const sources = [];
+  for (let i = 0; i < BIG_REPS; i++) {
+    const dir = join(tmpRoot, `replay-shell-${i}`);
+    mkdirSync(dir, { recursive: true });
+    const db = join(dir, 'runtime.db');
+    const run = await agentctl(['run', file, '--db', db, '--workspace', dir], { cwd: dir });
+    if (run.doc.data.state !== 'succeeded') throw new Error(`the ${REPLAY_SHELL_TASKS}-task shell run ended ${run.doc.data.state}`);
+    runs.push(run.ms);
+    const source = { db, runId: run.doc.data.runId };
+    sources.push(source);
+    replays.push(await agentctlReplay(source, REPLAY_SHELL_TASKS));
+  }
+  // The counter must see processes where there are some: a 1-task shell run under it counts exactly 1.
+  const probeCount = join(tmpRoot, 'spawns-probe');
+  const probeDir = join(tmpRoot, 'replay-probe');
+  mkdirSync(probeDir);
+  writeFileSync(join(tmpRoot, 'shell-1.yaml'), workflow('shell', 1));
+  await agentctl(['run', join(tmpRoot, 'shell-1.yaml'), '--db', join(probeDir, 'runtime.db'), '--workspace', probeDir], { cwd: probeDir, node: spawnCounter(probeCount) });
+  const countFile = join(tmpRoot, 'spawns-replay');
+  const counted = await agentctl(['replay', sources[0].runId, '--db', sources[0].db], { env: { PATH: '', NO_COLOR: '1' }, node: spawnCounter(countFile) });
+  const effects = [];
+  for (const source of sources) {
+    effects.push(await effectCount(source.db, source.runId));
+  }
+  const replayEffects = await effectCount(sources[0].db, counted.doc.data.runId);
+  return { runs, replays, sourceEffects: effects, probeSpawns: Number(readFileSync(probeCount, 'utf8')), replaySpawns: Number(readFileSync(countFile, 'utf8')), replayEffects };
+}
+
+/**
+ * (f): a 1,000-task run paused at task 501 (a write waiting for approval) is recorded once and approved; each
+ * repetition resumes a fresh copy of that database (timed) and runs the 500-task workflow of the same shape fresh.
+ */
+async function measureResume() {
+  const half = RESUME_TASKS / 2;
+  const dir = join(tmpRoot, 'resume');
+  mkdirSync(dir);
+  const pausedFile = join(dir, `paused-${RESUME_TASKS}.yaml`);
+  const freshFile = join(tmpRoot, `fresh-${half}.yaml`);
+  writeFileSync(pausedFile, approvalWorkflow(RESUME_TASKS, half + 1, 'mutations'));
+  writeFileSync(freshFile, approvalWorkflow(half, 1, 'never'));
+  const template = join(dir, 'paused.db');
+  const env = { ...process.env, NO_COLOR: '1', CI: 'true' };
+  const paused = await agentctl(['run', pausedFile, '--db', template, '--workspace', dir], { exit: 3, env, cwd: dir });
+  const runId = paused.doc.data.runId;
+  const pausedTasks = Object.values(paused.doc.data.tasks);
+  if (paused.doc.data.state !== 'paused' || pausedTasks.filter((s) => s === 'succeeded').length !== half) {
+    throw new Error(`the run to resume did not pause after ${half} tasks: ${JSON.stringify(paused.doc.data).slice(0, 300)}`);
+  }
+  const approvals = (await agentctl(['approvals', 'list', runId, '--db', template], { env })).doc.data.approvals;
+  if (approvals.length !== 1 || approvals[0].taskId !== `t${half + 1}`) throw new Error(`expected one approval for t${half + 1}: ${JSON.stringify(approvals)}`);
+  await agentctl(['approvals', 'approve', approvals[0].approvalId, '--reason', 'benchmark', '--actor', 'bench', '--db', template], { env });
+  // The template's connection is closed: the database is one file again (no -wal), so a copy is the whole ledger.
+  const resumes = [];
+  const fresh = [];
+  for (let i = 0; i < REPS; i++) {
+    const db = join(dir, `resume-${i}.db`);
+    copyFileSync(template, db);
+    rmSync(join(dir, 'out'), { recursive: true, force: true });
+    const resumed = await agentctl(['resume', runId, '--db', db], { env });
+    const done = Object.values(resumed.doc.data.tasks).filter((s) => s === 'succeeded').length;
+    if (resumed.doc.data.state !== 'succeeded' || done !== RESUME_TASKS) throw new Error(`resume ended ${resumed.doc.data.state} with ${done} tasks succeeded`);
+    resumes.push(resumed.ms);
+    rmSync(db, { force: true });
+    fresh.push(await agentctlRun(freshFile, half));
+  }
+  return { resumes, fresh };
+}
+
+/** (g): independent /bin/true tasks at width 1 and WIDE against plain spawn pools of the same width, and the 2,000-task runs. */
+async function measureWide() {
+  const write = (name, text) => {
+    const file = join(tmpRoot, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const one = write('wide-1.yaml', workflow('shell', 1, { concurrency: 1 }));
+  const narrow = write(`wide-${WIDE_TASKS}-c1.yaml`, workflow('shell', WIDE_TASKS, { concurrency: 1 }));
+  const wide = write(`wide-${WIDE_TASKS}-c${WIDE}.yaml`, workflow('shell', WIDE_TASKS, { concurrency: WIDE }));
+  const bigNarrow = write(`wide-${WIDE_BIG_TASKS}-c1.yaml`, workflow('shell', WIDE_BIG_TASKS, { concurrency: 1 }));
+  const bigWide = write(`wide-${WIDE_BIG_TASKS}-c${WIDE}.yaml`, workflow('shell', WIDE_BIG_TASKS, { concurrency: WIDE }));
+  const plainDir = join(tmpRoot, 'plain-wide');
+  mkdirSync(plainDir);
+  await agentctlRun(one, 1); // warm-up; not counted
+  const samples = { run1: [], narrow: [], wide: [], plain1: [], plainWide: [], bigNarrow: [], bigWide: [] };
+  for (let i = 0; i < REPS; i++) {
+    samples.run1.push(await agentctlRun(one, 1));
+    samples.narrow.push(await agentctlRun(narrow, WIDE_TASKS));
+    samples.plain1.push(await plainSpawnPool(WIDE_TASKS, 1, plainDir));
+    samples.wide.push(await agentctlRun(wide, WIDE_TASKS));
+    samples.plainWide.push(await plainSpawnPool(WIDE_TASKS, WIDE, plainDir));
+  }
+  for (let i = 0; i < BIG_REPS; i++) {
+    samples.bigNarrow.push(await agentctlRun(bigNarrow, WIDE_BIG_TASKS));
+    samples.bigWide.push(await agentctlRun(bigWide, WIDE_BIG_TASKS));
+  }
+  return samples;
+}
+
 /**
  * Runs the 1-task and N-task workflows REPS times, interleaved (so load drifts hit both alike), and
  * derives marginal and total figures. `alongside` runs once per repetition too (the spawn baseline).
@@ -186,6 +400,9 @@ async function measureWorkflow(kind, n, alongside) {
   const bestMarginal = (Math.min(...samples.runN) - Math.min(...samples.run1)) / (n - 1);
   return { t1, tn, samples, marginal, bestMarginal, total: tn / n, compile, execute: marginal - compile };
 }
+
+/** A figure within its limit: at most the limit, or below it for a strict one. */
+const within = (r) => (r.strict ? r.value < r.limit : r.value <= r.limit);
 
 const list = (values) => `[${values.map((v) => fmt(v, 0)).join(', ')}]`;
 
@@ -239,78 +456,142 @@ async function main() {
   console.log(`  cpus       ${cpus.length} x ${cpus[0]?.model ?? 'unknown'}${os.availableParallelism ? `  (available parallelism ${os.availableParallelism()})` : ''}`);
   console.log(`  memory     ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB total, ${(os.freemem() / 2 ** 30).toFixed(1)} GiB free;  load avg ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`  tmpdir     ${tmpRoot}  (4 KiB write + fsync: median ${fmt(fsyncProbe())} ms)`);
-  console.log(`  reps       ${REPS} per workflow run / spawn loop (median), ${COLD_REPS} per cold start (median)`);
+  console.log(`  reps       ${REPS} per workflow run / spawn loop (median), ${COLD_REPS} per cold start (median), ${BIG_REPS} per multi-second run of (e) and (g) (median)`);
   console.log('');
 
   const rows = [];
   try {
-    // (a) shell.exec vs plain spawn loop -------------------------------------------------------
-    process.stdout.write(`(a) ${SHELL_TASKS} sequential builtin.shell.exec /bin/true tasks vs a plain spawn loop ... `);
-    const plainDir = join(tmpRoot, 'plain');
-    mkdirSync(plainDir);
-    await plainSpawnLoop(20, plainDir); // warm-up
-    const shell = await measureWorkflow('shell', SHELL_TASKS, () => plainSpawnLoop(SHELL_TASKS, plainDir));
-    const plainTimes = shell.samples.alongside;
-    const plainPer = median(plainTimes) / SHELL_TASKS;
-    console.log('done');
-    printWorkflow(shell, SHELL_TASKS);
-    console.log(`    plain loop, ${SHELL_TASKS} spawns: median ${fmt(median(plainTimes), 1)} ms  ${list(plainTimes)}`);
-    console.log(`    plain per spawn    = ${fmt(plainPer)} ms;  agentctl overhead per task = ${fmt(shell.marginal - plainPer)} ms (marginal - plain)`);
-    const bestPlain = Math.min(...plainTimes) / SHELL_TASKS;
-    console.log(`    best-of-${REPS} ratio   = ${fmt(shell.bestMarginal)} / ${fmt(bestPlain)} = ${fmt(shell.bestMarginal / bestPlain)} x   (info)`);
-    rows.push({ id: '(a)', figure: 'shell.exec marginal per task / plain spawn', value: shell.marginal / plainPer, unit: 'x', limit: LIMITS.shellRatio, gated: true });
-    rows.push({ id: '(a)', figure: 'shell.exec total per task / plain spawn', value: shell.total / plainPer, unit: 'x', limit: LIMITS.shellRatio, gated: false });
-    rows.push({ id: '(a)', figure: 'shell.exec execute share / plain spawn', value: shell.execute / plainPer, unit: 'x', limit: LIMITS.shellRatio, gated: false });
+    let assign; // (b), which (d) divides by
+    if (want('a')) {
+      // (a) shell.exec vs plain spawn loop -------------------------------------------------------
+      process.stdout.write(`(a) ${SHELL_TASKS} sequential builtin.shell.exec /bin/true tasks vs a plain spawn loop ... `);
+      const plainDir = join(tmpRoot, 'plain');
+      mkdirSync(plainDir);
+      await plainSpawnLoop(20, plainDir); // warm-up
+      const shell = await measureWorkflow('shell', SHELL_TASKS, () => plainSpawnLoop(SHELL_TASKS, plainDir));
+      const plainTimes = shell.samples.alongside;
+      const plainPer = median(plainTimes) / SHELL_TASKS;
+      console.log('done');
+      printWorkflow(shell, SHELL_TASKS);
+      console.log(`    plain loop, ${SHELL_TASKS} spawns: median ${fmt(median(plainTimes), 1)} ms  ${list(plainTimes)}`);
+      console.log(`    plain per spawn    = ${fmt(plainPer)} ms;  agentctl overhead per task = ${fmt(shell.marginal - plainPer)} ms (marginal - plain)`);
+      const bestPlain = Math.min(...plainTimes) / SHELL_TASKS;
+      console.log(`    best-of-${REPS} ratio   = ${fmt(shell.bestMarginal)} / ${fmt(bestPlain)} = ${fmt(shell.bestMarginal / bestPlain)} x   (info)`);
+      rows.push({ id: '(a)', figure: 'shell.exec marginal per task / plain spawn', value: shell.marginal / plainPer, unit: 'x', limit: LIMITS.shellRatio, gated: true });
+      rows.push({ id: '(a)', figure: 'shell.exec total per task / plain spawn', value: shell.total / plainPer, unit: 'x', limit: LIMITS.shellRatio, gated: false });
+      rows.push({ id: '(a)', figure: 'shell.exec execute share / plain spawn', value: shell.execute / plainPer, unit: 'x', limit: LIMITS.shellRatio, gated: false });
 
-    // (b) assign ------------------------------------------------------------------------------
-    process.stdout.write(`(b) ${ASSIGN_TASKS} sequential builtin.assign tasks ... `);
-    const assign = await measureWorkflow('assign', ASSIGN_TASKS);
-    console.log('done');
-    printWorkflow(assign, ASSIGN_TASKS);
-    rows.push({ id: '(b)', figure: 'assign marginal per task', value: assign.marginal, unit: 'ms', limit: LIMITS.assignMs, gated: true });
-    rows.push({ id: '(b)', figure: 'assign total per task', value: assign.total, unit: 'ms', limit: LIMITS.assignMs, gated: false });
-    rows.push({ id: '(b)', figure: 'assign execute share per task', value: assign.execute, unit: 'ms', limit: LIMITS.assignMs, gated: false });
-
-    // (c) cold start --------------------------------------------------------------------------
-    process.stdout.write(`(c) cold start: \`agentctl --version\` vs \`node -e 0\`, ${COLD_REPS} runs each, interleaved ... `);
-    const cliTimes = [];
-    const nodeTimes = [];
-    await timed(NODE, [CLI, '--version']); // warm the page cache; not counted
-    await timed(NODE, ['-e', '0']);
-    for (let i = 0; i < COLD_REPS; i++) {
-      const v = await timed(NODE, [CLI, '--version']);
-      if (v.code !== 0) throw new Error(`agentctl --version exited ${v.code}: ${v.stderr}`);
-      cliTimes.push(v.ms);
-      nodeTimes.push((await timed(NODE, ['-e', '0'])).ms);
     }
-    console.log('done');
-    const cliMed = median(cliTimes);
-    const nodeMed = median(nodeTimes);
-    console.log(`    agentctl --version: median ${fmt(cliMed, 1)} ms  ${list(cliTimes)}`);
-    console.log(`    node -e 0:          median ${fmt(nodeMed, 1)} ms  ${list(nodeTimes)}`);
-    rows.push({ id: '(c)', figure: 'agentctl --version / node -e 0', value: cliMed / nodeMed, unit: 'x', limit: LIMITS.coldRatio, gated: true });
+    if (want('b')) {
+      // (b) assign ------------------------------------------------------------------------------
+      process.stdout.write(`(b) ${ASSIGN_TASKS} sequential builtin.assign tasks ... `);
+      assign = await measureWorkflow('assign', ASSIGN_TASKS);
+      console.log('done');
+      printWorkflow(assign, ASSIGN_TASKS);
+      rows.push({ id: '(b)', figure: 'assign marginal per task', value: assign.marginal, unit: 'ms', limit: LIMITS.assignMs, gated: true });
+      rows.push({ id: '(b)', figure: 'assign total per task', value: assign.total, unit: 'ms', limit: LIMITS.assignMs, gated: false });
+      rows.push({ id: '(b)', figure: 'assign execute share per task', value: assign.execute, unit: 'ms', limit: LIMITS.assignMs, gated: false });
 
-    // (d) replay ------------------------------------------------------------------------------
-    process.stdout.write(`(d) replay of a succeeded ${ASSIGN_TASKS}-task builtin.assign run vs that run ... `);
-    const source1 = await recordedRun(join(tmpRoot, 'assign-1.yaml'), 'replay-1');
-    const sourceN = await recordedRun(join(tmpRoot, `assign-${ASSIGN_TASKS}.yaml`), `replay-${ASSIGN_TASKS}`);
-    await agentctlReplay(source1, 1); // warm-up; not counted
-    const replay1 = [];
-    const replayN = [];
-    for (let i = 0; i < REPS; i++) {
-      replay1.push(await agentctlReplay(source1, 1));
-      replayN.push(await agentctlReplay(sourceN, ASSIGN_TASKS));
     }
-    console.log('done');
-    const r1 = median(replay1);
-    const rn = median(replayN);
-    const replayMarginal = (rn - r1) / (ASSIGN_TASKS - 1);
-    console.log(`    agentctl replay, 1 task:     median ${fmt(r1, 1).padStart(8)} ms  ${list(replay1)}`);
-    console.log(`    agentctl replay, ${ASSIGN_TASKS} tasks: median ${fmt(rn, 1).padStart(8)} ms  ${list(replayN)}`);
-    console.log(`    replay marginal per task = ${fmt(replayMarginal)} ms;  run marginal per task (b) = ${fmt(assign.marginal)} ms   <- ratio gated`);
-    console.log(`    whole invocations: replay ${fmt(rn, 1)} ms / run ${fmt(assign.tn, 1)} ms = ${fmt(rn / assign.tn)} x   (info: includes start-up)`);
-    rows.push({ id: '(d)', figure: 'replay marginal per task / run marginal', value: replayMarginal / assign.marginal, unit: 'x', limit: LIMITS.replayRatio, gated: true });
-    rows.push({ id: '(d)', figure: 'replay / run, whole invocations', value: rn / assign.tn, unit: 'x', limit: LIMITS.replayRatio, gated: false });
+    if (want('c')) {
+      // (c) cold start --------------------------------------------------------------------------
+      process.stdout.write(`(c) cold start: \`agentctl --version\` vs \`node -e 0\`, ${COLD_REPS} runs each, interleaved ... `);
+      const cliTimes = [];
+      const nodeTimes = [];
+      await timed(NODE, [CLI, '--version']); // warm the page cache; not counted
+      await timed(NODE, ['-e', '0']);
+      for (let i = 0; i < COLD_REPS; i++) {
+        const v = await timed(NODE, [CLI, '--version']);
+        if (v.code !== 0) throw new Error(`agentctl --version exited ${v.code}: ${v.stderr}`);
+        cliTimes.push(v.ms);
+        nodeTimes.push((await timed(NODE, ['-e', '0'])).ms);
+      }
+      console.log('done');
+      const cliMed = median(cliTimes);
+      const nodeMed = median(nodeTimes);
+      console.log(`    agentctl --version: median ${fmt(cliMed, 1)} ms  ${list(cliTimes)}`);
+      console.log(`    node -e 0:          median ${fmt(nodeMed, 1)} ms  ${list(nodeTimes)}`);
+      rows.push({ id: '(c)', figure: 'agentctl --version / node -e 0', value: cliMed / nodeMed, unit: 'x', limit: LIMITS.coldRatio, gated: true });
+
+    }
+    if (want('d')) {
+      // (d) replay ------------------------------------------------------------------------------
+      process.stdout.write(`(d) replay of a succeeded ${ASSIGN_TASKS}-task builtin.assign run vs that run ... `);
+      const source1 = await recordedRun(join(tmpRoot, 'assign-1.yaml'), 'replay-1');
+      const sourceN = await recordedRun(join(tmpRoot, `assign-${ASSIGN_TASKS}.yaml`), `replay-${ASSIGN_TASKS}`);
+      await agentctlReplay(source1, 1); // warm-up; not counted
+      const replay1 = [];
+      const replayN = [];
+      for (let i = 0; i < REPS; i++) {
+        replay1.push(await agentctlReplay(source1, 1));
+        replayN.push(await agentctlReplay(sourceN, ASSIGN_TASKS));
+      }
+      console.log('done');
+      const r1 = median(replay1);
+      const rn = median(replayN);
+      const replayMarginal = (rn - r1) / (ASSIGN_TASKS - 1);
+      console.log(`    agentctl replay, 1 task:     median ${fmt(r1, 1).padStart(8)} ms  ${list(replay1)}`);
+      console.log(`    agentctl replay, ${ASSIGN_TASKS} tasks: median ${fmt(rn, 1).padStart(8)} ms  ${list(replayN)}`);
+      console.log(`    replay marginal per task = ${fmt(replayMarginal)} ms;  run marginal per task (b) = ${fmt(assign.marginal)} ms   <- ratio gated`);
+      console.log(`    whole invocations: replay ${fmt(rn, 1)} ms / run ${fmt(assign.tn, 1)} ms = ${fmt(rn / assign.tn)} x   (info: includes start-up)`);
+      rows.push({ id: '(d)', figure: 'replay marginal per task / run marginal', value: replayMarginal / assign.marginal, unit: 'x', limit: LIMITS.replayRatio, gated: true });
+      rows.push({ id: '(d)', figure: 'replay / run, whole invocations', value: rn / assign.tn, unit: 'x', limit: LIMITS.replayRatio, gated: false });
+    }
+
+    if (want('e')) {
+      // (e) replay of a process run -------------------------------------------------------------
+      process.stdout.write(`(e) replay of a succeeded ${REPLAY_SHELL_TASKS}-task builtin.shell.exec run vs that run, ${BIG_REPS} runs ... `);
+      const e = await measureShellReplay();
+      console.log('done');
+      const eRun = median(e.runs);
+      const eReplay = median(e.replays);
+      console.log(`    agentctl run, ${REPLAY_SHELL_TASKS} tasks:    median ${fmt(eRun, 1).padStart(8)} ms  ${list(e.runs)}  (effects recorded: ${e.sourceEffects.join(', ')})`);
+      console.log(`    agentctl replay of it:      median ${fmt(eReplay, 1).padStart(8)} ms  ${list(e.replays)}  (PATH and environment empty)`);
+      console.log(`    replay / run = ${fmt(eReplay, 1)} / ${fmt(eRun, 1)} = ${fmt(eReplay / eRun)} x   <- gated`);
+      console.log(`    processes started by a replay: ${e.replaySpawns} (counted in the agentctl process; the same counter counts ${e.probeSpawns} for a 1-task run); effects recorded by it: ${e.replayEffects}`);
+      rows.push({ id: '(e)', figure: 'replay of a shell.exec run / that run', value: eReplay / eRun, unit: 'x', limit: LIMITS.replayRatio, gated: true });
+      rows.push({ id: '(e)', figure: 'processes + effects of that replay', value: e.replaySpawns + e.replayEffects, unit: '', limit: 0, gated: true });
+
+    }
+    if (want('f')) {
+      // (f) resume ------------------------------------------------------------------------------
+      process.stdout.write(`(f) resume of a run paused after ${RESUME_TASKS / 2} of ${RESUME_TASKS} tasks vs a fresh run of the last ${RESUME_TASKS / 2} ... `);
+      const f = await measureResume();
+      console.log('done');
+      const fResume = median(f.resumes);
+      const fFresh = median(f.fresh);
+      console.log(`    agentctl resume (after approve):  median ${fmt(fResume, 1).padStart(8)} ms  ${list(f.resumes)}`);
+      console.log(`    agentctl run, ${RESUME_TASKS / 2} tasks, fresh:   median ${fmt(fFresh, 1).padStart(8)} ms  ${list(f.fresh)}`);
+      console.log(`    resume / fresh = ${fmt(fResume / fFresh)} x   <- gated (whole invocations: resume also compiles the recorded ${RESUME_TASKS}-task workflow)`);
+      rows.push({ id: '(f)', figure: 'resume of the last 500 / fresh run of 500', value: fResume / fFresh, unit: 'x', limit: LIMITS.resumeRatio, gated: true });
+
+    }
+    if (want('g')) {
+      // (g) concurrency -------------------------------------------------------------------------
+      process.stdout.write(`(g) independent /bin/true tasks at maxConcurrency 1 and ${WIDE} vs plain spawn pools ... `);
+      const g = await measureWide();
+      console.log('done');
+      const g1 = median(g.run1);
+      const perNarrow = (median(g.narrow) - g1) / (WIDE_TASKS - 1);
+      const perWide = (median(g.wide) - g1) / (WIDE_TASKS - 1);
+      const plain1 = median(g.plain1) / WIDE_TASKS;
+      const plainWide = median(g.plainWide) / WIDE_TASKS;
+      console.log(`    agentctl run, 1 task:                 median ${fmt(g1, 1).padStart(8)} ms  ${list(g.run1)}`);
+      console.log(`    agentctl run, ${WIDE_TASKS} tasks, width 1:     median ${fmt(median(g.narrow), 1).padStart(8)} ms  ${list(g.narrow)}`);
+      console.log(`    agentctl run, ${WIDE_TASKS} tasks, width ${WIDE}:     median ${fmt(median(g.wide), 1).padStart(8)} ms  ${list(g.wide)}`);
+      console.log(`    plain pool, ${WIDE_TASKS} spawns, width 1:      median ${fmt(median(g.plain1), 1).padStart(8)} ms  ${list(g.plain1)}`);
+      console.log(`    plain pool, ${WIDE_TASKS} spawns, width ${WIDE}:      median ${fmt(median(g.plainWide), 1).padStart(8)} ms  ${list(g.plainWide)}`);
+      console.log(`    width 1: marginal per task ${fmt(perNarrow)} ms / plain ${fmt(plain1)} ms = ${fmt(perNarrow / plain1)} x`);
+      console.log(`    width ${WIDE}: marginal per task ${fmt(perWide)} ms / plain ${fmt(plainWide)} ms = ${fmt(perWide / plainWide)} x;  plain width ${WIDE} / plain width 1 = ${fmt(plainWide / plain1)} x (the machine's own gain from width)`);
+      const bigNarrow = median(g.bigNarrow) / WIDE_BIG_TASKS;
+      const bigWide = median(g.bigWide) / WIDE_BIG_TASKS;
+      console.log(`    agentctl run, ${WIDE_BIG_TASKS} tasks, width 1:    median ${fmt(median(g.bigNarrow), 1).padStart(8)} ms  ${list(g.bigNarrow)}  = ${fmt(bigNarrow)} ms per task`);
+      console.log(`    agentctl run, ${WIDE_BIG_TASKS} tasks, width ${WIDE}:    median ${fmt(median(g.bigWide), 1).padStart(8)} ms  ${list(g.bigWide)}  = ${fmt(bigWide)} ms per task`);
+      console.log(`    width ${WIDE} / width 1, per task = ${fmt(bigWide / bigNarrow)} x   <- gated (must be below 1)`);
+      rows.push({ id: '(g)', figure: `width 1 marginal per task / plain loop`, value: perNarrow / plain1, unit: 'x', limit: LIMITS.shellRatio, gated: true });
+      rows.push({ id: '(g)', figure: `width ${WIDE} marginal per task / plain pool of ${WIDE}`, value: perWide / plainWide, unit: 'x', limit: LIMITS.shellRatio, gated: true });
+      rows.push({ id: '(g)', figure: `${WIDE_BIG_TASKS} tasks: per task at width ${WIDE} / at width 1`, value: bigWide / bigNarrow, unit: 'x', limit: LIMITS.wideRatio, gated: true, strict: true });
+    }
   } finally {
     rmSync(tmpRoot, { recursive: true, force: true });
   }
@@ -321,10 +602,10 @@ async function main() {
   const body = rows.map((r) => [
     r.id,
     r.figure,
-    `${fmt(r.value)} ${r.unit}`,
-    `${r.limit} ${r.unit}`,
-    fmt(r.value / r.limit, 2),
-    r.gated ? (r.value <= r.limit ? 'PASS' : 'OVER') : r.value <= r.limit ? '(info: within)' : '(info: over)',
+    `${r.unit ? fmt(r.value) : r.value} ${r.unit}`.trimEnd(),
+    `${r.strict ? '< ' : ''}${r.limit} ${r.unit}`.trimEnd(),
+    r.limit === 0 ? '-' : fmt(r.value / r.limit, 2),
+    r.gated ? (within(r) ? 'PASS' : 'OVER') : within(r) ? '(info: within)' : '(info: over)',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells) => cells.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
@@ -342,7 +623,7 @@ async function main() {
   if (Math.max(loadBefore, loadAfter) > cpus.length * 0.5) {
     console.log('NOTE: the machine was busy with other work during the benchmark; figures are noisier and likely pessimistic.');
   }
-  const over = rows.filter((r) => r.gated && r.value > r.limit);
+  const over = rows.filter((r) => r.gated && !within(r));
   console.log(
     over.length === 0
       ? 'SUMMARY: all figures within their limits'

@@ -110,7 +110,7 @@ export function createEffectRunner(scope: EffectScope) {
       const release = recorded.approved ? () => scope.store.releaseApprovedEffect(scope.runId, id, scope.taskId) : undefined;
       const first = !recorded_.value;
       // A recorded effect not yet started is dispatched now: it reserves (once: the key is its id) like a fresh one.
-      reserving(() => scope.store.durableTransaction(reserved(id, request.operation, withFirstRecord(release))));
+      await reserving(() => scope.store.durableTransaction(reserved(id, request.operation, withFirstRecord(release))));
       if (first) await scope.committed('task.running', { attempt: scope.attempt });
       return start(record, perform);
     }
@@ -142,8 +142,9 @@ export function createEffectRunner(scope: EffectScope) {
         : new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
     }
     const first = !recorded_.value;
-    // The reservation commits with the `requested` record, or neither does: a refused effect is never recorded.
-    reserving(() => scope.store.recordEffect(record, 'requested', reserved(id, request.operation, withFirstRecord(approved))));
+    // Durable before dispatch; intents of tasks running side by side share one commit and one sync. The reservation
+    // commits with the `requested` record, or neither does: a refused effect is never recorded.
+    await reserving(() => scope.store.recordEffectSoon(record, reserved(id, request.operation, withFirstRecord(approved))));
     if (first) await scope.committed('task.running', { attempt: scope.attempt });
     return start(record, perform);
   };
@@ -156,9 +157,9 @@ export function createEffectRunner(scope: EffectScope) {
     };
   }
   /** Runs the transaction `write`; a budget refusal that rolled it back is recorded, then rethrown. */
-  function reserving(write: () => void): void {
+  async function reserving(write: () => void | Promise<void>): Promise<void> {
     try {
-      write();
+      await write();
     } catch (error) {
       if (scope.budget && isBudgetExceeded(error)) scope.budget.refused(error);
       throw error;

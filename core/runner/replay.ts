@@ -75,19 +75,24 @@ function terminalSource(store: Store, runId: string): Row {
   return run;
 }
 
-function recordedTask(row: Row, runId: string): RecordedTask {
-  const where = `run ${runId}, task ${String(row.task_id)}`;
-  return {
+/**
+ * The source's tasks. Their documents stay in the database (the store copies them); a row whose JSON does not parse
+ * is a damaged ledger, reported by the column that does not parse, before anything is written.
+ */
+function recordedTasks(store: Store, runId: string): RecordedTask[] {
+  const rows = store.recordedTasks(runId);
+  const damaged = rows.find((row) => !row.valid);
+  if (damaged) {
+    const row = store.taskRows(runId).find((full) => full.task_id === damaged.task_id)!;
+    for (const name of ['input_json', 'output_json', 'error_json']) column(row, name, `run ${runId}, task ${String(row.task_id)}`);
+  }
+  return rows.map((row) => ({
     taskId: String(row.task_id),
     kind: String(row.kind),
     state: String(row.state) as TaskState,
     attempt: Number(row.attempt),
-    input: column(row, 'input_json', where),
-    output: column(row, 'output_json', where),
-    error: column(row, 'error_json', where),
-    started: row.started_at !== null,
-    finished: row.finished_at !== null,
-  };
+    error: column(row, 'error_json', `run ${runId}, task ${String(row.task_id)}`),
+  }));
 }
 
 /**
@@ -123,7 +128,9 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
     list.push({ path: String(row.path), digest: String(row.digest), size: Number(row.size) });
     artifacts.set(String(row.task_id), list);
   }
-  const tasks = store.taskRows(sourceRunId).map((row) => ({ ...recordedTask(row, sourceRunId), artifacts: artifacts.get(String(row.task_id)) ?? [] }));
+  // The plan is copied by the store as stored; a damaged one is reported as `column` reports it.
+  if (!store.planIsJson(sourceRunId)) column(source, 'plan_json', where);
+  const tasks = recordedTasks(store, sourceRunId).map((task) => ({ ...task, artifacts: artifacts.get(task.taskId) ?? [] }));
   const state = String(source.state) as RunState;
   const output = (column(source, 'output_json', where) ?? {}) as Record<string, JsonValue>;
   const recordedError = column(source, 'error_json', where);
@@ -138,7 +145,7 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
       workflowDigest: String(source.workflow_digest),
       workflowFile: source.workflow_file === null ? '' : String(source.workflow_file),
       workflowSource: String(source.workflow_source),
-      plan: column(source, 'plan_json', where),
+      plan: null,
       inputs: column(source, 'inputs_json', where),
       workspace: String(source.workspace),
       tasks: tasks.map((task) => ({ id: task.taskId, kind: task.kind })),

@@ -99,6 +99,10 @@ export class Store {
   #redact: <T>(value: T) => T = (value) => value;
   readonly #statements;
   readonly #checkpointSeq = new Map<string, number>();
+  /** Effect intents waiting for the next group commit (see `recordEffectSoon`). */
+  #intents: { effect: NewEffect; extra?: (() => void) | undefined; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  /** Inside a durable transaction: a nested one is a savepoint of it. */
+  #durable = false;
   /** The database file, absolute. */
   readonly path: string;
   /** The database, its companions and the artifact store: policy refuses them to every task. */
@@ -153,6 +157,8 @@ export class Store {
       runState: db.prepare(`SELECT state FROM runs WHERE id = ?`),
       checkpointSeq: db.prepare(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM checkpoints WHERE run_id = ?`),
       insertCheckpoint: db.prepare(`INSERT INTO checkpoints (run_id, seq, task_id, state_json, at) VALUES (?, ?, ?, ?, ?)`),
+      synchronousFull: db.prepare('PRAGMA synchronous = FULL'),
+      synchronousNormal: db.prepare('PRAGMA synchronous = NORMAL'),
     };
   }
 
@@ -217,13 +223,19 @@ export class Store {
     }
   }
 
-  /** Like `transaction`, but the commit is synced to disk before returning (for effect intents). */
+  /**
+   * Like `transaction`, but the commit is synced to disk before returning (for effect intents). Inside another durable
+   * transaction it is a savepoint of that one, whose commit is the synced one.
+   */
   durableTransaction<T>(body: () => T): T {
-    this.#db.pragma('synchronous = FULL');
+    if (this.#durable) return this.transaction(body);
+    this.#statements.synchronousFull.run();
+    this.#durable = true;
     try {
       return this.transaction(body);
     } finally {
-      this.#db.pragma('synchronous = NORMAL');
+      this.#durable = false;
+      this.#statements.synchronousNormal.run();
     }
   }
 
@@ -320,6 +332,41 @@ export class Store {
       this.audit(effect.runId, { type: `effect.${state}`, taskId: effect.taskId, effectId: effect.id, data: { operation: effect.operation } });
       extra?.();
     });
+  }
+
+  /**
+   * Records an effect intent, synced to disk, with the intents other tasks asked for in the same turn of the event
+   * loop: one transaction and one sync for all of them (group commit). The promise settles after that commit, so every
+   * intent is durable before its own dispatch; an intent whose rows are refused fails alone (its savepoint is undone).
+   */
+  recordEffectSoon(effect: NewEffect, extra?: () => void): Promise<void> {
+    return new Promise((resolvePromise, reject) => {
+      this.#intents.push({ effect, extra, resolve: resolvePromise, reject });
+      if (this.#intents.length === 1) setImmediate(() => this.#flushIntents());
+    });
+  }
+
+  #flushIntents(): void {
+    const batch = this.#intents;
+    this.#intents = [];
+    let failures: unknown[];
+    try {
+      failures = this.durableTransaction(() =>
+        batch.map((intent) => {
+          try {
+            this.recordEffect(intent.effect, 'requested', intent.extra);
+            return undefined;
+          } catch (error) {
+            return error;
+          }
+        }),
+      );
+    } catch (error) {
+      const failure = databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
+      for (const intent of batch) intent.reject(failure);
+      return;
+    }
+    batch.forEach((intent, index) => (failures[index] === undefined ? intent.resolve() : intent.reject(failures[index])));
   }
 
   updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string } = {}): void {
@@ -506,6 +553,8 @@ export class Store {
    * Creates a run linked to `run.sourceRunId`, copies every task's recorded result into it (disposition `recorded`;
    * a task still `pending` in the source stays so), records `event` and ends the run in `end.state`, all in one
    * transaction: a replay leaves a complete run or nothing. No effect, approval or checkpoint is written.
+   * `tasks` are the source's tasks in plan order (see `recordedTasks`). Their JSON columns and the plan are copied inside SQLite,
+   * as stored: they were redacted when they were recorded, and parsing and re-serializing them would change nothing.
    */
   createRecordedRun(
     run: NewRun & { readonly mode: RunMode; readonly sourceRunId: string },
@@ -513,20 +562,22 @@ export class Store {
     end: { readonly state: RunState; readonly output: JsonValue; readonly error?: JsonValue; readonly memory?: JsonValue; readonly event: AuditEvent },
   ): void {
     this.transaction(() => {
-      this.createRun(run);
+      this.createRun({ ...run, tasks: [] });
+      // The plan, the largest document, is copied as stored too (`run.plan` is not read).
+      this.#db.prepare(`UPDATE runs SET plan_json = (SELECT plan_json FROM runs WHERE id = ?) WHERE id = ?`).run(run.sourceRunId, run.id);
+      this.#db
+        .prepare(`
+          INSERT INTO tasks (run_id, task_id, position, kind, state, attempt, input_json, output_json, output_digest, error_json, disposition, started_at, finished_at, updated_at)
+          SELECT @runId, task_id, position, kind, state, CASE WHEN state = 'pending' THEN 0 ELSE attempt END,
+            CASE WHEN state = 'pending' THEN NULL ELSE input_json END, CASE WHEN state = 'pending' THEN NULL ELSE output_json END,
+            CASE WHEN state = 'pending' THEN NULL ELSE output_digest END,
+            CASE WHEN state = 'pending' THEN NULL ELSE error_json END, CASE WHEN state = 'pending' THEN NULL ELSE 'recorded' END,
+            CASE WHEN state <> 'pending' AND started_at IS NOT NULL THEN @at END, CASE WHEN state <> 'pending' AND finished_at IS NOT NULL THEN @at END, @at
+          FROM tasks WHERE run_id = @sourceRunId ORDER BY position`)
+        .run({ runId: run.id, sourceRunId: run.sourceRunId, at: now() });
       for (const task of tasks) {
         if (task.state === 'pending') continue;
-        const patch: TaskPatch = {
-          state: task.state,
-          attempt: task.attempt,
-          disposition: 'recorded',
-          started: task.started,
-          finished: task.finished,
-          ...(task.input === null ? {} : { input: task.input }),
-          ...(task.output === null ? {} : { output: task.output }),
-          ...(task.error === null ? {} : { error: task.error }),
-        };
-        this.writeTask(run.id, task.taskId, patch, { type: `task.${task.state}`, data: { attempt: task.attempt, disposition: 'recorded' } });
+        this.audit(run.id, { type: `task.${task.state}`, taskId: task.taskId, data: { attempt: task.attempt, disposition: 'recorded' } });
         if (task.artifacts?.length) this.recordArtifacts(run.id, task.taskId, task.artifacts);
       }
       this.audit(run.id, end.event);
@@ -562,6 +613,27 @@ export class Store {
   /** The reuse checks of each reused task of a derived run, in plan order. */
   taskReuseRows(runId: string): Row[] {
     return this.#read(() => this.#db.prepare(SELECT_REUSE).all(runId) as Row[]);
+  }
+
+  /** Whether a run's stored plan is valid JSON, checked by SQLite without reading it into the process. */
+  planIsJson(runId: string): boolean {
+    return this.#read(() => Boolean((this.#db.prepare(`SELECT plan_json IS NULL OR json_valid(plan_json) AS valid FROM runs WHERE id = ?`).get(runId) as { valid: number } | undefined)?.valid));
+  }
+
+  /**
+   * A run's tasks in plan order for a linked run: state and attempt, the error of a failed task, and whether every
+   * JSON column of the row is valid JSON (checked by SQLite, so the documents themselves are not read into the process).
+   */
+  recordedTasks(runId: string): Row[] {
+    return this.#read(
+      () =>
+        this.#db
+          .prepare(`
+            SELECT task_id, kind, state, attempt, CASE WHEN state = 'failed' THEN error_json END AS error_json,
+              (input_json IS NULL OR json_valid(input_json)) AND (output_json IS NULL OR json_valid(output_json)) AND (error_json IS NULL OR json_valid(error_json)) AS valid
+            FROM tasks WHERE run_id = ? ORDER BY position`)
+          .all(runId) as Row[],
+    );
   }
 
   // Recovery: resume, approvals and reconciliations. Every decision is appended with its audit event, never rewritten.
@@ -670,17 +742,14 @@ export class Store {
   }
 }
 
-/** A task's recorded result, as a linked run copies it. */
+/** A task of the source run, as a linked run copies it (its recorded documents are copied by the store). */
 export interface RecordedTask {
   readonly taskId: string;
   readonly kind: string;
   readonly state: TaskState;
   readonly attempt: number;
-  readonly input: JsonValue;
-  readonly output: JsonValue;
+  /** The recorded error of a failed task (null otherwise): what the linked run reports. */
   readonly error: JsonValue;
-  readonly started: boolean;
-  readonly finished: boolean;
   /** The files the task wrote, by digest: the linked run refers to the same blobs. */
   readonly artifacts?: readonly TaskArtifact[];
 }

@@ -1,6 +1,7 @@
 // `agentctl replay RUN` end to end: a new linked run from recorded results, with zero effects and nothing dispatched.
 import { createHash } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { baseEnv, runCli, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, rows, workflow } from './helpers.js';
@@ -133,6 +134,28 @@ describe('replay', () => {
     expect(diagnosticWithCode(refusal, 'AGENTCTL_E_RUN_NOT_TERMINAL').message).to.equal(`run ${pausedRunId} is paused; only a succeeded, failed or cancelled run can be replayed`);
     expect(rows(ws.db, 'SELECT id, state FROM runs')).to.deep.equal([{ id: pausedRunId, state: 'paused' }]);
     expect(rows(ws.db, 'SELECT COUNT(*) AS n FROM audit_events')[0].n).to.equal(before);
+  });
+
+  it('a task document or plan of the source that is not JSON: exit 5, AGENTCTL_E_DB_CORRUPT naming task and column, nothing written', () => {
+    const file = ws.write('two.yaml', workflow({ actions: { a: { kind: 'builtin.assign' } }, tasks: [{ id: 'a', uses: 'action:a', with: { v: 1 } }, { id: 'b', uses: 'action:a', with: { v: 2 } }] }));
+    run(file, 0);
+    const sourceRunId = lastRunId();
+    const db = new Database(ws.db);
+    db.prepare(`UPDATE tasks SET output_json = '{"v":' WHERE run_id = ? AND task_id = 'b'`).run(sourceRunId);
+    db.close();
+    const before = rows(ws.db, 'SELECT COUNT(*) AS n FROM audit_events')[0].n;
+    const refusal = errorDocument(runCli(['replay', sourceRunId, '--db', ws.db, '--output', 'json'], { env: bareEnv() }), 5);
+    expect(diagnosticWithCode(refusal, 'AGENTCTL_E_DB_CORRUPT').message).to.match(new RegExp(`^run ${sourceRunId}, task b: output_json is not valid JSON \\(.+\\); the run cannot be replayed$`));
+    expect(rows(ws.db, 'SELECT id FROM runs')).to.deep.equal([{ id: sourceRunId }]);
+    expect(rows(ws.db, 'SELECT COUNT(*) AS n FROM audit_events')[0].n).to.equal(before);
+    // The plan is copied without being parsed, but checked all the same.
+    const writer = new Database(ws.db);
+    writer.prepare(`UPDATE tasks SET output_json = '{"v":2}' WHERE run_id = ? AND task_id = 'b'`).run(sourceRunId);
+    writer.prepare(`UPDATE runs SET plan_json = '{"tasks":[' WHERE id = ?`).run(sourceRunId);
+    writer.close();
+    const plan = errorDocument(runCli(['replay', sourceRunId, '--db', ws.db, '--output', 'json'], { env: bareEnv() }), 5);
+    expect(diagnosticWithCode(plan, 'AGENTCTL_E_DB_CORRUPT').message).to.match(new RegExp(`^run ${sourceRunId}: plan_json is not valid JSON \\(.+\\); the run cannot be replayed$`));
+    expect(rows(ws.db, 'SELECT id FROM runs')).to.deep.equal([{ id: sourceRunId }]);
   });
 
   it('a run that does not exist: exit 2, AGENTCTL_E_RUN_NOT_FOUND', () => {

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -143,6 +144,71 @@ spec:
       expect(view.effects.map((effect) => effect.state)).to.deep.equal(['cancelled']);
       expect(view.approvals.map((approval) => approval.state)).to.deep.equal(['cancelled']);
     } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('effect intents of tasks side by side share one synced commit, and each is durable before its own dispatch', async () => {
+    const log: string[] = [];
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-runner-')));
+    const store = Store.open(join(dir, 'db.sqlite'));
+    // A second connection sees only what was committed: the effect a dispatch starts must already be there.
+    const reader = new Database(join(dir, 'db.sqlite'), { readonly: true });
+    // Each outermost durable transaction is one synced commit (a nested one is a savepoint of it).
+    const synced = store.durableTransaction.bind(store);
+    let depth = 0;
+    store.durableTransaction = <T>(body: () => T): T => {
+      depth += 1;
+      try {
+        const result = synced(body);
+        if (depth === 1) log.push('sync');
+        return result;
+      } finally {
+        depth -= 1;
+      }
+    };
+    const probe = defineActionKind({
+      name: 'test.probe',
+      version: '1.0.0',
+      hostRange: '*',
+      description: 'one effect that looks for its own intent in the ledger',
+      actionSchema: z.strictObject({}),
+      inputSchema: z.strictObject({ n: z.number() }),
+      effect: { effectClass: 'external_mutate', risk: 'low', idempotency: 'idempotent' },
+      dispatch: (context) =>
+        context.effect({ operation: 'probe.touch', input: { n: context.input.n }, access: { tool: 'probe.touch' } }, async () => {
+          const row = reader.prepare(`SELECT e.state, t.state AS task FROM effects e JOIN tasks t USING (run_id, task_id) WHERE e.task_id = ?`).get(context.task.id);
+          log.push(`dispatch ${context.task.id} ${JSON.stringify(row)}`);
+          return { n: context.input.n };
+        }),
+    });
+    const text = `apiVersion: agentctl.dev/v1
+kind: Workflow
+metadata: { name: side-by-side }
+spec:
+  policy: { approval: never }
+  runtime: { maxConcurrency: 4 }
+  actions:
+    touch: { kind: test.probe }
+  tasks:
+    - { id: a, uses: "action:touch", with: { n: 1 } }
+    - { id: b, uses: "action:touch", with: { n: 2 } }
+    - { id: c, uses: "action:touch", with: { n: 3 } }
+    - { id: d, uses: "action:touch", with: { n: 4 } }
+    - { id: e, uses: "action:touch", with: { n: 5 }, needs: [a] }
+`;
+    try {
+      const host = composeHost({ plugins: [probe] });
+      const { plan } = await compileText(host, 'w.yaml', text);
+      const result = await executeRun({ host, store, plan, file: 'w.yaml', source: text, workspaceRoot: dir, signal: new AbortController().signal, environment: {} });
+      expect(result.state).to.equal('succeeded');
+      const seen = (id: string) => `dispatch ${id} {"state":"started","task":"running"}`;
+      // a-d start together: one commit and one sync holds their four intents; e starts after a committed.
+      expect(log).to.deep.equal(['sync', seen('a'), seen('b'), seen('c'), seen('d'), 'sync', seen('e')]);
+      expect(reader.prepare(`SELECT task_id, state FROM effects ORDER BY task_id`).all()).to.deep.equal(['a', 'b', 'c', 'd', 'e'].map((id) => ({ task_id: id, state: 'succeeded' })));
+    } finally {
+      reader.close();
       store.close();
       rmSync(dir, { recursive: true, force: true });
     }

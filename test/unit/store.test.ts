@@ -53,6 +53,26 @@ describe('store', () => {
     expect(codeOf(() => Store.open(join(dir, 'absent.db'), { create: false }))).to.equal('AGENTCTL_E_DB_OPEN');
   });
 
+  it('intents asked for in one turn commit together; one the ledger refuses fails alone, and its rows are undone', async () => {
+    const path = join(dir, 'intents.db');
+    const store = Store.open(path);
+    store.createRun(newRun('run_t', dir));
+    const outcomes = await Promise.allSettled([
+      store.recordEffectSoon(effectRecord('eff_1', 'a', 1), () => store.writeTask('run_t', 'a', { state: 'running', attempt: 1, started: true })),
+      // No such task: the foreign key refuses this intent only.
+      store.recordEffectSoon(effectRecord('eff_2', 'nobody', 2)),
+      store.recordEffectSoon(effectRecord('eff_3', 'a', 3)),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+    expect(codeOf(() => { throw (outcomes[1] as PromiseRejectedResult).reason; })).to.equal('AGENTCTL_E_DB_WRITE');
+    store.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare(`SELECT id, state FROM effects ORDER BY id`).all()).to.deep.equal([{ id: 'eff_1', state: 'requested' }, { id: 'eff_3', state: 'requested' }]);
+    expect(db.prepare(`SELECT effect_id FROM audit_events WHERE type = 'effect.requested' ORDER BY seq`).all()).to.deep.equal([{ effect_id: 'eff_1' }, { effect_id: 'eff_3' }]);
+    expect(db.prepare(`SELECT state FROM tasks WHERE task_id = 'a'`).get()).to.deep.equal({ state: 'running' });
+    db.close();
+  });
+
   it('refuses a second lease holder on a run', () => {
     const path = join(dir, 'lease.db');
     const first = Store.open(path);
