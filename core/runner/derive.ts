@@ -6,7 +6,7 @@ import { AgentctlError, diagnostic, type Disposition, type JsonValue } from '../
 import type { Lineage } from '../store/lineage.js';
 import type { Derivation } from './derive-plan.js';
 import { newRunIdentity } from './identity.js';
-import { drive, preflight, type RunRequest, type RunResult } from './run.js';
+import { drive, newRunRecord, preflight, type RunRequest, type RunResult } from './run.js';
 import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
 
@@ -52,23 +52,7 @@ export async function deriveRun(request: DeriveRequest): Promise<RunResult> {
   const { runId, traceId } = newRunIdentity();
   const { mode, sourceRunId, roots } = derivation.plan;
   const lineage: Lineage = { mode, sourceRunId, roots, ...(request.reason === undefined ? {} : { reason: request.reason }), plan: derivation.plan as unknown as JsonValue };
-  store.createDerivedRun(
-    {
-      id: runId,
-      traceId,
-      workflowName: plan.name,
-      workflowDigest: plan.digest,
-      workflowFile: request.file,
-      workflowSource: request.source,
-      plan: plan as unknown as JsonValue,
-      inputs: plan.inputs as JsonValue,
-      workspace: request.workspaceRoot,
-      tasks: plan.tasks.map((task) => ({ id: task.id, kind: task.kind })),
-      sourceRunId,
-    },
-    derivation.reused,
-    lineage,
-  );
+  store.createDerivedRun({ ...newRunRecord(request, runId, traceId), sourceRunId }, derivation.reused, lineage);
   const scheduler = new Scheduler(plan.tasks);
   const outputs: Record<string, { output: JsonValue }> = {};
   const dispositions: Record<string, Disposition> = {};

@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
-import type { Row, RunState, Store, TaskState } from '../store/store.js';
+import type { NewRun, Row, RunState, Store, TaskState } from '../store/store.js';
 import { OutcomeNotRecorded, type Approver } from './effects.js';
 import { newRunIdentity } from './identity.js';
 import { executeTask, type TaskOutcome } from './task.js';
@@ -78,17 +78,10 @@ export interface DriverStart {
   readonly vault: SecretVault;
 }
 
-export async function executeRun(request: RunRequest): Promise<RunResult> {
-  const { store, plan } = request;
-  // Every running task listens for cancellation: with up to 64 at once, Node's default of 10 listeners is no limit.
-  setMaxListeners(0, request.signal);
-  // The digest key is read (or created) only when a secret digest is recorded, never for a refused preflight.
-  const vault = new SecretVault(() => store.digestKey());
-  await preflight(request, vault, plan.tasks);
-  store.setRedactor(vault.redactor.redactValue);
-
-  const { runId, traceId } = newRunIdentity();
-  store.createRun({
+/** The run record of a new run of `request.plan`: its workflow, plan and inputs, and every task `pending`. */
+export function newRunRecord(request: RunRequest, runId: string, traceId: string): NewRun {
+  const { plan } = request;
+  return {
     id: runId,
     traceId,
     workflowName: plan.name,
@@ -100,7 +93,20 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
     inputs: plan.inputs as JsonValue,
     workspace: request.workspaceRoot,
     tasks: plan.tasks.map((task) => ({ id: task.id, kind: task.kind })),
-  });
+  };
+}
+
+export async function executeRun(request: RunRequest): Promise<RunResult> {
+  const { store, plan } = request;
+  // Every running task listens for cancellation: with up to 64 at once, Node's default of 10 listeners is no limit.
+  setMaxListeners(0, request.signal);
+  // The digest key is read (or created) only when a secret digest is recorded, never for a refused preflight.
+  const vault = new SecretVault(() => store.digestKey());
+  await preflight(request, vault, plan.tasks);
+  store.setRedactor(vault.redactor.redactValue);
+
+  const { runId, traceId } = newRunIdentity();
+  store.createRun(newRunRecord(request, runId, traceId));
   const dispositions = Object.fromEntries(plan.tasks.map((task) => [task.id, 'executed' as Disposition]));
   return drive(request, { runId, traceId, scheduler: new Scheduler(plan.tasks), outputs: {}, attempts: new Map(), dispositions, vault }, 'run.started');
 }
