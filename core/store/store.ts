@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunMode, type RunState, type TaskState } from '../../sdk/index.js';
 import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
+import { collectGarbage, isLargeValue } from './garbage.js';
 import { statePaths } from './state-paths.js';
 import type { TaskArtifact } from './artifacts.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
@@ -95,6 +96,17 @@ export class Store {
   readonly #db: SqliteDatabase;
   readonly leaseOwner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   #redact: <T>(value: T) => T = (value) => value;
+  /** Changes whenever the redactor learns a value: JSON written before then may hold what it would now hide. */
+  #redactions: () => number = () => 0;
+  /**
+   * Succeeded effect results as recorded: object → the effect whose result_json is its JSON, the redactor's
+   * generation and the object's members then. A task whose output is that very object, unchanged, copies the column
+   * inside SQLite instead of serializing it a second time (a 16 MiB process output would otherwise be stringified,
+   * redacted and copied into the binding twice). Only objects of scalars qualify: their members say they are unchanged.
+   */
+  /** A large value was serialized: its dead copies are collected when the transaction ends. */
+  #collectAfterCommit = false;
+  readonly #recordedResults = new WeakMap<object, { effectId: string; redactions: number; members: unknown[] }>();
   readonly #statements;
   readonly #checkpointSeq = new Map<string, number>();
   /** The database file, absolute. */
@@ -120,7 +132,7 @@ export class Store {
       updateTask: guarded<TaskState>(
         (from) => `
         UPDATE tasks SET state = @state, attempt = COALESCE(@attempt, attempt), input_json = COALESCE(@input, input_json),
-          output_json = COALESCE(@output, output_json), error_json = COALESCE(@error, error_json),
+          output_json = COALESCE(@output, (SELECT result_json FROM effects WHERE id = @outputFrom), output_json), error_json = COALESCE(@error, error_json),
           disposition = COALESCE(@disposition, disposition),
           started_at = CASE WHEN @started = 1 THEN COALESCE(started_at, @at) ELSE started_at END,
           finished_at = CASE WHEN @finished = 1 THEN @at ELSE finished_at END, updated_at = @at
@@ -158,9 +170,10 @@ export class Store {
     return new Store(path, options);
   }
 
-  /** Sets the value redactor for the run this store is driving. */
-  setRedactor(redact: <T>(value: T) => T): void {
+  /** Sets the value redactor for the run this store is driving; `redactions` counts what it redacts. */
+  setRedactor(redact: <T>(value: T) => T, redactions: () => number = () => 0): void {
     this.#redact = redact;
+    this.#redactions = redactions;
   }
 
   close(): void {
@@ -168,7 +181,13 @@ export class Store {
   }
 
   json(value: JsonValue | undefined): string | null {
-    return value === undefined ? null : JSON.stringify(this.#redact(value));
+    if (value === undefined) return null;
+    if (!isLargeValue(value)) return JSON.stringify(this.#redact(value));
+    // What made this value (a process's output buffer) is dead by now: free it before the copies are made, and the
+    // copies themselves once the transaction ends.
+    collectGarbage();
+    this.#collectAfterCommit = true;
+    return JSON.stringify(this.#redact(value));
   }
 
   #text(value: string): string {
@@ -197,6 +216,11 @@ export class Store {
     } catch (error) {
       if (isAgentctlError(error)) throw error;
       throw databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
+    } finally {
+      if (this.#collectAfterCommit) {
+        this.#collectAfterCommit = false;
+        collectGarbage();
+      }
     }
   }
 
@@ -256,13 +280,15 @@ export class Store {
 
   /** The task update and its audit event; call inside a transaction. */
   writeTask(runId: string, taskId: string, patch: TaskPatch, event?: AuditEvent): void {
+    const outputFrom = this.#recordedResult(patch.output);
     const { changes } = this.#statements.updateTask(patch.state).run({
       runId,
       taskId,
       state: patch.state,
       attempt: patch.attempt ?? null,
       input: this.json(patch.input),
-      output: this.json(patch.output),
+      output: outputFrom === null ? this.json(patch.output) : null,
+      outputFrom,
       error: this.json(patch.error),
       disposition: patch.disposition ?? null,
       started: patch.started ? 1 : 0,
@@ -312,10 +338,22 @@ export class Store {
   }
 
   updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string } = {}): void {
+    const redactions = this.#redactions();
     this.transaction(() => {
       this.#changeEffect(effectId, state, { result: this.json(update.result), error: this.json(update.error), at: now() });
       this.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}) });
     });
+    const members = state === 'succeeded' ? scalarMembers(update.result) : undefined;
+    if (members) this.#recordedResults.set(update.result as object, { effectId, redactions, members });
+  }
+
+  /** The effect whose recorded result is exactly the JSON `value` would be written as now, if there is one. */
+  #recordedResult(value: JsonValue | undefined): string | null {
+    const recorded = typeof value === 'object' && value !== null ? this.#recordedResults.get(value) : undefined;
+    if (!recorded || recorded.redactions !== this.#redactions()) return null;
+    const members = scalarMembers(value);
+    const same = members !== undefined && members.length === recorded.members.length && members.every((member, index) => member === recorded.members[index]);
+    return same ? recorded.effectId : null;
   }
 
   #changeEffect(id: string, state: EffectState, values: { result: string | null; error: string | null; at: string }): void {
@@ -642,4 +680,15 @@ export interface RecordedTask {
   readonly finished: boolean;
   /** The files the task wrote, by digest: the linked run refers to the same blobs. */
   readonly artifacts?: readonly TaskArtifact[];
+}
+
+/** Keys and values, in order, of an object or array whose members are all scalars; otherwise undefined. */
+function scalarMembers(value: JsonValue | undefined): unknown[] | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const members: unknown[] = [];
+  for (const [key, member] of Object.entries(value)) {
+    if (typeof member === 'object' && member !== null) return undefined;
+    members.push(key, member);
+  }
+  return members;
 }
