@@ -47,17 +47,28 @@ export function expansionPassesAt(text: string, limit: number): number | undefin
 const isBlank = (code: number) => code === SPACE || code === TAB || code === CR;
 const isSpace = (code: number) => isBlank(code) || code === NEWLINE;
 /** `,[]{}`: they end anchor names and plain scalars inside flow collections. */
+/** `"`, `'`, `]`, `}`: after a quoted scalar or a flow collection, a value indicator needs no space. */
+const isJsonLikeEnd = (code: number) => code === 34 || code === 39 || code === 93 || code === 125;
 const isFlowIndicator = (code: number) => code === 44 || code === 91 || code === 93 || code === 123 || code === 125;
 
 /**
- * The smallest JSON a plain scalar can become (core schema): a word that cannot be null, a boolean or a number is a
- * string of at least its own characters and two quotes; anything else counts one byte.
+ * The smallest JSON a plain scalar can become (core schema), from its first character and its count of non-blank
+ * characters: a word that cannot be null, a boolean or a number is a string of at least those characters and two
+ * quotes; anything else counts one byte.
  */
-function plainBound(text: string, characters: number): number {
-  const first = text[0] ?? '';
-  if (/^[0-9+\-.~]/.test(first)) return 1;
-  if (characters <= 5 && /^[nNtTfF]/.test(first)) return 1;
+function plainBound(first: number, characters: number): number {
+  // digits, '+', '-', '.', '~'
+  if ((first >= 48 && first <= 57) || first === 43 || first === 45 || first === 46 || first === 126) return 1;
+  // 'n', 'N', 't', 'T', 'f', 'F': null, true and false in their spellings
+  if (characters <= 5 && (first === 110 || first === 78 || first === 116 || first === 84 || first === 102 || first === 70)) return 1;
   return characters + 2;
+}
+
+/** Non-blank characters of text[start, end), counted without copying it. */
+function solid(text: string, start: number, end: number): number {
+  let count = 0;
+  for (let index = start; index < end; index += 1) if (!isSpace(text.charCodeAt(index))) count += 1;
+  return count;
 }
 
 class Scan {
@@ -189,7 +200,7 @@ class Scan {
       if (index >= lineEnd || text.charCodeAt(index) === 35) break;
       const code = text.charCodeAt(index);
       const next = index + 1 < text.length ? text.charCodeAt(index + 1) : NEWLINE;
-      const afterKey = code === 58 && index > start && /["'\]}]/.test(text[index - 1]!);
+      const afterKey = code === 58 && index > start && isJsonLikeEnd(text.charCodeAt(index - 1));
       if (((code === 45 || code === 63 || code === 58) && isSpace(next)) || afterKey) {
         // '- ', '? ', ': ': a sequence entry, an explicit key or a value; what follows belongs to it.
         owner = code === 58 && entry !== undefined && index !== start ? entry : column(index);
@@ -222,8 +233,7 @@ class Scan {
         return this.#blockScalar(index, lineEnd, owner);
       } else {
         const end = this.#plainInBlock(index, lineEnd);
-        const value = text.slice(index, end).trimEnd();
-        this.#scalar(plainBound(value, value.length), index);
+        this.#scalar(plainBound(code, solid(text, index, end)), index);
         index = end;
         if (end < lineEnd && text.charCodeAt(end) === 58) {
           // The scalar was a key: its value belongs to the entry that starts at the key.
@@ -355,7 +365,7 @@ class Scan {
         index += 1;
       } else if ((code === 58 || code === 63) && (index + 1 >= text.length || isSpace(text.charCodeAt(index + 1)) || isFlowIndicator(text.charCodeAt(index + 1)))) {
         index += 1;
-      } else if (code === 58 && /["'\]}]/.test(text[index - 1] ?? '')) {
+      } else if (code === 58 && isJsonLikeEnd(text.charCodeAt(index - 1))) {
         // After a quoted key or a collection, a value indicator needs no space.
         index += 1;
       } else if (code === 38) {
@@ -390,7 +400,7 @@ class Scan {
       if (!isSpace(code)) characters += 1;
       index += 1;
     }
-    this.#scalar(plainBound(text.slice(start, index).trim(), characters), start);
+    this.#scalar(plainBound(text.charCodeAt(start), characters), start);
     return index;
   }
 }
