@@ -1,6 +1,6 @@
 // agentctl output-flood memory report: a report, not a test. Always exits 0 unless the CLI misbehaves.
 //
-//   npm run build && node bench/flood.mjs [--tasks 1,64] [--limit-mib 16] [--variants overflow,exact]
+//   npm run build && node bench/flood.mjs [--tasks 1,64] [--limit-mib 16] [--variants overflow,exact] [--reps 1]
 //
 // Each scenario is one `agentctl run` of a workflow with N tasks that flood stdout, all running at once
 // (runtime.maxConcurrency = N), with stdoutLimitBytes = combinedOutputLimitBytes = the limit:
@@ -9,8 +9,10 @@
 //   exact:    `sh -c "yes | head -c LIMIT"` writes exactly the limit; the task succeeds and its output is recorded.
 // The figure is the peak resident set size of the agentctl process (GNU time's "Maximum resident set size" when
 // /usr/bin/time exists, else the VmHWM of /proc/PID/status polled every 5 ms), next to the captured output itself.
+// With --reps N each scenario runs N times and the line shows min / median / max.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +29,7 @@ function option(name, fallback) {
 const TASKS = option('--tasks', '1,64').split(',').map(Number);
 const LIMIT = Number(option('--limit-mib', '16')) * MiB;
 const VARIANTS = option('--variants', 'overflow,exact').split(',');
+const REPS = Math.max(1, Number(option('--reps', '1')));
 
 function workflowText(tasks, variant) {
   const action =
@@ -39,7 +42,8 @@ function workflowText(tasks, variant) {
     'metadata: { name: flood }',
     'spec:',
     `  policy: { processAllowlist: [yes, sh], approval: never }`,
-    `  runtime: { maxConcurrency: ${Math.min(tasks, 64)} }`,
+    // Generous deadlines: on a loaded machine 64 floods take minutes, and a timed-out flood would measure something else.
+    `  runtime: { maxConcurrency: ${Math.min(tasks, 64)}, defaultTimeoutSeconds: 3600 }`,
     '  actions:',
     '    flood:',
     '      kind: builtin.shell.exec',
@@ -47,7 +51,7 @@ function workflowText(tasks, variant) {
     ...(action.args ? [`      args: ${JSON.stringify(action.args)}`] : []),
     `      stdoutLimitBytes: ${LIMIT}`,
     `      combinedOutputLimitBytes: ${LIMIT}`,
-    '      timeoutSeconds: 600',
+    '      timeoutSeconds: 3600',
     '  tasks:',
   ];
   for (let index = 0; index < tasks; index += 1) lines.push(`    - { id: t${index}, uses: "action:flood", failure: continue }`);
@@ -92,6 +96,22 @@ function measure(args, cwd) {
   });
 }
 
+/** The error codes of the failed tasks in the database, with their counts (why a flood did not end as expected). */
+function failureCodes(db) {
+  try {
+    const Database = createRequire(import.meta.url)('better-sqlite3');
+    const handle = new Database(db, { readonly: true });
+    try {
+      const rows = handle.prepare(`SELECT json_extract(error_json, '$.code') AS code, COUNT(*) AS count FROM tasks WHERE state = 'failed' GROUP BY code`).all();
+      return rows.map((row) => `${row.count} ${row.code}`).join(', ');
+    } finally {
+      handle.close();
+    }
+  } catch (error) {
+    return `(not read: ${error.message})`;
+  }
+}
+
 /** Task state counts from the RunOutcome document. */
 function taskStates(stdout) {
   try {
@@ -102,27 +122,40 @@ function taskStates(stdout) {
   }
 }
 
-const mib = (kib) => (kib / 1024).toFixed(0).padStart(6);
+const mib = (kib) => (kib / 1024).toFixed(0);
+const spread = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 1 ? mib(sorted[0]) : `${mib(sorted[0])} / ${mib(sorted[Math.floor(sorted.length / 2)])} / ${mib(sorted.at(-1))}`;
+};
 console.log(`agentctl output flood: limit ${LIMIT / MiB} MiB per task, node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)}`);
-console.log('variant   tasks  task states       peak RSS (MiB)  output kept (MiB)  wall (s)');
+console.log(`variant   tasks  task states       peak RSS (MiB${REPS > 1 ? `, min / median / max of ${REPS}` : ''})  output kept (MiB)  wall (s)`);
 for (const variant of VARIANTS) {
   for (const tasks of TASKS) {
-    const folder = mkdtempSync(join(os.tmpdir(), 'agentctl-flood-'));
-    try {
-      writeFileSync(join(folder, 'wf.yaml'), workflowText(tasks, variant));
-      // Every task has `failure: continue`, so the run succeeds; the overflow tasks themselves fail.
-      const expected = variant === 'overflow' ? 'failed' : 'succeeded';
-      const result = await measure(['run', 'wf.yaml', '--db', 'state/runtime.db', '--output', 'json'], folder);
-      const states = taskStates(result.stdout);
-      const kept = (tasks * LIMIT) / MiB;
-      const shown = Object.entries(states).map(([state, count]) => `${count} ${state}`).join(', ') || '?';
-      console.log(
-        `${variant.padEnd(9)} ${String(tasks).padStart(5)}  ${shown.padEnd(16)}  ${mib(result.peakKiB).padStart(14)}  ${String(kept).padStart(17)}  ${result.seconds.toFixed(1).padStart(8)}`,
-      );
-      if (result.status !== 0 || states[expected] !== tasks) console.log(`  unexpected outcome (exit ${result.status}); stderr tail: ${result.stderr.slice(-600)}`);
-      if (tasks === TASKS[0] && variant === VARIANTS[0]) console.log(`  (peak measured with ${result.method})`);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
+    const peaks = [];
+    const walls = [];
+    let shown = '?';
+    for (let rep = 0; rep < REPS; rep += 1) {
+      const folder = mkdtempSync(join(os.tmpdir(), 'agentctl-flood-'));
+      try {
+        writeFileSync(join(folder, 'wf.yaml'), workflowText(tasks, variant));
+        // Every task has `failure: continue`, so the run succeeds; the overflow tasks themselves fail.
+        const expected = variant === 'overflow' ? 'failed' : 'succeeded';
+        const result = await measure(['run', 'wf.yaml', '--db', 'state/runtime.db', '--output', 'json'], folder);
+        const states = taskStates(result.stdout);
+        shown = Object.entries(states).map(([state, count]) => `${count} ${state}`).join(', ') || '?';
+        peaks.push(result.peakKiB);
+        walls.push(result.seconds);
+        if (result.status !== 0 || states[expected] !== tasks) {
+          const codes = states.failed ? `; failed tasks: ${failureCodes(join(folder, 'state', 'runtime.db'))}` : '';
+          console.log(`  unexpected outcome (exit ${result.status}, ${shown}${codes}); stderr tail: ${result.stderr.slice(-600)}`);
+        }
+        if (rep === 0 && tasks === TASKS[0] && variant === VARIANTS[0]) console.log(`  (peak measured with ${result.method})`);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
     }
+    const kept = (tasks * LIMIT) / MiB;
+    const wall = walls.sort((a, b) => a - b)[Math.floor(walls.length / 2)];
+    console.log(`${variant.padEnd(9)} ${String(tasks).padStart(5)}  ${shown.padEnd(16)}  ${spread(peaks).padStart(14)}  ${String(kept).padStart(17)}  ${wall.toFixed(1).padStart(8)}`);
   }
 }

@@ -30,6 +30,17 @@ export class OutputBuffer {
     return this.#buffer ? this.#buffer.subarray(0, this.#size) : Buffer.alloc(0);
   }
 
+  /**
+   * The bytes kept, handed over: the buffer lets go of them, so once the caller is done with them nothing here keeps
+   * up to a whole limit of memory alive (the process's listeners may outlive the result).
+   */
+  take(): Buffer {
+    const bytes = this.bytes();
+    this.#buffer = undefined;
+    this.#size = 0;
+    return bytes;
+  }
+
   #grow(needed: number): void {
     // At most two steps: 64 KiB, then the whole limit. The pages of the big allocation that are never written are
     // never touched, so a flood that stops early does not pay for the rest of its limit in resident memory.

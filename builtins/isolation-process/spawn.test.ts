@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
+import { OutputBuffer } from './output-buffer.js';
 import { runProcess, type SpawnSpec } from './spawn.js';
 
 const limits = { stdout: 1 << 20, stderr: 1 << 20, combined: 2 << 20 };
@@ -94,5 +95,17 @@ describe('runProcess', () => {
   it('passes only the given environment', async () => {
     const result = await runProcess({ ...spec([]), executable: '/usr/bin/env', args: [], env: { ONLY: '1' } }, never);
     expect(result.stdout.toString()).to.equal('ONLY=1\n');
+  });
+});
+
+describe('OutputBuffer', () => {
+  it('hands its bytes over with take(): afterwards it holds nothing, so a result alone keeps a flood alive', () => {
+    const kept = new OutputBuffer(1 << 20);
+    kept.append(Buffer.alloc(100_000, 'y'));
+    const bytes = kept.take();
+    expect([bytes.length, bytes.buffer.byteLength, kept.size, kept.bytes().length]).to.deep.equal([100_000, 1 << 20, 0, 0]);
+    kept.append(Buffer.from('next'));
+    expect(kept.bytes().toString()).to.equal('next');
+    expect(bytes.subarray(0, 3).toString()).to.equal('yyy');
   });
 });

@@ -11,7 +11,10 @@ export type SpawnSpec = Omit<ProcessSpec, 'isolation'>;
 const PIPE_GRACE_MS = 2000;
 
 export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<ProcessResult> {
-  return new Promise((resolvePromise) => {
+  return new Promise((resolve) => {
+    // Dropped once called: a child's pipe handles may outlive the result, and through the listeners below they keep
+    // this scope alive. Holding the resolver would keep the settled promise, and so the whole output, alive with it.
+    let resolvePromise: ((result: ProcessResult) => void) | undefined = resolve;
     const started = performance.now();
     // Each stream is copied once, into a buffer of at most its own limit (and never more than the combined one).
     const kept = {
@@ -55,10 +58,12 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
       signal.removeEventListener('abort', onAbort);
       child.stdout?.destroy();
       child.stderr?.destroy();
-      resolvePromise({
+      const settle = resolvePromise!;
+      resolvePromise = undefined;
+      settle({
         ...result,
-        stdout: kept.stdout.bytes(),
-        stderr: kept.stderr.bytes(),
+        stdout: kept.stdout.take(),
+        stderr: kept.stderr.take(),
         durationMs: Math.round(performance.now() - started),
         truncated,
       });

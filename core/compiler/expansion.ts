@@ -19,6 +19,8 @@ export class ExpansionError extends Error {
   }
 }
 
+export const tooLargeMessage = (maxBytes: number) => `the document expands to more than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB) of JSON once its YAML aliases are expanded`;
+
 interface Measure {
   readonly size: number;
   readonly height: number;
@@ -34,7 +36,7 @@ export function checkExpansion(document: Document, maxBytes = MAX_EXPANDED_BYTES
   const offsetOf = (node: unknown) => (node as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;
   const bounded = (size: number, node: unknown) => {
     if (size > maxBytes) {
-      throw new ExpansionError(`the document expands to more than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB) of JSON once its YAML aliases are expanded`, offsetOf(node));
+      throw new ExpansionError(tooLargeMessage(maxBytes), offsetOf(node));
     }
     return size;
   };

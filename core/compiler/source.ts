@@ -1,7 +1,8 @@
 // Parses a YAML document with positions, so every diagnostic can name a line and column.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { AgentctlError, diagnostic, type Diagnostic } from '../../sdk/index.js';
-import { checkExpansion, ExpansionError, MAX_DEPTH, MAX_EXPANDED_BYTES } from './expansion.js';
+import { expansionPassesAt } from './alias-bound.js';
+import { checkExpansion, ExpansionError, MAX_DEPTH, MAX_EXPANDED_BYTES, tooLargeMessage } from './expansion.js';
 
 export { MAX_DOCUMENT_BYTES, readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME } from './read.js';
 export { MAX_DEPTH, MAX_EXPANDED_BYTES } from './expansion.js';
@@ -22,6 +23,9 @@ export function parseSource(file: string, text: string): SourceDocument {
     const position = lineCounter.linePos(offset);
     return { line: position.line, column: position.col };
   };
+  // An alias bomb is refused from the text, before parsing it costs seconds; the exact check below decides the rest.
+  const bomb = expansionPassesAt(text, MAX_EXPANDED_BYTES);
+  if (bomb !== undefined) throw tooLarge(file, tooLargeMessage(MAX_EXPANDED_BYTES), textPosition(text, bomb));
   // logLevel error: problems become diagnostics below, never warnings printed to stderr.
   let document: Document;
   try {
@@ -40,11 +44,8 @@ export function parseSource(file: string, text: string): SourceDocument {
     if (!(error instanceof ExpansionError)) throw error;
     const deep = error.message.includes('nested');
     const code = deep || error.message.includes('alias *') ? 'AGENTCTL_E_YAML_SYNTAX' : 'AGENTCTL_E_DOCUMENT_TOO_LARGE';
-    const help = deep
-      ? `keep objects and arrays at most ${MAX_DEPTH} levels deep`
-      : code === 'AGENTCTL_E_DOCUMENT_TOO_LARGE'
-        ? `aliases are allowed, but the expanded document must stay within ${MAX_EXPANDED_BYTES} bytes of JSON; reference large values once, or move them into files that tasks read`
-        : 'define each anchor (&name) before its aliases (*name), outside the node it names';
+    if (code === 'AGENTCTL_E_DOCUMENT_TOO_LARGE') throw tooLarge(file, error.message, at(error.offset));
+    const help = deep ? `keep objects and arrays at most ${MAX_DEPTH} levels deep` : 'define each anchor (&name) before its aliases (*name), outside the node it names';
     throw new AgentctlError(code, `${file}: ${error.message}`, { diagnostics: [diagnostic(code, { message: error.message, file, ...at(error.offset), help })] });
   }
   // The expansion is bounded above, so yaml's own alias counter (a cruder rule) is switched off.
@@ -57,6 +58,22 @@ export function parseSource(file: string, text: string): SourceDocument {
       return at(offsetOf(document, path, options.key ?? false));
     },
   };
+}
+
+function tooLarge(file: string, message: string, position: { line: number; column: number }): AgentctlError {
+  const help = `aliases are allowed, but the expanded document must stay within ${MAX_EXPANDED_BYTES} bytes of JSON; reference large values once, or move them into files that tasks read`;
+  return new AgentctlError('AGENTCTL_E_DOCUMENT_TOO_LARGE', `${file}: ${message}`, { diagnostics: [diagnostic('AGENTCTL_E_DOCUMENT_TOO_LARGE', { message, file, ...position, help })] });
+}
+
+/** Line and column (1-based) of an offset, counted in the text itself (no parser has seen it yet). */
+function textPosition(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let index = text.indexOf('\n'); index >= 0 && index < offset; index = text.indexOf('\n', index + 1)) {
+    line += 1;
+    lineStart = index + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
 }
 
 /** A YAML parser error in our words where theirs would confuse. */

@@ -103,7 +103,7 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
   // The digest key is read (or created) only when a secret digest is recorded, never for a refused preflight.
   const vault = new SecretVault(() => store.digestKey());
   await preflight(request, vault, plan.tasks);
-  store.setRedactor(vault.redactor.redactValue);
+  store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
 
   const { runId, traceId } = newRunIdentity();
   store.createRun(newRunRecord(request, runId, traceId));
@@ -124,7 +124,7 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
   const finished = new Set(['succeeded', 'failed', 'skipped']);
   const before = new Map(store.taskRows(runId).map((row) => [String(row.task_id), String(row.state)]));
   await preflight(request, vault, plan.tasks.filter((task) => !finished.has(before.get(task.id) ?? 'pending')));
-  store.setRedactor(vault.redactor.redactValue);
+  store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
   store.acquireRun(runId, request.isLive);
 
   const run = store.runRow(runId)!;

@@ -77,6 +77,9 @@ export function openDatabase(givenPath: string, options: OpenOptions): SqliteDat
       return db;
     }
     db.pragma('journal_mode = WAL');
+    // SQLite's own default page cache (2 MB; better-sqlite3 builds with 16 MB): a 16 MiB process output written in one
+    // row would otherwise hold up to 16 MB more while it commits.
+    db.pragma('cache_size = -2000');
     db.pragma('foreign_keys = ON');
     // NORMAL: a commit survives a crash of agentctl; effect intents are additionally synced (see Store).
     db.pragma('synchronous = NORMAL');

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunMode, type RunState, type TaskState } from '../../sdk/index.js';
 import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
+import { collectGarbage, isLargeValue } from './garbage.js';
 import { statePaths } from './state-paths.js';
 import { BudgetLedger } from './budget.js';
 import type { TaskArtifact } from './artifacts.js';
@@ -97,6 +98,17 @@ export class Store {
   readonly #db: SqliteDatabase;
   readonly leaseOwner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   #redact: <T>(value: T) => T = (value) => value;
+  /** Changes whenever the redactor learns a value: JSON written before then may hold what it would now hide. */
+  #redactions: () => number = () => 0;
+  /**
+   * Succeeded effect results as recorded: object → the effect whose result_json is its JSON, the redactor's
+   * generation and the object's members then. A task whose output is that very object, unchanged, copies the column
+   * inside SQLite instead of serializing it a second time (a 16 MiB process output would otherwise be stringified,
+   * redacted and copied into the binding twice). Only objects of scalars qualify: their members say they are unchanged.
+   */
+  /** A large value was serialized: its dead copies are collected when the transaction ends. */
+  #collectAfterCommit = false;
+  readonly #recordedResults = new WeakMap<object, { effectId: string; digest: string; redactions: number; members: unknown[] }>();
   readonly #statements;
   readonly #checkpointSeq = new Map<string, number>();
   /** Effect intents waiting for the next group commit (see `recordEffectSoon`). */
@@ -126,7 +138,8 @@ export class Store {
       updateTask: guarded<TaskState>(
         (from) => `
         UPDATE tasks SET state = @state, attempt = COALESCE(@attempt, attempt), input_json = COALESCE(@input, input_json),
-          output_json = COALESCE(@output, output_json), output_digest = COALESCE(@outputDigest, output_digest), error_json = COALESCE(@error, error_json),
+          output_json = COALESCE(@output, (SELECT result_json FROM effects WHERE id = @outputFrom), output_json), output_digest = COALESCE(@outputDigest, output_digest),
+          error_json = COALESCE(@error, error_json),
           disposition = COALESCE(@disposition, disposition),
           started_at = CASE WHEN @started = 1 THEN COALESCE(started_at, @at) ELSE started_at END,
           finished_at = CASE WHEN @finished = 1 THEN @at ELSE finished_at END, updated_at = @at
@@ -172,9 +185,10 @@ export class Store {
     return (this.#budgets ??= new BudgetLedger(this.#db, (body) => this.transaction(body)));
   }
 
-  /** Sets the value redactor for the run this store is driving. */
-  setRedactor(redact: <T>(value: T) => T): void {
+  /** Sets the value redactor for the run this store is driving; `redactions` counts what it redacts. */
+  setRedactor(redact: <T>(value: T) => T, redactions: () => number = () => 0): void {
     this.#redact = redact;
+    this.#redactions = redactions;
   }
 
   close(): void {
@@ -182,7 +196,13 @@ export class Store {
   }
 
   json(value: JsonValue | undefined): string | null {
-    return value === undefined ? null : JSON.stringify(this.#redact(value));
+    if (value === undefined) return null;
+    if (!isLargeValue(value)) return JSON.stringify(this.#redact(value));
+    // What made this value (a process's output buffer) is dead by now: free it before the copies are made, and the
+    // copies themselves once the transaction ends.
+    collectGarbage();
+    this.#collectAfterCommit = true;
+    return JSON.stringify(this.#redact(value));
   }
 
   #text(value: string): string {
@@ -211,6 +231,11 @@ export class Store {
     } catch (error) {
       if (isAgentctlError(error)) throw error;
       throw databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
+    } finally {
+      if (this.#collectAfterCommit) {
+        this.#collectAfterCommit = false;
+        collectGarbage();
+      }
     }
   }
 
@@ -276,7 +301,8 @@ export class Store {
 
   /** The task update and its audit event; call inside a transaction. */
   writeTask(runId: string, taskId: string, patch: TaskPatch, event?: AuditEvent): void {
-    const output = this.json(patch.output);
+    const recorded = this.#recordedResult(patch.output);
+    const output = recorded === null ? this.json(patch.output) : null;
     const { changes } = this.#statements.updateTask(patch.state).run({
       runId,
       taskId,
@@ -284,8 +310,9 @@ export class Store {
       attempt: patch.attempt ?? null,
       input: this.json(patch.input),
       output,
+      outputFrom: recorded?.effectId ?? null,
       // Recorded with the output: a repair reuses a result only while its row still hashes to this digest.
-      outputDigest: output === null ? null : outputDigestOf(output),
+      outputDigest: recorded ? recorded.digest : output === null ? null : outputDigestOf(output),
       error: this.json(patch.error),
       disposition: patch.disposition ?? null,
       started: patch.started ? 1 : 0,
@@ -370,10 +397,24 @@ export class Store {
   }
 
   updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string } = {}): void {
+    const redactions = this.#redactions();
+    const result = this.json(update.result);
     this.transaction(() => {
-      this.#changeEffect(effectId, state, { result: this.json(update.result), error: this.json(update.error), at: now() });
+      this.#changeEffect(effectId, state, { result, error: this.json(update.error), at: now() });
       this.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}) });
     });
+    const members = state === 'succeeded' && result !== null ? scalarMembers(update.result) : undefined;
+    // The digest the task row records if its output is this result, taken while the text is at hand.
+    if (members) this.#recordedResults.set(update.result as object, { effectId, digest: outputDigestOf(result!), redactions, members });
+  }
+
+  /** The effect whose recorded result is exactly the JSON `value` would be written as now, if there is one. */
+  #recordedResult(value: JsonValue | undefined): { readonly effectId: string; readonly digest: string } | null {
+    const recorded = typeof value === 'object' && value !== null ? this.#recordedResults.get(value) : undefined;
+    if (!recorded || recorded.redactions !== this.#redactions()) return null;
+    const members = scalarMembers(value);
+    const same = members !== undefined && members.length === recorded.members.length && members.every((member, index) => member === recorded.members[index]);
+    return same ? recorded : null;
   }
 
   #changeEffect(id: string, state: EffectState, values: { result: string | null; error: string | null; at: string }): void {
@@ -752,4 +793,15 @@ export interface RecordedTask {
   readonly error: JsonValue;
   /** The files the task wrote, by digest: the linked run refers to the same blobs. */
   readonly artifacts?: readonly TaskArtifact[];
+}
+
+/** Keys and values, in order, of an object or array whose members are all scalars; otherwise undefined. */
+function scalarMembers(value: JsonValue | undefined): unknown[] | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const members: unknown[] = [];
+  for (const [key, member] of Object.entries(value)) {
+    if (typeof member === 'object' && member !== null) return undefined;
+    members.push(key, member);
+  }
+  return members;
 }

@@ -114,6 +114,26 @@ describe('hardening', () => {
     expect(runCount(state.ws.db)).to.equal(0);
   });
 
+  it('a 1 MiB YAML alias bomb is refused by check and run (exit 2, document too large) and a run records nothing; 52 aliases pass', () => {
+    const head = ['apiVersion: agentctl.dev/v1', 'kind: Workflow', 'metadata: { name: bomb }', 'spec:', `  vars:`, `    a: &a "${'x'.repeat(1000)}"`, '    b:'];
+    const tail = ['  actions: { set: { kind: builtin.assign } }', '  tasks: [{ id: a, uses: "action:set" }]'];
+    const row = `      - [${Array.from({ length: 20 }, () => '*a').join(', ')}]`;
+    const rows = Array.from({ length: Math.floor((1024 * 1024 - 1500) / (row.length + 1)) }, () => row);
+    const bomb = [...head, ...rows, ...tail, ''].join('\n');
+    expect(bomb.length).to.be.within(1000 * 1024, 1024 * 1024);
+    state.ws.write('wf.yaml', bomb);
+    const found = diagnosticWithCode(errorDocument(runCli(['check', state.ws.file('wf.yaml'), '--output', 'json']), 2), 'AGENTCTL_E_DOCUMENT_TOO_LARGE');
+    expect(found.message).to.equal('the document expands to more than 4194304 bytes (4 MiB) of JSON once its YAML aliases are expanded');
+    // The alias at which the expansion certainly passes 4 MiB: the 5th of row 210 (line 217), after 4,184 others (each expands to 1,002 bytes).
+    expect([found.line, found.column]).to.deep.equal([217, 26]);
+    diagnosticWithCode(errorDocument(run(), 2), 'AGENTCTL_E_DOCUMENT_TOO_LARGE');
+    expect(existsSync(state.ws.db)).to.equal(false);
+    const tasks = Array.from({ length: 52 }, (_, index) => `    - { id: t${index}, uses: "action:set", with: *w }`);
+    const aliases = [...head.slice(0, 4), '  vars: { base: &b [1, 2, 3] }', ...tail.slice(0, 1), '  tasks:', '    - { id: first, uses: "action:set", with: &w { a: *b, b: *b, c: *b } }', ...tasks, ''];
+    state.ws.write('wf.yaml', aliases.join('\n'));
+    expect(outcome(runCli(['check', state.ws.file('wf.yaml'), '--output', 'json']), 0).data.tasks).to.equal(53);
+  });
+
   it('--workspace must be an existing folder; --input may come before the file', () => {
     state.ws.write('wf.yaml', workflow({ inputs: { name: 'x' }, actions: { set: { kind: 'builtin.assign' } }, tasks: [{ id: 'a', uses: 'action:set', with: { v: '${{ inputs.name }}' } }], outputs: { v: '${{ tasks.a.output.output.v }}' } }));
     diagnosticWithCode(errorDocument(run(['--workspace', state.ws.file('missing')]), 2), 'AGENTCTL_E_USAGE');

@@ -96,6 +96,44 @@ describe('store', () => {
     store.close();
   });
 
+  it('a task output that is its effect result is serialized once, unless it changed or the redactor learned a value since', () => {
+    const store = Store.open(join(dir, 'by-reference.db'));
+    const redactor = new Redactor();
+    redactor.add('s3cret-one');
+    const serialized: unknown[] = [];
+    store.setRedactor((value) => {
+      serialized.push(value);
+      return redactor.redactValue(value);
+    }, () => redactor.size);
+    store.createRun({ ...newRun('run_t', dir), tasks: ['a', 'b', 'c'].map((id) => ({ id, kind: 'k' })) });
+    const succeed = (taskId: string, result: { exitCode: number; stdout: string; stderr: string }) => {
+      store.updateTask('run_t', taskId, { state: 'running' });
+      store.recordEffect(effectRecord(`eff_${taskId}`, taskId, 1), 'requested');
+      store.updateEffect('run_t', `eff_${taskId}`, 'started');
+      store.updateEffect('run_t', `eff_${taskId}`, 'succeeded', { result });
+    };
+    const row = (taskId: string) => ({ effect: store.effect(`eff_${taskId}`)!.result_json, task: store.taskRows('run_t').find((task) => task.task_id === taskId)!.output_json });
+
+    const a = { exitCode: 0, stdout: 'a s3cret-one s3cret-two', stderr: '' };
+    succeed('a', a);
+    store.updateTask('run_t', 'a', { state: 'succeeded', output: a });
+    expect(serialized.filter((value) => value === a)).to.have.length(1);
+    expect(row('a')).to.deep.equal({ effect: '{"exitCode":0,"stdout":"a [REDACTED] s3cret-two","stderr":""}', task: '{"exitCode":0,"stdout":"a [REDACTED] s3cret-two","stderr":""}' });
+
+    const b = { exitCode: 0, stdout: 'b s3cret-two', stderr: '' };
+    succeed('b', b);
+    redactor.add('s3cret-two');
+    store.updateTask('run_t', 'b', { state: 'succeeded', output: b });
+    expect(row('b')).to.deep.equal({ effect: '{"exitCode":0,"stdout":"b s3cret-two","stderr":""}', task: '{"exitCode":0,"stdout":"b [REDACTED]","stderr":""}' });
+
+    const c = { exitCode: 0, stdout: 'c', stderr: '' };
+    succeed('c', c);
+    c.stdout = 'c changed';
+    store.updateTask('run_t', 'c', { state: 'succeeded', output: c });
+    expect(row('c')).to.deep.equal({ effect: '{"exitCode":0,"stdout":"c","stderr":""}', task: '{"exitCode":0,"stdout":"c changed","stderr":""}' });
+    store.close();
+  });
+
   describe('state transitions', () => {
     it('applies legal changes and refuses illegal ones without changing anything', () => {
       const store = Store.open(join(dir, 'transitions.db'));
