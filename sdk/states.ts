@@ -37,19 +37,16 @@ export type RunMode = (typeof RUN_MODES)[number];
  */
 export const AUDIT_EVENTS = [
   'run.started',
-  'run.paused',
-  'run.succeeded',
-  'run.failed',
-  'run.cancelled',
+  // A run or task entering one of its states.
+  ...RUN_STATES.map((state) => `run.${state}` as const),
   'run.replayed',
   'run.resumed',
-  'task.running',
-  'task.waiting_for_approval',
-  'task.retry_scheduled',
-  'task.succeeded',
-  'task.failed',
-  'task.skipped',
-  'task.cancelled',
+  'run.interrupted',
+  'run.retry',
+  'run.repair',
+  'run.fork',
+  ...TASK_STATES.map((state) => `task.${state}` as const),
+  'task.reused',
   ...EFFECT_STATES.map((state) => `effect.${state}` as const),
   'effect.unchanged',
   'policy.denied',
@@ -60,6 +57,7 @@ export const AUDIT_EVENTS = [
   'approval.cancelled',
   'effect.reconciled',
   'budget.exceeded',
+  'artifact.recorded',
 ] as const;
 /** An audit event type. */
 export type AuditEventType = (typeof AUDIT_EVENTS)[number];

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { AgentctlError, errorMessage, isAgentctlError, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunMode, type RunState, type TaskState } from '../../sdk/index.js';
+import { AgentctlError, errorMessage, isAgentctlError, type AuditEventType, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunMode, type RunState, type TaskState } from '../../sdk/index.js';
 import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
 import { collectGarbage, isLargeValue } from './garbage.js';
 import { statePaths } from './state-paths.js';
@@ -78,7 +78,8 @@ export interface TaskPatch {
 }
 
 export interface AuditEvent {
-  readonly type: string;
+  /** One of the SDK's audit event names: a new kind of event is declared there first. */
+  readonly type: AuditEventType;
   readonly taskId?: string;
   readonly effectId?: string;
   readonly data?: Record<string, JsonValue>;
