@@ -8,6 +8,7 @@ import {
   type Diagnostic,
   type ActionKind,
   type IsolationMode,
+  type IsolationOptions,
   type PluginApi,
   type PluginHooks,
   type PolicyHook,
@@ -151,6 +152,17 @@ function wrapIsolation(host: PluginRegistrar, plugin: string, mode: IsolationMod
         throw host.errorCodes.normalize(error, plugin, hook);
       }
     },
+    ...(mode.prepare
+      ? {
+          prepare: async (options: IsolationOptions | undefined, signal: AbortSignal) => {
+            try {
+              return await mode.prepare!(options, signal);
+            } catch (error) {
+              throw host.errorCodes.normalize(error, plugin, hook);
+            }
+          },
+        }
+      : {}),
   });
 }
 

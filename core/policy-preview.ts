@@ -57,7 +57,8 @@ function previewTask(host: Host, plan: CompiledPlan, task: CompiledTask, scope: 
     // A describe that fails says nothing: the run will judge the effect.
     effects = undefined;
   }
-  if (effects === undefined || effects.length === 0) return view(kind.effect.effectClass === 'pure' ? 'no_effect' : 'unknown');
+  const profile = plan.actions[task.action]!.profile;
+  if (effects === undefined || effects.length === 0) return view(profile.effectClass === 'pure' ? 'no_effect' : 'unknown');
   let strongest: PolicyVerdict = { decision: 'allow' };
   for (const effect of effects) {
     const verdict = corePolicy({
@@ -66,7 +67,7 @@ function previewTask(host: Host, plan: CompiledPlan, task: CompiledTask, scope: 
       kind: kind.name,
       operation: effect.operation,
       access: effect.access,
-      profile: { ...kind.effect, ...effect.profile },
+      profile: { ...profile, ...effect.profile },
       policy: plan.policy,
       workspaceRoot,
       statePaths,

@@ -1,5 +1,5 @@
 // The host's process service: kinds hand it a process spec; the isolation mode named by the spec runs it.
-import { AgentctlError, type DispatchProcessService, type IsolationMode, type ProcessService, type ProcessSpec } from '../sdk/index.js';
+import { AgentctlError, type DispatchProcessService, type IsolationMode, type IsolationOptions, type ProcessService, type ProcessSpec } from '../sdk/index.js';
 
 interface ModeSource {
   isolationMode(mode: string): IsolationMode | undefined;
@@ -10,6 +10,7 @@ export function createProcessService(host: ModeSource): ProcessService {
   return Object.freeze({
     hasMode: (isolation: string) => host.isolationMode(isolation) !== undefined,
     resolveCommand: (isolation: string, command: string) => modeOf(host, isolation).resolveCommand(command),
+    prepare: async (isolation: string, options: IsolationOptions | undefined, signal: AbortSignal) => (await modeOf(host, isolation).prepare?.(options, signal)) ?? {},
   });
 }
 

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { EffectAccess, EffectOptions, EffectProfile, EffectRequest } from './effects.js';
 import type { FileService } from './files.js';
-import type { DispatchProcessService, ProcessLimits, ProcessService } from './isolation.js';
+import type { DispatchProcessService, IsolationOptions, ProcessLimits, ProcessService } from './isolation.js';
 import type { JsonValue } from './json.js';
 import type { SecretReference, TaskSecrets } from './secrets.js';
 
@@ -30,9 +30,15 @@ export interface DispatchContext<Action = unknown, Input = unknown> {
   redact(text: string, options?: { readonly truncated?: boolean }): string;
   /**
    * Authorizes, records and performs one effect. The request is committed to the ledger before `perform` runs; its
-   * outcome is committed after. Throw an `EffectFailure` to report a failed or uncertain outcome.
+   * outcome is committed after. Throw an `EffectFailure` to report a failed or uncertain outcome. `perform` gets the
+   * effect's id, stable across resumes, e.g. to name what it starts or to let the other side recognise a repeat.
    */
-  effect<T extends JsonValue>(request: EffectRequest, perform: (signal: AbortSignal) => Promise<T>, options?: EffectOptions<T>): Promise<T>;
+  effect<T extends JsonValue>(request: EffectRequest, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>, options?: EffectOptions<T>): Promise<T>;
+}
+
+/** The effect being performed, as `perform` sees it. */
+export interface PerformedEffect {
+  readonly id: string;
 }
 
 /** How an action kind describes a process it will start, for `agentctl plan`. */
@@ -43,6 +49,8 @@ export interface ProcessDescription {
   readonly cwd: string;
   readonly environment: readonly string[];
   readonly isolation: string;
+  /** The action's options for its isolation mode (e.g. the container image, engine selection and limits). */
+  readonly options?: IsolationOptions;
   /** Files the process declares as its output, kept in the artifact store when it succeeds. */
   readonly artifacts?: readonly string[];
   readonly limits: ProcessLimits;
@@ -96,6 +104,16 @@ export interface ActionKind<ActionSchema extends z.ZodType = z.ZodType, InputSch
   /** Shape of the task's rendered `with`. */
   readonly inputSchema: InputSchema;
   readonly effect: EffectProfile;
+  /**
+   * The profile of one action's effects, when the action declares part of it (e.g. extension.process declares its
+   * idempotency). `plan`, policy and the ledger use it; without it every action of the kind has `effect`.
+   */
+  profileFor?(action: z.output<ActionSchema>): EffectProfile;
+  /**
+   * The shape of one action's task input, when the action declares it (e.g. an extension's inputSchema). The
+   * compiler and dispatch check `with` against it; without it every action of the kind takes `inputSchema`.
+   */
+  inputSchemaFor?(action: z.output<ActionSchema>): z.ZodType;
   /** Secret references the host must resolve (during preflight) before the action runs. */
   secretReferences?(action: z.output<ActionSchema>): SecretReference[];
   /** Plan-time description; `process.isolation` names a mode the host checks at compile time. */

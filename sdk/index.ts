@@ -1,6 +1,6 @@
 // The public SDK: the contract builtins and third-party packs use to extend agentctl. Named exports only.
 // It imports nothing from the core: the core implements what is declared here.
-export type { ActionDescription, ActionKind, DescribeContext, DescribedEffect, DispatchContext, ProcessDescription } from './action-kind.js';
+export type { ActionDescription, ActionKind, DescribeContext, DescribedEffect, DispatchContext, PerformedEffect, ProcessDescription } from './action-kind.js';
 export type { EffectAccess, EffectClass, EffectOptions, EffectProfile, EffectRequest, Idempotency, ProcessAccess, Risk } from './effects.js';
 export { ERROR_CODES, EXIT, isCoreErrorCode, type CodeInfo, type ErrorCode, type ExitCode } from './error-codes.js';
 export {
@@ -23,6 +23,7 @@ export {
   processLimitFields,
   type DispatchProcessService,
   type IsolationMode,
+  type IsolationOptions,
   type OutputLimits,
   type ProcessCapture,
   type ProcessEnd,
@@ -32,6 +33,29 @@ export {
   type ProcessSpec,
 } from './isolation.js';
 export type { JsonObject, JsonValue } from './json.js';
+export { jsonSchemaProblems, jsonSchemaValidator } from './json-schema.js';
+export { OutputCapture, type OutputOverflow } from './output-capture.js';
+export { decodeOutput, outputCut, processFailure, type ProcessReading } from './process-outcome.js';
+export {
+  checkProcessAction,
+  CONTAINER_ISOLATION,
+  containerOptionsSchema,
+  ENGINE_VARIABLE_PREFIXES,
+  ENGINE_VARIABLES,
+  isEngineVariable,
+  isolationOptionsOf,
+  outputLimitsOf,
+  PINNED_IMAGE,
+  processAccessOf,
+  processActionFields,
+  processDescriptionOf,
+  processEnvironment,
+  processLimitsOf,
+  processSecretReferences,
+  processString,
+  type ContainerOptions,
+  type ProcessActionFields,
+} from './process-action.js';
 export type { CompiledAction, CompiledPlan, CompiledTask, ModelPricing, PricingTable, RunBudgets, RuntimeSettings } from './plan.js';
 export {
   definePlugin,

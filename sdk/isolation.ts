@@ -1,6 +1,7 @@
 // The process family: what a kind hands the host's process service, what an isolation mode returns, and the
 // limits every process action shares. Kinds never spawn; isolation modes (keyed by name) do.
 import { z } from 'zod';
+import type { JsonObject, JsonValue } from './json.js';
 
 const MiB = 1024 * 1024;
 
@@ -32,10 +33,20 @@ export const processLimitFields = {
   combinedOutputLimitBytes: byteLimit(2 * MiB),
 };
 
+/** The action's options for its isolation mode (the `container` block for `container`), defaults applied. */
+export type IsolationOptions = Readonly<Record<string, JsonValue>>;
+
 /** One process to run, fully resolved and already authorized by policy. */
 export interface ProcessSpec {
   /** The isolation mode that runs it, e.g. `process`. */
   readonly isolation: string;
+  /** The action's options for that mode, e.g. the image and limits of a container. */
+  readonly options?: IsolationOptions;
+  /**
+   * A name unique to this process, derived from the effect id (e.g. `<effect id>-invoke`). A mode that leaves
+   * something behind on a crash (a container) names it after this, so an operator or a later run can find it.
+   */
+  readonly name?: string;
   /** What `resolveCommand` returned for the action's command. */
   readonly executable: string;
   readonly args: readonly string[];
@@ -56,12 +67,19 @@ export interface ProcessCapture {
   readonly durationMs: number;
   /** True when a byte limit cut the output. */
   readonly truncated: boolean;
+  /**
+   * Set when what ran could not be cleaned up afterwards (e.g. its container could not be removed). Whatever the
+   * ending, the effect is then uncertain: something of it is still there.
+   */
+  readonly cleanupError?: string;
 }
 
 /** How a process ended. */
 export type ProcessEnd =
   | { readonly end: 'exited'; readonly exitCode: number | null; readonly signal: NodeJS.Signals | null }
   | { readonly end: 'overflow'; readonly stream: 'stdout' | 'stderr' | 'combined'; readonly limit: number }
+  /** Killed by its isolation mode's resource control, e.g. a container's memory limit: a definite failure. */
+  | { readonly end: 'resource_limit'; readonly resource: 'memory'; readonly limit: number }
   | { readonly end: 'timeout' }
   | { readonly end: 'aborted'; readonly reason: unknown }
   | { readonly end: 'spawn_error'; readonly message: string };
@@ -76,6 +94,12 @@ export interface IsolationMode {
   readonly description: string;
   /** What will be executed for a command as written, or undefined when it does not resolve. */
   resolveCommand(command: string): string | undefined;
+  /**
+   * Checks that processes with these options can run now (e.g. the engine answers and the image is present) and
+   * returns what the effect records about where they run (e.g. the engine chosen). Throws an AgentctlError naming
+   * what is missing. Called in preflight and before each effect, so it should cache what is slow to find out.
+   */
+  prepare?(options: IsolationOptions | undefined, signal: AbortSignal): Promise<JsonObject>;
   /** Runs the process; aborting `signal` kills it (and everything it started) and ends it as `aborted`. */
   run(spec: ProcessSpec, signal: AbortSignal): Promise<ProcessResult>;
 }
@@ -86,6 +110,8 @@ export interface ProcessService {
   hasMode(isolation: string): boolean;
   /** What `command` resolves to under `isolation`, or undefined. Throws AGENTCTL_E_UNKNOWN_ISOLATION for an unknown mode. */
   resolveCommand(isolation: string, command: string): string | undefined;
+  /** The mode's `prepare` (an empty record for a mode without one): where processes with these options will run. */
+  prepare(isolation: string, options: IsolationOptions | undefined, signal: AbortSignal): Promise<JsonObject>;
 }
 
 /** The process service as a dispatch function gets it: it can also run a process, under the task's signal. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputCapture } from '../../sdk/index.js';
 import { runProcess, type SpawnSpec } from './spawn.js';
 
 const limits = { stdout: 1 << 20, stderr: 1 << 20, combined: 2 << 20 };
@@ -98,14 +98,23 @@ describe('runProcess', () => {
   });
 });
 
-describe('OutputBuffer', () => {
+describe('OutputCapture', () => {
   it('hands its bytes over with take(): afterwards it holds nothing, so a result alone keeps a flood alive', () => {
-    const kept = new OutputBuffer(1 << 20);
-    kept.append(Buffer.alloc(100_000, 'y'));
-    const bytes = kept.take();
-    expect([bytes.length, bytes.buffer.byteLength, kept.size, kept.bytes().length]).to.deep.equal([100_000, 1 << 20, 0, 0]);
-    kept.append(Buffer.from('next'));
-    expect(kept.bytes().toString()).to.equal('next');
-    expect(bytes.subarray(0, 3).toString()).to.equal('yyy');
+    const output = new OutputCapture(limits);
+    expect(output.write('stdout', Buffer.alloc(100_000, 'y'))).to.equal(undefined);
+    const { stdout } = output.take();
+    expect([stdout.length, stdout.buffer.byteLength]).to.deep.equal([100_000, 1 << 20]);
+    expect(output.take().stdout.length).to.equal(0);
+    expect(stdout.subarray(0, 3).toString()).to.equal('yyy');
+  });
+
+  it('keeps a stream up to its limit and names the limit passed, the stream or the combined one', () => {
+    const output = new OutputCapture({ stdout: 10, stderr: 8, combined: 12 });
+    expect(output.write('stdout', Buffer.from('123456'))).to.equal(undefined);
+    expect(output.write('stderr', Buffer.from('abcdefgh'))).to.deep.equal({ end: 'overflow', stream: 'combined', limit: 12 });
+    expect(output.truncated).to.equal(true);
+    const kept = output.take();
+    expect([kept.stdout.toString(), kept.stderr.toString(), kept.truncated]).to.deep.equal(['123456', 'abcdef', true]);
+    expect(new OutputCapture({ stdout: 4, stderr: 8, combined: 12 }).write('stdout', Buffer.from('12345'))).to.deep.equal({ end: 'overflow', stream: 'stdout', limit: 4 });
   });
 });

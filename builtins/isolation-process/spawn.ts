@@ -1,8 +1,7 @@
 // Runs one process: no shell, own process group, bounded concurrent drain, deadline, whole-tree kill.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import type { ProcessEnd, ProcessResult, ProcessSpec } from '../../sdk/index.js';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputCapture, type ProcessEnd, type ProcessResult, type ProcessSpec } from '../../sdk/index.js';
 
 /** What spawning needs; the isolation mode name is not among it. */
 export type SpawnSpec = Omit<ProcessSpec, 'isolation'>;
@@ -17,11 +16,7 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
     let resolvePromise: ((result: ProcessResult) => void) | undefined = resolve;
     const started = performance.now();
     // Each stream is copied once, into a buffer of at most its own limit (and never more than the combined one).
-    const kept = {
-      stdout: new OutputBuffer(Math.min(spec.limits.stdout, spec.limits.combined)),
-      stderr: new OutputBuffer(Math.min(spec.limits.stderr, spec.limits.combined)),
-    };
-    let truncated = false;
+    const output = new OutputCapture(spec.limits);
     let ending: Extract<ProcessEnd, { end: 'overflow' | 'timeout' | 'aborted' }> | undefined;
     let settled = false;
     let graceTimer: NodeJS.Timeout | undefined;
@@ -60,13 +55,7 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
       child.stderr?.destroy();
       const settle = resolvePromise!;
       resolvePromise = undefined;
-      settle({
-        ...result,
-        stdout: kept.stdout.take(),
-        stderr: kept.stderr.take(),
-        durationMs: Math.round(performance.now() - started),
-        truncated,
-      });
+      settle({ ...result, ...output.take(), durationMs: Math.round(performance.now() - started) });
     };
 
     const stop = (why: NonNullable<typeof ending>) => {
@@ -74,15 +63,10 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
       killTree();
     };
 
-    const capture = (stream: 'stdout' | 'stderr', limit: number) => (chunk: Buffer) => {
+    const capture = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       if (ending) return;
-      const streamRoom = limit - kept[stream].size;
-      const combinedRoom = spec.limits.combined - (kept.stdout.size + kept.stderr.size);
-      const room = Math.min(streamRoom, combinedRoom);
-      kept[stream].append(chunk, Math.min(chunk.length, room));
-      if (chunk.length <= room) return;
-      truncated = true;
-      stop(streamRoom <= combinedRoom ? { end: 'overflow', stream, limit } : { end: 'overflow', stream: 'combined', limit: spec.limits.combined });
+      const overflow = output.write(stream, chunk);
+      if (overflow) stop(overflow);
     };
 
     if (spec.stdin !== undefined && child.stdin) {
@@ -90,8 +74,8 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
       child.stdin.on('error', () => undefined);
       child.stdin.end(spec.stdin);
     }
-    child.stdout!.on('data', capture('stdout', spec.limits.stdout));
-    child.stderr!.on('data', capture('stderr', spec.limits.stderr));
+    child.stdout!.on('data', capture('stdout'));
+    child.stderr!.on('data', capture('stderr'));
 
     const deadline = setTimeout(() => stop({ end: 'timeout' }), spec.timeoutMs);
     const onAbort = () => stop({ end: 'aborted', reason: signal.reason });

@@ -2,7 +2,24 @@
 // process itself is run by the isolation mode the action names, through the host's process service.
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { AgentctlError, defineActionKind, diagnostic, EffectFailure, type DispatchContext, type JsonObject, type ProcessResult, type SecretReference } from '../../sdk/index.js';
+import {
+  AgentctlError,
+  decodeOutput,
+  defineActionKind,
+  diagnostic,
+  isolationOptionsOf,
+  outputCut,
+  outputLimitsOf,
+  processAccessOf,
+  processDescriptionOf,
+  processEnvironment,
+  processFailure,
+  processLimitsOf,
+  processSecretReferences,
+  type DispatchContext,
+  type JsonObject,
+  type ProcessResult,
+} from '../../sdk/index.js';
 import { MAX_ARTIFACT_BYTES, shellExecActionSchema, shellExecInputSchema, type ShellExecAction, type ShellExecInput } from './schema.js';
 
 export default defineActionKind({
@@ -13,24 +30,13 @@ export default defineActionKind({
   actionSchema: shellExecActionSchema,
   inputSchema: shellExecInputSchema,
   effect: { effectClass: 'process_execution', risk: 'high', idempotency: 'unknown' },
-  secretReferences: (action) => Object.values(action.env).filter((value): value is SecretReference => typeof value !== 'string'),
+  secretReferences: processSecretReferences,
   describe(action, context) {
     const executable = context.process.hasMode(action.isolation) ? context.process.resolveCommand(action.isolation, action.command) : undefined;
     // The access does not depend on the task input (run-time args are data to the program, not to policy).
     const effects = executable === undefined ? undefined : [{ operation: 'process.exec', access: accessOf(action, executable) }];
-    return {
-      ...(effects ? { effects } : {}),
-      process: {
-        command: action.command,
-        executable: executable ?? null,
-        args: action.args,
-        cwd: action.cwd,
-        environment: Object.keys(action.env),
-        isolation: action.isolation,
-        ...(action.artifacts.length > 0 ? { artifacts: action.artifacts } : {}),
-        limits: limitsOf(action, context.taskTimeoutSeconds ?? context.defaultTimeoutSeconds),
-      },
-    };
+    const process = processDescriptionOf(action, executable, context.taskTimeoutSeconds ?? context.defaultTimeoutSeconds);
+    return { ...(effects ? { effects } : {}), process: { ...process, ...(action.artifacts.length > 0 ? { artifacts: action.artifacts } : {}) } };
   },
   setup(api) {
     // A command that does not resolve fails before the run exists, not halfway through it.
@@ -58,17 +64,7 @@ export default defineActionKind({
  * a command may only declare as its output what policy lets it write.
  */
 function accessOf(action: ShellExecAction, executable: string) {
-  const process = { executable, command: action.command, cwd: action.cwd, environment: Object.keys(action.env), isolation: action.isolation };
-  return { tool: 'process.exec', process, ...(action.artifacts.length > 0 ? { writes: action.artifacts } : {}) };
-}
-
-function limitsOf(action: ShellExecAction, fallbackTimeoutSeconds: number) {
-  return {
-    timeoutSeconds: action.timeoutSeconds ?? fallbackTimeoutSeconds,
-    stdoutLimitBytes: action.stdoutLimitBytes,
-    stderrLimitBytes: action.stderrLimitBytes,
-    combinedOutputLimitBytes: action.combinedOutputLimitBytes,
-  };
+  return { tool: 'process.exec', process: processAccessOf(action, executable), ...(action.artifacts.length > 0 ? { writes: action.artifacts } : {}) };
 }
 
 async function execute(context: DispatchContext<ShellExecAction, ShellExecInput>) {
@@ -78,35 +74,40 @@ async function execute(context: DispatchContext<ShellExecAction, ShellExecInput>
   const stdin = input.stdin === undefined ? undefined : Buffer.from(input.stdin, 'utf8');
   const executable = context.process.resolveCommand(action.isolation, action.command);
   if (!executable) throw new AgentctlError('AGENTCTL_E_COMMAND_NOT_FOUND', `command "${action.command}" does not resolve to an executable under isolation ${action.isolation}`);
-  const limits = limitsOf(action, context.task.timeoutSeconds);
-  const recordedEnv: JsonObject = {};
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(action.env)) {
-    if (typeof value === 'string') {
-      env[name] = value;
-      recordedEnv[name] = { value };
-    } else {
-      env[name] = context.secrets.value(value);
-      recordedEnv[name] = { secret: value as JsonObject, digest: context.secrets.digest(value) };
-    }
-  }
+  const limits = processLimitsOf(action, context.task.timeoutSeconds);
+  const { env, recorded } = processEnvironment(action, context.secrets);
+  const options = isolationOptionsOf(action);
+  // Where it will run (e.g. the engine and image of a container) is checked now, before the effect is recorded.
+  const placement = await context.process.prepare(action.isolation, options, context.signal);
   const request = {
     operation: 'process.exec',
     // stdin is recorded by size and digest, as a write records its content; the task row holds the rendered text.
-    input: { command: action.command, executable, args, cwd: action.cwd, env: recordedEnv, isolation: action.isolation, limits, ...(stdin === undefined ? {} : { stdin: { bytes: stdin.length, sha256: createHash('sha256').update(stdin).digest('hex') } }) },
+    input: {
+      command: action.command,
+      executable,
+      args,
+      cwd: action.cwd,
+      env: recorded,
+      isolation: action.isolation,
+      ...(Object.keys(placement).length > 0 ? { [action.isolation]: placement } : {}),
+      limits: { ...limits },
+      ...(stdin === undefined ? {} : { stdin: { bytes: stdin.length, sha256: createHash('sha256').update(stdin).digest('hex') } }),
+    },
     access: accessOf(action, executable),
   };
-  return context.effect(request, async (signal) => {
+  return context.effect(request, async (signal, effect) => {
     const result = await context.process.run(
       {
         isolation: action.isolation,
+        ...(options ? { options } : {}),
+        name: effect.id,
         executable,
         args,
         cwd: context.resolvePath(action.cwd),
         env,
         ...(stdin === undefined ? {} : { stdin }),
         timeoutMs: limits.timeoutSeconds * 1000,
-        limits: { stdout: limits.stdoutLimitBytes, stderr: limits.stderrLimitBytes, combined: limits.combinedOutputLimitBytes },
+        limits: outputLimitsOf(limits),
       },
       signal,
     );
@@ -120,55 +121,10 @@ async function execute(context: DispatchContext<ShellExecAction, ShellExecInput>
 }
 
 function outcome(result: ProcessResult, context: DispatchContext<ShellExecAction, ShellExecInput>, name: string, timeoutSeconds: number) {
-  // Output is cut wherever the process did not end by itself: at a byte limit, a timeout, a cancellation or a kill.
-  const truncated = result.truncated || result.end !== 'exited' || result.exitCode === null;
-  const options = { truncated };
-  const captured = { stdout: context.redact(decode(result.stdout, truncated), options), stderr: context.redact(decode(result.stderr, truncated), options) };
-  switch (result.end) {
-    case 'exited': {
-      const details = { exitCode: result.exitCode, signal: result.signal, ...captured };
-      if (result.exitCode === 0) return { exitCode: 0, ...captured };
-      const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with status ${result.exitCode}`;
-      throw new EffectFailure('failed', 'AGENTCTL_E_PROCESS_EXIT', `${name} ${how}${tail(captured.stderr)}`, { details });
-    }
-    case 'overflow': {
-      const limitName = { stdout: 'stdoutLimitBytes', stderr: 'stderrLimitBytes', combined: 'combinedOutputLimitBytes' }[result.stream];
-      throw new EffectFailure('failed', 'AGENTCTL_E_PROCESS_OUTPUT_LIMIT', `${name} wrote more than ${result.limit} bytes to ${result.stream} (${limitName}); its process tree was killed`, {
-        details: { stream: result.stream, limitBytes: result.limit, ...captured },
-        help: `raise ${limitName} (at most 16 MiB) or make the command quieter`,
-      });
-    }
-    case 'timeout':
-      throw new EffectFailure('uncertain', 'AGENTCTL_E_PROCESS_TIMEOUT', `${name} ran longer than ${timeoutSeconds}s; its process tree was killed`, { details: captured });
-    case 'aborted': {
-      const deadline = (result.reason as { name?: string } | undefined)?.name === 'TimeoutError';
-      if (deadline) throw new EffectFailure('uncertain', 'AGENTCTL_E_PROCESS_TIMEOUT', `${name} outlived the task deadline of ${context.task.timeoutSeconds}s; its process tree was killed`, { details: captured });
-      throw new EffectFailure('uncertain', 'AGENTCTL_E_CANCELLED', `${name} was cancelled; its process tree was killed`, { details: captured });
-    }
-    case 'spawn_error':
-      throw new EffectFailure('uncertain', 'AGENTCTL_E_PROCESS_SPAWN', `${name} could not be started: ${result.message}`, { details: captured });
-  }
-}
-
-/**
- * UTF-8 text; output cut short drops a trailing partial character instead of growing a U+FFFD. Decoded with toString,
- * which keeps ASCII in V8's one-byte form: half the memory of a TextDecoder's UTF-16 result.
- */
-function decode(bytes: Buffer, truncated: boolean): string {
-  return (truncated ? bytes.subarray(0, completeLength(bytes)) : bytes).toString('utf8');
-}
-
-/** Length of `bytes` without a trailing UTF-8 sequence that its lead byte says is incomplete. */
-function completeLength(bytes: Buffer): number {
-  let start = bytes.length - 1;
-  while (start > 0 && start > bytes.length - 4 && (bytes[start]! & 0xc0) === 0x80) start -= 1;
-  const lead = bytes[start] ?? 0;
-  const length = lead >= 0xf5 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 ? 2 : 1;
-  return length > 1 && start + length > bytes.length ? start : bytes.length;
-}
-
-function tail(stderr: string): string {
-  const text = stderr.trim();
-  if (!text) return '';
-  return `: ${text.length > 500 ? `…${text.slice(-500)}` : text}`;
+  const options = { truncated: outputCut(result) };
+  const stdout = context.redact(decodeOutput(result.stdout, options.truncated), options);
+  const stderr = context.redact(decodeOutput(result.stderr, options.truncated), options);
+  const failure = processFailure(result, { name, timeoutSeconds, taskTimeoutSeconds: context.task.timeoutSeconds, stdout, stderr });
+  if (failure) throw failure;
+  return { exitCode: 0, stdout, stderr };
 }

@@ -1,40 +1,24 @@
 // Fields of a builtin.shell.exec action, all static, so `plan` shows exactly what will run; and the task input
 // (`with`), the only way run-time values reach the child: arguments after the static ones, and text on stdin.
 import { z } from 'zod';
-import { processLimitFields, secretReferenceSchema } from '../../sdk/index.js';
-
-/** A string the kernel can pass to a process: no NUL byte. */
-const processString = () => z.string().refine((text) => !text.includes('\0'), 'must not contain a NUL byte');
+import { checkProcessAction, processActionFields, processString } from '../../sdk/index.js';
 
 /** Declared output files per action, and the size of each. */
 export const MAX_ARTIFACTS = 64;
 export const MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;
 
-export const shellExecActionSchema = z.strictObject({
-  command: processString()
-    .min(1)
-    .refine((command) => command.startsWith('/') || !command.includes('/'), 'command must be an absolute path or a bare name (no relative paths)')
-    .describe('Absolute path, or a bare name looked up in /usr/local/bin:/usr/bin:/bin (never PATH).'),
-  args: z.array(processString()).default([]).describe('Arguments, passed directly: there is never a shell.'),
-  cwd: processString().min(1).default('.').describe('Working directory inside the workspace root.'),
-  env: z
-    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment names are letters, digits and "_"'), z.union([processString(), secretReferenceSchema]))
-    .default({})
-    .describe('The child environment (otherwise empty): a secret reference such as {env: NAME}, or a plain non-secret string.'),
-  isolation: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]*$/, 'an isolation mode is a lower-case name such as process')
-    .default('process')
-    .describe('The isolation mode that runs the process (process: a child process with an allowlisted command; not a sandbox).'),
-  artifacts: z
-    .array(processString().min(1).refine((path) => !path.endsWith('/'), 'an artifact is a file: a path ending in "/" names a folder'))
-    .max(MAX_ARTIFACTS)
-    .default([])
-    .describe(
-      'Files the command writes, relative to the workspace root and below a writable root: after it exits with status 0 each is kept in the artifact store and listed in the task output; a missing one fails the task.',
-    ),
-  ...processLimitFields,
-});
+export const shellExecActionSchema = z
+  .strictObject({
+    ...processActionFields,
+    artifacts: z
+      .array(processString().min(1).refine((path) => !path.endsWith('/'), 'an artifact is a file: a path ending in "/" names a folder'))
+      .max(MAX_ARTIFACTS)
+      .default([])
+      .describe(
+        'Files the command writes, relative to the workspace root and below a writable root: after it exits with status 0 each is kept in the artifact store and listed in the task output; a missing one fails the task.',
+      ),
+  })
+  .superRefine(checkProcessAction);
 
 export type ShellExecAction = z.output<typeof shellExecActionSchema>;
 

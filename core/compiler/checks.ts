@@ -1,8 +1,8 @@
 // The compiler's checks of one value at a time: a task's input against its kind, templates and the references they
 // make, output schemas. Each reports through `report`; none stops at the first problem.
-import { errorMessage, type Diagnostic, type JsonValue } from '../../sdk/index.js';
+import { errorMessage, jsonSchemaValidator, type Diagnostic, type JsonValue } from '../../sdk/index.js';
+import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
-import { outputValidator } from '../output-schema.js';
 import type { Envelope } from './envelope.js';
 import { fieldsAt, isMissing } from './issues.js';
 import type { WorkflowParts } from './partial.js';
@@ -17,15 +17,17 @@ export type Report = (code: Diagnostic['code'], path: PathSegment[], message: st
  * unknown until run time, so problems at or below a template are left to run time; everything else (an unknown
  * field, a missing one, a wrong static value) is reported now: `check` catches what `run` would refuse.
  */
-export function checkInput(host: Host, kindName: string, input: unknown, templatePaths: readonly PathSegment[][], path: PathSegment[], report: Report): void {
-  const parsed = host.actionKind(kindName)!.inputSchema.safeParse(input);
+export function checkInput(host: Host, action: { kind: string; fields: unknown }, input: unknown, templatePaths: readonly PathSegment[][], path: PathSegment[], report: Report): void {
+  const kindName = action.kind;
+  const schema = inputSchemaOf(host.actionKind(kindName)!, action.fields);
+  const parsed = schema.safeParse(input);
   if (parsed.success) return;
   const dynamic = (issuePath: readonly PathSegment[]) => templatePaths.some((template) => template.every((segment, index) => issuePath[index] === segment));
   for (const issue of parsed.error.issues) {
     const relative = issue.path as PathSegment[];
     if (dynamic(relative)) continue;
     if (issue.code === 'unrecognized_keys') {
-      const known = fieldsAt(host.actionKind(kindName)!.inputSchema, relative);
+      const known = fieldsAt(schema, relative);
       for (const key of issue.keys) {
         const where = [...path, ...relative, key];
         const near = closest(key, known);
@@ -42,7 +44,7 @@ export function checkInput(host: Host, kindName: string, input: unknown, templat
 
 export function checkOutputSchema(schema: JsonValue, path: PathSegment[], report: Report): void {
   try {
-    outputValidator(schema);
+    jsonSchemaValidator(schema);
   } catch (error) {
     report('AGENTCTL_E_SCHEMA', path, `outputSchema is not a valid JSON Schema: ${errorMessage(error)}`);
   }

@@ -1,6 +1,7 @@
 // Workflow compiler: source → validated envelope → action fields → templates → graph → compiled plan.
 import { createHash } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue } from '../../sdk/index.js';
+import { inputSchemaOf, profileOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { checkBudgets } from './budgets.js';
 import { workflowEnvelope } from './envelope.js';
@@ -96,7 +97,8 @@ function compileActions(host: Host, source: SourceDocument, diagnostics: Diagnos
       report('AGENTCTL_E_UNKNOWN_ACTION_KIND', [...path, 'kind'], `action ${name} has unknown kind "${kindName}"`, suggestion(kindName, known, 'registered kinds'));
       continue;
     }
-    const inputFields = fieldsAt(kind.inputSchema, []);
+    const parsedFields = kind.actionSchema.safeParse(fields);
+    const inputFields = parsedFields.success ? fieldsAt(inputSchemaOf(kind, parsedFields.data), []) : fieldsAt(kind.inputSchema, []);
     const where = inputFields.length > 0 ? `the task's with (${kind.name} takes ${inputFields.join(', ')} there)` : `the task's with of another action; ${kind.name} takes no run-time input`;
     for (const template of templateStrings(fields)) {
       report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', [...path, ...template.path], `action fields are static; "${template.text}" is a template`, `pass run-time values through ${where}`);
@@ -106,7 +108,7 @@ function compileActions(host: Host, source: SourceDocument, diagnostics: Diagnos
       diagnostics.push(...issuesToDiagnostics(parsed.error.issues, source, path, kind.actionSchema, ['kind']));
       continue;
     }
-    actions[name] = { name, kind: kind.name, fields: parsed.data as Record<string, unknown>, profile: kind.effect };
+    actions[name] = { name, kind: kind.name, fields: parsed.data as Record<string, unknown>, profile: profileOf(kind, parsed.data) };
     let description: ActionDescription | undefined;
     try {
       description = kind.describe?.(parsed.data, { defaultTimeoutSeconds: 1, process: host.process });
@@ -178,7 +180,7 @@ function compileTasks(host: Host, parts: WorkflowParts, actions: Record<string, 
     const scope: ReferenceScope = { envelope, needs, taskIds: ids, owner: `task ${task.id}` };
     const templates = [...templateStrings(task.with)];
     for (const template of templates) checkTemplate(template.text, [...path, 'with', ...template.path], scope, report);
-    if (action) checkInput(host, action.kind, task.with, templates.map((template) => template.path), [...path, 'with'], report);
+    if (action) checkInput(host, action, task.with, templates.map((template) => template.path), [...path, 'with'], report);
     if (task.outputSchema !== undefined) checkOutputSchema(task.outputSchema as JsonValue, [...path, 'outputSchema'], report);
     if (task.when !== undefined) {
       const parsed = checkTemplate(task.when, [...path, 'when'], scope, report);

@@ -1,6 +1,6 @@
 // One effect's life: policy → (unchanged?) → approval → durable `requested` → `started` → outcome.
 import { createHash } from 'node:crypto';
-import { AgentctlError, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
 import type { Hooks } from '../hooks.js';
 import { decidePolicy } from '../policy/engine.js';
 import type { EffectRow, Store } from '../store/store.js';
@@ -94,7 +94,7 @@ export function createEffectRunner(scope: EffectScope) {
     recorded_.value = true;
     extra?.();
   };
-  return async function effect<T extends JsonValue>(request: EffectRequest, perform: (signal: AbortSignal) => Promise<T>, options: EffectOptions<T> = {}): Promise<T> {
+  return async function effect<T extends JsonValue>(request: EffectRequest, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>, options: EffectOptions<T> = {}): Promise<T> {
     ordinal += 1;
     const profile: EffectProfile = { ...scope.profile, ...request.profile };
     const inputDigest = sha256(canonicalJson(request.input));
@@ -167,7 +167,7 @@ export function createEffectRunner(scope: EffectScope) {
   }
 
   /** `requested` is durable: the effect starts, runs, and its outcome is recorded. */
-  async function start<T extends JsonValue>(record: { id: string; operation: string }, perform: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async function start<T extends JsonValue>(record: { id: string; operation: string }, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>): Promise<T> {
     const id = record.id;
     const request = { operation: record.operation };
     await scope.committed('effect.requested', { operation: request.operation }, id);
@@ -182,7 +182,7 @@ export function createEffectRunner(scope: EffectScope) {
     };
     let result: T;
     try {
-      result = await perform(scope.signal);
+      result = await perform(scope.signal, { id: record.id });
     } catch (thrown) {
       const error = scope.normalize(thrown);
       const outcome = isEffectFailure(error) ? error.outcome : 'uncertain';

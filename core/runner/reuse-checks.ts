@@ -1,6 +1,7 @@
 // The reuse checks of a repair or retry plan: a source task is reused only when each is provably unchanged, and a
 // task that runs again must not repeat an effect in doubt or one that is not safe to repeat.
 import type { CompiledAction, CompiledPlan, CompiledTask, JsonValue } from '../../sdk/index.js';
+import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError } from '../compiler/templates.js';
 import type { ArtifactStore } from '../store/artifacts.js';
@@ -108,7 +109,7 @@ function resolvedInputDigest(context: CandidateContext): { digest?: string; prob
   const { plan, task } = context;
   const kind = context.host.actionKind(plan.actions[task.action]!.kind)!;
   try {
-    const parsed = kind.inputSchema.safeParse(renderValue(task.with, { inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: context.outputs }));
+    const parsed = inputSchemaOf(kind, plan.actions[task.action]!.fields).safeParse(renderValue(task.with, { inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: context.outputs }));
     if (!parsed.success) return { problem: `the input does not match ${kind.name} now` };
     return { digest: `sha256:${sha256(canonicalJson(parsed.data as JsonValue))}` };
   } catch (error) {

@@ -1,9 +1,9 @@
 // One task: `when`, rendered input, dispatch under a deadline, output contract, and retries of definite failures.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue } from '../../sdk/index.js';
+import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
-import { outputProblems } from '../output-schema.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store, TaskState } from '../store/store.js';
 import { dispatchProcessService } from '../process-service.js';
@@ -132,7 +132,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   const action = plan.actions[task.action]!;
   const kind = host.actionKind(action.kind)!;
   const rendered = renderValue(task.with, request.scope);
-  const parsed = kind.inputSchema.safeParse(rendered);
+  const parsed = inputSchemaOf(kind, action.fields).safeParse(rendered);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue: { path: PropertyKey[]; message: string }) => `${issue.path.join('.') || 'with'}: ${issue.message}`).join('; ');
     throw new AgentctlError('AGENTCTL_E_TASK_INPUT_INVALID', `task ${task.id} input does not match ${kind.name}: ${issues}`, {
@@ -156,7 +156,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     kind: kind.name,
     actionName: action.name,
     action: action.fields,
-    input: parsed.data,
+    input: parsed.data as Readonly<unknown>,
     task: Object.freeze({ id: task.id, attempt, timeoutSeconds }),
     run: Object.freeze({ id: runId, workspaceRoot }),
     signal,
@@ -172,7 +172,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
       taskId: task.id,
       attempt,
       kind: kind.name,
-      profile: kind.effect,
+      profile: action.profile,
       policy: plan.policy,
       workspaceRoot,
       signal,
@@ -219,7 +219,7 @@ function effectBudget(budget: RunBudget, request: TaskRequest, meter: Meter) {
 function checkOutput(task: CompiledTask, output: JsonValue): void {
   let problems: string[];
   try {
-    problems = outputProblems(task.outputSchema!, output);
+    problems = jsonSchemaProblems(task.outputSchema!, output);
   } catch (error) {
     throw new AgentctlError('AGENTCTL_E_TASK_OUTPUT_INVALID', `task ${task.id} outputSchema is not a valid JSON Schema: ${errorMessage(error)}`);
   }

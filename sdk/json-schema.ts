@@ -1,13 +1,14 @@
-// Task outputSchema: JSON Schema 2020-12, compiled once per schema with Ajv (loaded on first use).
+// JSON Schema 2020-12 validation, compiled once per schema with Ajv (loaded on first use): a task's outputSchema, an
+// extension's input and output schemas.
 import { createRequire } from 'node:module';
 import type { Ajv as AjvInstance, ValidateFunction } from 'ajv';
-import type { JsonValue } from '../sdk/index.js';
+import type { JsonValue } from './json.js';
 
 let ajv: AjvInstance | undefined;
 const cache = new Map<string, ValidateFunction>();
 
 /** A validator for `schema`; throws with Ajv's message when the schema itself is invalid. */
-export function outputValidator(schema: JsonValue): ValidateFunction {
+export function jsonSchemaValidator(schema: JsonValue): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = cache.get(key);
   if (!validate) {
@@ -22,7 +23,7 @@ export function outputValidator(schema: JsonValue): ValidateFunction {
 }
 
 /** Problems of `value` against `schema`, or an empty list. */
-export function outputProblems(schema: JsonValue, value: JsonValue): string[] {
-  const validate = outputValidator(schema);
+export function jsonSchemaProblems(schema: JsonValue, value: unknown): string[] {
+  const validate = jsonSchemaValidator(schema);
   return validate(value) ? [] : (validate.errors ?? []).map((item) => `${item.instancePath || '/'} ${item.message}`);
 }
