@@ -82,7 +82,7 @@ export function checkProcessAction(action: { isolation: string; container?: unkn
   if (!contained) return;
   for (const name of Object.keys(action.env)) {
     if (isEngineVariable(name)) {
-      context.addIssue({ code: 'custom', path: ['env', name], message: `${name} is set by the container engine itself; an action under container isolation cannot set it` });
+      context.addIssue({ code: 'custom', path: ['env', name], message: `${name} is one of the container engines' own variables (set or read by Docker and Podman); an action under container isolation cannot set it` });
     }
   }
 }

@@ -43,8 +43,14 @@ export interface RunResult {
 }
 
 
-/** Resolves secrets and runs preflight taps. Throws (exit 2) before any run state exists. */
-export async function preflight(request: RunRequest, vault: SecretVault, executing: readonly CompiledTask[]): Promise<void> {
+/** What preflight needs of a run request: never the database, so `doctor` runs it without one. */
+export type PreflightRequest = Pick<RunRequest, 'host' | 'plan' | 'workspaceRoot' | 'signal' | 'environment'>;
+
+/**
+ * Resolves secrets and runs the preflight taps for the tasks that will execute; returns every problem found (secret
+ * values redacted from their messages). Nothing is written anywhere.
+ */
+export async function preflightProblems(request: PreflightRequest, vault: SecretVault, executing: readonly CompiledTask[]): Promise<Diagnostic[]> {
   const { host, plan, workspaceRoot, signal } = request;
   const references: { reference: SecretReference; where: string }[] = [];
   for (const task of executing) {
@@ -59,11 +65,15 @@ export async function preflight(request: RunRequest, vault: SecretVault, executi
   } catch (error) {
     problems.push(...(isAgentctlError(error) ? error.diagnostics : [diagnostic('AGENTCTL_E_PLUGIN_FAILED', { message: errorMessage(error) })]));
   }
-  if (problems.length > 0) {
-    const redact = vault.redactor.redact;
-    const safe = problems.map((item) => ({ ...item, message: redact(item.message) }));
-    throw new AgentctlError(safe[0]!.code, `preflight failed: ${safe[0]!.message}`, { diagnostics: safe, exitCode: host.errorCodes.exitCodeFor(safe[0]!) });
-  }
+  const redact = vault.redactor.redact;
+  return problems.map((item) => ({ ...item, message: redact(item.message) }));
+}
+
+/** Preflight before a run: throws the problems (exit code of the first) before any run state exists. */
+export async function preflight(request: PreflightRequest, vault: SecretVault, executing: readonly CompiledTask[]): Promise<void> {
+  const problems = await preflightProblems(request, vault, executing);
+  if (problems.length === 0) return;
+  throw new AgentctlError(problems[0]!.code, `preflight failed: ${problems[0]!.message}`, { diagnostics: problems, exitCode: request.host.errorCodes.exitCodeFor(problems[0]!) });
 }
 
 /** Where the driver starts: a fresh run, or a stored one whose recorded task ends are restored (resume). */

@@ -107,7 +107,8 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
         if (task.policy.decision === 'deny' || task.policy.decision === 'needs_approval') lines.push(`       ${task.policy.message}`);
       });
       for (const process of view.processes) {
-        lines.push(`process ${process.action}: ${process.executable ?? `${process.command} (not found)`} ${process.args.join(' ')}  [${process.isolation}, timeout ${process.limits.timeoutSeconds}s, tasks ${process.tasks.join(', ')}]`);
+        const options = Object.entries(process.options ?? {}).map(([key, value]) => `${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+        lines.push(`process ${process.action}: ${process.executable ?? `${process.command} (not found)`} ${process.args.join(' ')}  [${[process.isolation, ...options].join(', ')}, timeout ${process.limits.timeoutSeconds}s, tasks ${process.tasks.join(', ')}]`);
         for (const task of view.tasks.filter((candidate) => process.tasks.includes(candidate.id) && Object.keys(candidate.input as object).length > 0)) {
           lines.push(`  task ${task.id} with ${JSON.stringify(task.input)}${task.predictability === 'dynamic' ? ' (completed at run time)' : ''}`);
         }

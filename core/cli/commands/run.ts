@@ -144,7 +144,7 @@ function outputLines(outputs: RunResult['output']): string[] {
   return ['outputs:', ...entries.map(([name, value]) => `  ${name}: ${neutralize(typeof value === 'string' ? value : JSON.stringify(value)).replace(/\n/g, '\n    ')}`)];
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

@@ -1,0 +1,96 @@
+// `agentctl doctor FILE`: the checks a run makes before it records anything (secrets resolve, commands exist,
+// container engines answer and hold the pinned images), without running anything and without a database.
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { AgentctlError, EXIT, type JsonObject } from '../../../sdk/index.js';
+import { compileText } from '../../compiler/compile.js';
+import { readBoundedFile } from '../../compiler/source.js';
+import { preflightProblems } from '../../runner/run.js';
+import { SecretVault } from '../../runner/secrets.js';
+import type { Compose } from '../composition.js';
+import { handler, type GlobalArgs } from '../handler.js';
+import { collectInputs, type InputArgs } from '../inputs.js';
+import { emit, neutralize, palette } from '../output.js';
+import { inputOptions } from './document.js';
+import { isDirectory } from './run.js';
+
+interface DoctorArgs extends GlobalArgs, InputArgs {
+  file: string;
+  workspace?: string;
+}
+
+/** Where one process action will run, as its isolation mode found it. */
+interface Placement {
+  action: string;
+  tasks: string[];
+  isolation: string;
+  command: string;
+  executable: string | null;
+  /** What the mode's prepare found (e.g. the engine chosen and the image), or null when it could not. */
+  placement: JsonObject | null;
+}
+
+export const doctorCommand = (compose: Compose): CommandModule<GlobalArgs, DoctorArgs> => ({
+  command: 'doctor <file>',
+  describe: 'Check that a workflow could start here (secrets, commands, container engines and images) without running it',
+  builder: (yargs) =>
+    inputOptions(
+      yargs
+        .positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })
+        .option('workspace', { type: 'string', describe: "workspace folder (default: the workflow file's folder)" }),
+    ) as never,
+  handler: handler<DoctorArgs>(async (argv, output) => {
+    const host = compose();
+    const inputs = collectInputs(argv);
+    const { plan } = await compileText(host, argv.file, readBoundedFile(argv.file, 'workflow file'), { inputs });
+    const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
+    if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
+    const request = { host, plan, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), signal: new AbortController().signal, environment: process.env };
+    // Preflight never records a digest, so the vault never needs the database's key.
+    const vault = new SecretVault(() => {
+      throw new AgentctlError('AGENTCTL_E_INTERNAL', 'doctor opens no database');
+    });
+    const problems = (await preflightProblems(request, vault, plan.tasks)).map((item) => ({ ...item, severity: 'error' as const }));
+    const placements = await placementsOf(request);
+    const ready = problems.length === 0;
+    const data = { file: argv.file, workflow: plan.name, ready, processes: placements };
+    emit(
+      output,
+      'DoctorReport',
+      data,
+      () => {
+        const colors = palette(output.colorStdout);
+        const lines = [`${ready ? colors.green('ready') : colors.red('not ready')}: ${argv.file} (workflow ${plan.name})`];
+        for (const item of placements) {
+          const where = item.placement ? Object.entries(item.placement).map(([key, value]) => `${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`) : ['not available'];
+          lines.push(`  process ${item.action} [${item.isolation}]: ${item.executable ?? `${item.command} (not found)`}${where.length > 0 ? ` — ${where.join(', ')}` : ''}`);
+        }
+        for (const problem of problems) lines.push(`  ${problem.code}: ${neutralize(problem.message)}`, `    ${neutralize(problem.help ?? '')}`);
+        return lines.join('\n');
+      },
+      { ok: ready, diagnostics: problems },
+    );
+    return ready ? 0 : EXIT.remote;
+  }),
+});
+
+/** Every process action of the plan, and where its isolation mode says it would run. */
+async function placementsOf(request: { host: ReturnType<Compose>; plan: Parameters<typeof preflightProblems>[0]['plan']; signal: AbortSignal }): Promise<Placement[]> {
+  const { host, plan, signal } = request;
+  const placements: Placement[] = [];
+  for (const action of Object.values(plan.actions)) {
+    const tasks = plan.tasks.filter((task) => task.action === action.name).map((task) => task.id);
+    const process = host.actionKind(action.kind)?.describe?.(action.fields, { process: host.process, defaultTimeoutSeconds: plan.runtime.defaultTimeoutSeconds }).process;
+    if (!process || tasks.length === 0) continue;
+    let placement: JsonObject | null = null;
+    try {
+      placement = await host.process.prepare(process.isolation, process.options, signal);
+    } catch {
+      // Preflight has reported why, with its code and help.
+      placement = null;
+    }
+    placements.push({ action: action.name, tasks, isolation: process.isolation, command: process.command, executable: process.executable, placement });
+  }
+  return placements;
+}
