@@ -156,7 +156,7 @@ describe('usage errors', () => {
     const document = errorDocument(runCli(['chek', 'x.yaml', '--output', 'json']), 2);
     expect(document.error.message).to.equal('unknown command chek');
     const help = String(document.diagnostics[0].help);
-    expect(help.startsWith('did you mean check? commands: run, check, plan, inspect, runs, ')).to.equal(true);
+    expect(help.startsWith('did you mean check? commands: run, check, plan, doctor, inspect, runs, ')).to.equal(true);
     expect(help.split(': ')[1]!.split(', ')).to.include.members(['replay', 'artifacts', 'plugins', 'schema', 'version', 'completion']);
     expect(errorDocument(runCli(['packs', '--output', 'json']), 2).error.message).to.equal('command packs is not available in this version');
   });
