@@ -103,7 +103,7 @@ async function invoke(context: DispatchContext<ExtensionProcessAction, JsonValue
     },
     access: accessOf(action, executable),
   };
-  const name = basename(executable);
+  const name = `extension ${context.actionName} (${basename(executable)})`;
   return context.effect(request, async (signal, effect) => {
     const launch = (mode: 'handshake' | 'invoke', stdin?: Buffer): ProcessSpec => ({
       isolation: action.isolation,
