@@ -133,7 +133,7 @@ interface Reading {
 
 /**
  * Checks the handshake. Every way it can go wrong is a definite failure: the handshake must not act, and the
- * invocation has not started.
+ * invocation has not started. A cancellation keeps its own code, so the effect says why it stopped.
  */
 function handshake(result: ProcessResult, context: DispatchContext<ExtensionProcessAction, JsonValue>, reading: Reading): void {
   const captured = redactedOutput(result, context.redact);
@@ -142,6 +142,9 @@ function handshake(result: ProcessResult, context: DispatchContext<ExtensionProc
       details: { phase: 'handshake', ...details, ...captured },
     });
   const ended = processFailure(result, { ...reading, ...captured });
+  if (ended?.code === 'AGENTCTL_E_CANCELLED') {
+    throw new EffectFailure('failed', ended.code, `the handshake of ${reading.name} was cancelled; the extension was not invoked`, { details: { phase: 'handshake', ...captured } });
+  }
   if (ended) throw fail(`did not complete: ${ended.message}`, { cause: ended.code });
   const parsed = oneObject(captured.stdout);
   if ('problem' in parsed) throw fail(parsed.problem);

@@ -65,6 +65,20 @@ describe('extension.process', () => {
     });
   }
 
+  for (const [behaviour, phase, state, launched] of [
+    ['slow-handshake', 'handshake', 'failed', ['slow-handshake --agentctl-handshake']],
+    ['slow', 'invocation', 'uncertain', ['slow --agentctl-handshake', 'slow --agentctl-invoke']],
+  ] as const) {
+    it(`--timeout-seconds during the ${phase}: exit 130, the effect ${state} with AGENTCTL_E_CANCELLED`, () => {
+      one(behaviour);
+      const document = outcome(runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json', '--timeout-seconds', '2'], { cwd: ws.dir }), 130);
+      expect(document.data.state).to.equal('cancelled');
+      const [effect] = rows(ws.db, 'SELECT state, error_json FROM effects');
+      expect([effect.state, JSON.parse(effect.error_json).code]).to.deep.equal([state, 'AGENTCTL_E_CANCELLED']);
+      expect(launches()).to.deep.equal(launched);
+    });
+  }
+
   it("a static with that violates the action's inputSchema: check exits 2 with AGENTCTL_E_SCHEMA at its path", () => {
     one('ok', {}, { with: { value: 7, extra: true } });
     const document = errorDocument(cli('check', ws.file('wf.yaml')), 2);
