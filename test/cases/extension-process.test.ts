@@ -110,6 +110,33 @@ describe('extension.process', () => {
     expect(document.diagnostics.find((item: any) => item.path === 'spec.actions.ext.outputSchema').message).to.contain('outputSchema is not a valid JSON Schema');
   });
 
+  it('an action written for the reference implementation passes check unchanged (no capabilities: they default to [])', () => {
+    ws.write(
+      'reference.yaml',
+      workflow({
+        policy: { workspaceRoot: '.', writableRoots: ['artifacts'], processAllowlist: ['python3'], approval: 'never' },
+        runtime: { maxConcurrency: 1, budgets: { maxProcessOutputBytes: 1048576, maxTasks: 32, maxWallTimeSeconds: 120 } },
+        actions: {
+          triage: {
+            kind: 'extension.process',
+            command: 'python3',
+            args: ['helper.py', 'triage'],
+            idempotency: 'idempotent',
+            protocolVersion: 'agentctl.dev/process-extension/v1',
+            inputSchema: { type: 'object', additionalProperties: false, required: ['reportPath'], properties: { reportPath: { type: 'string' } } },
+            outputSchema: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: { type: 'string' } } },
+            timeoutSeconds: 30,
+            stdoutLimitBytes: 65536,
+            stderrLimitBytes: 65536,
+            combinedOutputLimitBytes: 131072,
+          },
+        },
+        tasks: [{ id: 'triage', uses: 'action:triage', with: { reportPath: 'fixtures/report.xml' } }],
+      }),
+    );
+    expect(outcome(cli('check', ws.file('reference.yaml')), 0).ok).to.equal(true);
+  });
+
   it("plan shows the action's idempotency, the extension.invoke operation and two processes per effect", () => {
     one('ok', { idempotency: 'at_most_once' });
     const plan = outcome(cli('plan', ws.file('wf.yaml')), 0).data;
