@@ -38,7 +38,10 @@ describe('extension.process', () => {
     const document = outcome(runCli(['run', join(ROOT, 'examples', 'extension-process.yaml'), '--db', ws.db, '--output', 'json']), 0);
     expect(document.data.state).to.equal('succeeded');
     expect(document.data.output).to.deep.equal({ words: 12, lines: 2, top: [{ word: 'the', count: 3 }, { word: 'dog', count: 2 }] });
-    expect(rows(ws.db, 'SELECT task_id, operation, state FROM effects')).to.deep.equal([{ task_id: 'count', operation: 'extension.invoke', state: 'succeeded' }]);
+    // The ledger holds the action's idempotency, not the kind's default.
+    expect(rows(ws.db, 'SELECT task_id, operation, effect_class, risk, idempotency, state FROM effects')).to.deep.equal([
+      { task_id: 'count', operation: 'extension.invoke', effect_class: 'process_execution', risk: 'high', idempotency: 'pure', state: 'succeeded' },
+    ]);
   });
 
   it('a handshake whose outputSchema differs: exit 4, the effect failed with the difference, one launch only', () => {
