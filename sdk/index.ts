@@ -35,9 +35,10 @@ export {
 export type { JsonObject, JsonValue } from './json.js';
 export { jsonSchemaProblems, jsonSchemaValidator } from './json-schema.js';
 export { OutputCapture, type OutputOverflow } from './output-capture.js';
-export { decodeOutput, outputCut, processFailure, type ProcessReading } from './process-outcome.js';
+export { decodeOutput, outputCut, processFailure, redactedOutput, tail, type ProcessReading } from './process-outcome.js';
 export {
   checkProcessAction,
+  commandPreflight,
   CONTAINER_ISOLATION,
   containerOptionsSchema,
   ENGINE_VARIABLE_PREFIXES,

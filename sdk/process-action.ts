@@ -4,6 +4,8 @@
 import { z } from 'zod';
 import type { ProcessDescription } from './action-kind.js';
 import type { ProcessAccess } from './effects.js';
+import { diagnostic } from './errors.js';
+import type { PreflightContext } from './hooks.js';
 import { processLimitFields, type IsolationOptions, type OutputLimits, type ProcessLimits } from './isolation.js';
 import type { JsonObject } from './json.js';
 import { secretReferenceSchema, type SecretReference, type TaskSecrets } from './secrets.js';
@@ -163,4 +165,25 @@ export function processEnvironment(action: ProcessActionFields, secrets: TaskSec
     }
   }
   return { env, recorded };
+}
+
+/**
+ * A preflight check for the tasks of a process kind: each command resolves to an executable under its isolation
+ * mode, so a missing command fails before the run exists, not halfway through it.
+ */
+export function commandPreflight(kind: string): (context: PreflightContext) => Promise<void> {
+  return async (context) => {
+    for (const task of context.tasks) {
+      if (task.kind !== kind) continue;
+      const { command, isolation } = task.action as Pick<ProcessActionFields, 'command' | 'isolation'>;
+      if (context.process.resolveCommand(isolation, command)) continue;
+      context.report(
+        diagnostic('AGENTCTL_E_COMMAND_NOT_FOUND', {
+          message: `task ${task.id}: command "${command}" does not resolve to an executable under isolation ${isolation}`,
+          taskId: task.id,
+          help: 'use an absolute path or a command installed in /usr/local/bin, /usr/bin or /bin (process isolation never uses PATH)',
+        }),
+      );
+    }
+  };
 }

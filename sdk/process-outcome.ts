@@ -25,6 +25,15 @@ function completeLength(bytes: Buffer): number {
 /** True when the output was cut: at a byte limit, a timeout, a cancellation or a kill. */
 export const outputCut = (result: ProcessResult) => result.truncated || result.end !== 'exited' || result.exitCode === null;
 
+/**
+ * A process's stdout and stderr as text with every secret value replaced, as a kind records or parses them. Output
+ * that was cut short also hides an end that begins a secret.
+ */
+export function redactedOutput(result: ProcessResult, redact: (text: string, options?: { readonly truncated?: boolean }) => string): { stdout: string; stderr: string } {
+  const options = { truncated: outputCut(result) };
+  return { stdout: redact(decodeOutput(result.stdout, options.truncated), options), stderr: redact(decodeOutput(result.stderr, options.truncated), options) };
+}
+
 /** What a kind knows about the process it reads the result of. */
 export interface ProcessReading {
   /** How the process is named in messages, e.g. the executable's basename. */

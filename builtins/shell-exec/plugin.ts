@@ -4,11 +4,9 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import {
   AgentctlError,
-  decodeOutput,
+  commandPreflight,
   defineActionKind,
-  diagnostic,
   isolationOptionsOf,
-  outputCut,
   outputLimitsOf,
   processAccessOf,
   processDescriptionOf,
@@ -16,6 +14,7 @@ import {
   processFailure,
   processLimitsOf,
   processSecretReferences,
+  redactedOutput,
   type DispatchContext,
   type JsonObject,
   type ProcessResult,
@@ -40,21 +39,7 @@ export default defineActionKind({
   },
   setup(api) {
     // A command that does not resolve fails before the run exists, not halfway through it.
-    api.hooks.preflight.tapPromise('builtin.shell.exec', async (context) => {
-      for (const task of context.tasks) {
-        if (task.kind !== 'builtin.shell.exec') continue;
-        const { command, isolation } = task.action as Pick<ShellExecAction, 'command' | 'isolation'>;
-        if (!context.process.resolveCommand(isolation, command)) {
-          context.report(
-            diagnostic('AGENTCTL_E_COMMAND_NOT_FOUND', {
-              message: `task ${task.id}: command "${command}" does not resolve to an executable under isolation ${isolation}`,
-              taskId: task.id,
-              help: 'use an absolute path or a command installed in /usr/local/bin, /usr/bin or /bin (process isolation never uses PATH)',
-            }),
-          );
-        }
-      }
-    });
+    api.hooks.preflight.tapPromise('builtin.shell.exec', commandPreflight('builtin.shell.exec'));
   },
   dispatch: (context) => execute(context),
 });
@@ -121,9 +106,7 @@ async function execute(context: DispatchContext<ShellExecAction, ShellExecInput>
 }
 
 function outcome(result: ProcessResult, context: DispatchContext<ShellExecAction, ShellExecInput>, name: string, timeoutSeconds: number) {
-  const options = { truncated: outputCut(result) };
-  const stdout = context.redact(decodeOutput(result.stdout, options.truncated), options);
-  const stderr = context.redact(decodeOutput(result.stderr, options.truncated), options);
+  const { stdout, stderr } = redactedOutput(result, context.redact);
   const failure = processFailure(result, { name, timeoutSeconds, taskTimeoutSeconds: context.task.timeoutSeconds, stdout, stderr });
   if (failure) throw failure;
   return { exitCode: 0, stdout, stderr };

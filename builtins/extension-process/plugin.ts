@@ -1,0 +1,184 @@
+// extension.process: a program outside agentctl, run under the isolation mode the action names, speaking
+// agentctl.dev/process-extension/v1. One effect, two launches: a handshake that must confirm the action's contract
+// (nothing has happened yet, so its failures are definite), then one invocation with the effect id and the input
+// (it may act before anything goes wrong, so every failure from then on is uncertain).
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import {
+  AgentctlError,
+  commandPreflight,
+  defineActionKind,
+  EffectFailure,
+  isolationOptionsOf,
+  jsonSchemaProblems,
+  outputLimitsOf,
+  processAccessOf,
+  processDescriptionOf,
+  processEnvironment,
+  processFailure,
+  processLimitsOf,
+  processSecretReferences,
+  redactedOutput,
+  tail,
+  type DispatchContext,
+  type ErrorCode,
+  type JsonObject,
+  type JsonValue,
+  type ProcessResult,
+  type ProcessSpec,
+} from '../../sdk/index.js';
+import { handshakeDifference, oneObject, responseProblem } from './protocol.js';
+import { actionInputSchema, extensionProcessActionSchema, extensionProcessInputSchema, PROTOCOL_VERSION, type ExtensionProcessAction } from './schema.js';
+
+const KIND = 'extension.process';
+/** The operation the effect names: one invocation of an extension (its handshake included). */
+const OPERATION = 'extension.invoke';
+
+export default defineActionKind({
+  name: KIND,
+  version: '0.1.0',
+  hostRange: '^0.1.0',
+  description: `Runs an out-of-process extension speaking ${PROTOCOL_VERSION}: a handshake that must confirm the action's schemas and capabilities, then one invocation with the effect id and the task input.`,
+  actionSchema: extensionProcessActionSchema,
+  inputSchema: extensionProcessInputSchema,
+  effect: { effectClass: 'process_execution', risk: 'high', idempotency: 'unknown' },
+  profileFor: (action) => ({ effectClass: 'process_execution', risk: 'high', idempotency: action.idempotency }),
+  inputSchemaFor: actionInputSchema,
+  secretReferences: processSecretReferences,
+  describe(action, context) {
+    const executable = context.process.hasMode(action.isolation) ? context.process.resolveCommand(action.isolation, action.command) : undefined;
+    const effects = executable === undefined ? undefined : [{ operation: OPERATION, access: accessOf(action, executable) }];
+    const process = processDescriptionOf(action, executable, context.taskTimeoutSeconds ?? context.defaultTimeoutSeconds);
+    return { ...(effects ? { effects } : {}), process: { ...process, processesPerEffect: 2 } };
+  },
+  setup(api) {
+    api.hooks.preflight.tapPromise(KIND, commandPreflight(KIND));
+  },
+  dispatch: (context) => invoke(context),
+});
+
+/** What the effect asks policy for, as `describe` gives it before the run: starting the extension's process. */
+const accessOf = (action: ExtensionProcessAction, executable: string) => ({ tool: 'process.exec', process: processAccessOf(action, executable) });
+
+const sha256 = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
+
+/** JSON with object keys sorted, so a digest does not depend on the order a document wrote them in. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as JsonObject).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+async function invoke(context: DispatchContext<ExtensionProcessAction, JsonValue>) {
+  const { action, input } = context;
+  const executable = context.process.resolveCommand(action.isolation, action.command);
+  if (!executable) throw new AgentctlError('AGENTCTL_E_COMMAND_NOT_FOUND', `command "${action.command}" does not resolve to an executable under isolation ${action.isolation}`);
+  const limits = processLimitsOf(action, context.task.timeoutSeconds);
+  const { env, recorded } = processEnvironment(action, context.secrets);
+  const options = isolationOptionsOf(action);
+  // Where it will run (e.g. the engine and image of a container) is checked now, before the effect is recorded.
+  const placement = await context.process.prepare(action.isolation, options, context.signal);
+  // The task row holds the input itself; the effect records its digest, taken with secret values redacted so that
+  // a short secret cannot be recovered from it.
+  const inputText = canonical(input);
+  const request = {
+    operation: OPERATION,
+    input: {
+      command: action.command,
+      executable,
+      args: [...action.args],
+      cwd: action.cwd,
+      env: recorded,
+      isolation: action.isolation,
+      ...(Object.keys(placement).length > 0 ? { [action.isolation]: placement } : {}),
+      limits: { ...limits },
+      protocolVersion: action.protocolVersion,
+      capabilities: [...action.capabilities],
+      inputSchema: sha256(canonical(action.inputSchema)),
+      outputSchema: sha256(canonical(action.outputSchema)),
+      input: { bytes: Buffer.byteLength(inputText), sha256: sha256(context.redact(inputText)) },
+    },
+    access: accessOf(action, executable),
+  };
+  const name = `extension ${context.actionName} (${basename(executable)})`;
+  return context.effect(request, async (signal, effect) => {
+    const launch = (mode: 'handshake' | 'invoke', stdin?: Buffer): ProcessSpec => ({
+      isolation: action.isolation,
+      ...(options ? { options } : {}),
+      name: `${effect.id}-${mode}`,
+      executable,
+      args: [...action.args, `--agentctl-${mode}`],
+      cwd: context.resolvePath(action.cwd),
+      env,
+      ...(stdin ? { stdin } : {}),
+      timeoutMs: limits.timeoutSeconds * 1000,
+      limits: outputLimitsOf(limits),
+    });
+    const reading = { name, timeoutSeconds: limits.timeoutSeconds, taskTimeoutSeconds: context.task.timeoutSeconds };
+    handshake(await context.process.run(launch('handshake'), signal), context, reading);
+    const requestDocument = JSON.stringify({ protocolVersion: PROTOCOL_VERSION, effectId: effect.id, input });
+    const result = await context.process.run(launch('invoke', Buffer.from(requestDocument, 'utf8')), signal);
+    return response(result, context, reading, effect.id);
+  });
+}
+
+interface Reading {
+  readonly name: string;
+  readonly timeoutSeconds: number;
+  readonly taskTimeoutSeconds: number;
+}
+
+/**
+ * Checks the handshake. Every way it can go wrong is a definite failure: the handshake must not act, and the
+ * invocation has not started. A cancellation keeps its own code, so the effect says why it stopped.
+ */
+function handshake(result: ProcessResult, context: DispatchContext<ExtensionProcessAction, JsonValue>, reading: Reading): void {
+  const captured = redactedOutput(result, context.redact);
+  const fail = (problem: string, details: JsonObject = {}) =>
+    new EffectFailure('failed', 'AGENTCTL_E_EXTENSION_HANDSHAKE', `the handshake of ${reading.name} ${problem}; the extension was not invoked`, {
+      details: { phase: 'handshake', ...details, ...captured },
+    });
+  const ended = processFailure(result, { ...reading, ...captured });
+  if (ended?.code === 'AGENTCTL_E_CANCELLED') {
+    throw new EffectFailure('failed', ended.code, `the handshake of ${reading.name} was cancelled; the extension was not invoked`, { details: { phase: 'handshake', ...captured } });
+  }
+  if (ended) throw fail(`did not complete: ${ended.message}`, { cause: ended.code });
+  const parsed = oneObject(captured.stdout);
+  if ('problem' in parsed) throw fail(parsed.problem);
+  const difference = handshakeDifference(parsed.object, context.action);
+  if (difference !== undefined) throw fail(`does not match the action: ${difference}`);
+}
+
+/**
+ * Reads the invocation's response. The extension may have acted before anything went wrong, so every failure is
+ * uncertain; a process that did not exit 0 keeps the code of how it ended, except a plain non-zero exit, which is a
+ * bad response.
+ */
+function response(result: ProcessResult, context: DispatchContext<ExtensionProcessAction, JsonValue>, reading: Reading, effectId: string): JsonValue {
+  const captured = redactedOutput(result, context.redact);
+  const uncertain = (code: ErrorCode, message: string, details: JsonObject = {}, help?: string) =>
+    new EffectFailure('uncertain', code, message, { details: { phase: 'invoke', ...details, ...captured }, ...(help ? { help } : {}) });
+  const ended = processFailure(result, { ...reading, ...captured });
+  if (ended) {
+    if (ended.code === 'AGENTCTL_E_PROCESS_EXIT') throw uncertain('AGENTCTL_E_EXTENSION_RESPONSE', `the invocation of ${reading.name} ${exitWords(result)}${tail(captured.stderr)}`, { exitCode: exitCodeOf(result) });
+    throw uncertain(ended.code as ErrorCode, ended.message, { cause: ended.code });
+  }
+  const parsed = oneObject(captured.stdout);
+  if ('problem' in parsed) throw uncertain('AGENTCTL_E_EXTENSION_RESPONSE', `the invocation of ${reading.name} ${parsed.problem}`);
+  const problem = responseProblem(parsed.object, effectId);
+  if (problem !== undefined) throw uncertain('AGENTCTL_E_EXTENSION_RESPONSE', `the response of ${reading.name} does not answer this effect: ${problem}`);
+  const output = parsed.object.output!;
+  const problems = jsonSchemaProblems(context.action.outputSchema as JsonValue, output);
+  if (problems.length > 0) {
+    throw uncertain('AGENTCTL_E_EXTENSION_OUTPUT_INVALID', `the output of ${reading.name} does not match the action's outputSchema: ${problems.slice(0, 5).join('; ')}`, { problems: problems.slice(0, 20) });
+  }
+  return output;
+}
+
+const exitCodeOf = (result: ProcessResult) => (result.end === 'exited' ? result.exitCode : null);
+
+const exitWords = (result: ProcessResult) =>
+  result.end === 'exited' && result.exitCode === null ? `was killed by ${result.signal}` : `exited with status ${exitCodeOf(result)}`;
