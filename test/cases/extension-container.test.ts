@@ -1,0 +1,91 @@
+// extension.process under isolation: container, on real Docker and real Podman: the example extension answers both
+// launches from inside the node test image, a handshake that differs stops before the invocation, and replay
+// creates no container.
+import { chmodSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import { baseEnv, ROOT, runCli, workspace } from '../support/cli.js';
+import { diagnosticWithCode, errorDocument, outcome, rows, workflow } from './helpers.js';
+import { engineClient, forEachEngine, type EngineInfo } from '../support/engines.js';
+
+const EXAMPLE = parse(readFileSync(join(ROOT, 'examples', 'extension-process.yaml'), 'utf8'));
+
+/** The engine's variable pointing agentctl at its socket. */
+const engineEnv = (engine: EngineInfo) => baseEnv({ [engine.name === 'docker' ? 'DOCKER_HOST' : 'CONTAINER_HOST']: `unix://${engine.socket}` });
+
+/**
+ * A workspace the container user (65532) can read, holding the example extension as a package would ship it: its
+ * script, and `agentctl/sdk/process` resolved through the package's own name.
+ */
+function extensionWorkspace() {
+  const ws = workspace();
+  chmodSync(ws.dir, 0o755);
+  mkdirSync(join(ws.dir, 'dist', 'sdk'), { recursive: true });
+  copyFileSync(join(ROOT, 'dist', 'sdk', 'process.js'), join(ws.dir, 'dist', 'sdk', 'process.js'));
+  copyFileSync(join(ROOT, 'examples', 'extensions', 'word-count', 'extension.mjs'), join(ws.dir, 'extension.mjs'));
+  ws.write('package.json', JSON.stringify({ name: 'agentctl', type: 'module', exports: { './sdk/process': './dist/sdk/process.js' } }));
+  return ws;
+}
+
+/** The example workflow, its action moved into a container of the node test image. */
+function containedExample(engine: EngineInfo, action: Record<string, unknown> = {}): string {
+  const count = EXAMPLE.spec.actions.count;
+  return workflow({
+    inputs: EXAMPLE.spec.inputs,
+    outputs: EXAMPLE.spec.outputs,
+    policy: EXAMPLE.spec.policy,
+    actions: { count: { ...count, command: '/usr/bin/node', args: ['extension.mjs'], isolation: 'container', container: { image: engine.images.node, runtime: engine.name }, ...action } },
+    tasks: EXAMPLE.spec.tasks,
+  });
+}
+
+/** Containers this engine created between two instants (its event log), optionally with a name prefix. */
+async function created(engine: EngineInfo, since: number, until: number): Promise<string[]> {
+  const stream = (await engineClient(engine).getEvents({ since: Math.floor(since / 1000), until: Math.ceil(until / 1000) + 1, filters: { type: ['container'], event: ['create'] } })) as NodeJS.ReadableStream;
+  let text = '';
+  for await (const chunk of stream) text += chunk.toString();
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => String((JSON.parse(line) as { Actor?: { Attributes?: { name?: string } } }).Actor?.Attributes?.name ?? ''))
+    .filter((name) => name.startsWith('agentctl-'));
+}
+
+forEachEngine('extension.process in a container', (engine) => {
+  let ws: ReturnType<typeof workspace>;
+  beforeEach(() => (ws = extensionWorkspace()));
+  afterEach(() => ws.cleanup());
+  const cli = (...args: string[]) => runCli([...args, '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: engineEnv(engine) });
+
+  it('the example extension answers its handshake and invocation from inside the image; replay creates no container', async () => {
+    const file = ws.write('wf.yaml', containedExample(engine));
+    const started = Date.now();
+    const document = outcome(cli('run', file), 0);
+    expect(document.data.output).to.deep.equal({ words: 12, lines: 2, top: [{ word: 'the', count: 3 }, { word: 'dog', count: 2 }] });
+    const [effect] = rows(ws.db, 'SELECT id, input_json, state FROM effects');
+    expect(effect!.state).to.equal('succeeded');
+    const input = JSON.parse(String(effect!.input_json));
+    expect(input.isolation).to.equal('container');
+    expect(input.container).to.include({ image: engine.images.node, engine: engine.name });
+    // Two launches, each a container named after the effect, both gone once the task ended.
+    const names = await created(engine, started, Date.now());
+    expect(names.sort()).to.deep.equal([`agentctl-${effect!.id}-handshake`, `agentctl-${effect!.id}-invoke`]);
+    expect(await engineClient(engine).listContainers({ all: true, filters: { label: [`dev.agentctl.effect=${effect!.id}`] } })).to.deep.equal([]);
+
+    const before = Date.now();
+    const replayed = outcome(cli('replay', document.data.runId), 0);
+    expect(replayed.data.output).to.deep.equal(document.data.output);
+    expect(await created(engine, before, Date.now())).to.deep.equal([]);
+  });
+
+  it('a handshake that differs from the declaration fails the effect, and the invocation never starts', async () => {
+    const file = ws.write('wf.yaml', containedExample(engine, { capabilities: ['text.other'] }));
+    const started = Date.now();
+    const failed = diagnosticWithCode(errorDocument(cli('run', file), 4), 'AGENTCTL_E_EXTENSION_HANDSHAKE');
+    expect(failed.message).to.match(/capabilities/);
+    const [effect] = rows(ws.db, 'SELECT id, state FROM effects');
+    expect(effect!.state).to.equal('failed');
+    expect(await created(engine, started, Date.now())).to.deep.equal([`agentctl-${effect!.id}-handshake`]);
+  });
+});
