@@ -1,10 +1,11 @@
 // The plugins agentctl ships. Each registers through the public SDK, exactly as a third-party pack would.
 import assign from './assign/plugin.js';
 import assert from './assert/plugin.js';
+import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
 import read from './read/plugin.js';
 import secretsEnv from './secrets-env/plugin.js';
 import shellExec from './shell-exec/plugin.js';
 import write from './write/plugin.js';
 
-export const builtinPlugins = [assign, assert, read, write, shellExec, isolationProcess, secretsEnv] as const;
+export const builtinPlugins = [assign, assert, read, write, shellExec, isolationProcess, isolationContainer, secretsEnv] as const;

@@ -209,7 +209,7 @@ describe('plugin contract: the isolation seam', () => {
   });
 
   it('an isolation mode nobody provides is a compile error', async () => {
-    const result = await runAction('builtin.shell.exec', { action: { command: 'true', isolation: 'container' }, policy: { processAllowlist: ['true'] } });
+    const result = await runAction('builtin.shell.exec', { action: { command: 'true', isolation: 'microvm' }, policy: { processAllowlist: ['true'] } });
     expect(result.state).to.equal('rejected');
     expect(result.code).to.equal('AGENTCTL_E_UNKNOWN_ISOLATION');
     expect(result.diagnostics[0]!.path).to.equal('spec.actions.subject.isolation');
