@@ -7,6 +7,7 @@ import type Docker from 'dockerode';
 import { OutputCapture, type ContainerOptions, type ProcessEnd, type ProcessResult, type ProcessSpec } from '../../sdk/index.js';
 import { Demultiplexer } from './demux.js';
 import { call, describeAddress, type Engine } from './engine.js';
+import { oomKilledInKernelLog } from './kernel-log.js';
 
 /** The label every container agentctl creates carries; its value is the process name (the effect id). */
 export const EFFECT_LABEL = 'dev.agentctl.effect';
@@ -86,9 +87,10 @@ export async function runContainer(engine: Engine, imageId: string, options: Con
   const remove = () => removeContainer(engine, name);
   const failed = async (step: string, error: unknown) => finish(stopping ?? { end: 'spawn_error', message: `${step} container ${name} on ${describeAddress(engine.address)}: ${messageOf(error)}` }, await remove());
 
+  let containerId = '';
   try {
     // Not cancellable once sent: the engine may create it anyway, so a failure or a stop is followed by removal.
-    await call(() => engine.client.createContainer(createRequest(spec, options, imageId, name)));
+    containerId = (await call(() => engine.client.createContainer(createRequest(spec, options, imageId, name)))).id;
   } catch (error) {
     // A container of this name is already there (left by an earlier attempt of this effect): it is not ours to remove.
     if ((error as { statusCode?: number }).statusCode === 409) {
@@ -150,8 +152,17 @@ export async function runContainer(engine: Engine, imageId: string, options: Con
   }
   const cleanupError = await remove();
   if (stopping) return finish(stopping, cleanupError);
-  if (state.OOMKilled) return finish({ end: 'resource_limit', resource: 'memory', limit: options.memoryLimitBytes }, cleanupError);
+  if (memoryKilled(engine, containerId, state)) return finish({ end: 'resource_limit', resource: 'memory', limit: options.memoryLimitBytes }, cleanupError);
   return finish({ end: 'exited', exitCode: state.ExitCode, signal: null }, cleanupError);
+}
+
+/**
+ * Whether the memory limit killed the process: the engine's OOMKilled, else (an engine on this host that does not
+ * report it, as Podman on cgroup v1) a SIGKILL exit that the kernel log attributes to the container's memory cgroup.
+ */
+function memoryKilled(engine: Engine, containerId: string, state: Docker.ContainerInspectInfo['State']): boolean {
+  if (state.OOMKilled) return true;
+  return state.ExitCode === 137 && engine.address.socketPath !== undefined && oomKilledInKernelLog(containerId);
 }
 
 /** Kills and removes a container; a container that is already gone is removed. Returns what failed, if anything. */
