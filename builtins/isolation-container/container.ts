@@ -2,6 +2,7 @@
 // demultiplex into bounded capture, wait. On timeout, cancellation or overflow the container is killed and removed
 // before the result is returned; on a normal exit its state is read, then it is removed. Every path removes it.
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { OutputCapture, type ContainerOptions, type ProcessEnd, type ProcessResult, type ProcessSpec } from '../../sdk/index.js';
@@ -102,7 +103,7 @@ export async function runContainer(engine: Engine, imageId: string, options: Con
 
   const streams = engine.streams.getContainer(name);
   try {
-    stream = (await call(() => streams.attach({ stream: true, stdin: spec.stdin !== undefined, stdout: true, stderr: true, hijack: true }))) as unknown as Duplex;
+    stream = await call(() => attach(engine, name, spec.stdin !== undefined));
   } catch (error) {
     return failed('could not attach to', error);
   }
@@ -163,6 +164,34 @@ export async function runContainer(engine: Engine, imageId: string, options: Con
 function memoryKilled(engine: Engine, containerId: string, state: Docker.ContainerInspectInfo['State']): boolean {
   if (state.OOMKilled) return true;
   return state.ExitCode === 137 && engine.address.socketPath !== undefined && oomKilledInKernelLog(containerId);
+}
+
+/**
+ * Attaches to the container's streams on a hijacked connection (HTTP upgrade), as the engines' own clients do. Written
+ * here rather than through dockerode, which also sends the options as a request body: once the connection is
+ * hijacked an engine may read that body as the first bytes of stdin (Podman always does).
+ */
+function attach(engine: Engine, name: string, stdin: boolean): Promise<Duplex> {
+  const { socketPath, host, port } = engine.address;
+  const query = `stream=1&stdout=1&stderr=1&stdin=${stdin ? 1 : 0}`;
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({
+      ...(socketPath ? { socketPath } : { host, port }),
+      method: 'POST',
+      path: `/containers/${encodeURIComponent(name)}/attach?${query}`,
+      headers: { Connection: 'Upgrade', Upgrade: 'tcp' },
+    });
+    request.once('upgrade', (_response, socket, head) => {
+      if (head.length > 0) socket.unshift(head);
+      resolve(socket);
+    });
+    request.once('response', (response) => {
+      response.resume();
+      reject(new Error(`attach answered HTTP ${response.statusCode} instead of upgrading the connection`));
+    });
+    request.once('error', reject);
+    request.end();
+  });
 }
 
 /** Kills and removes a container; a container that is already gone is removed. Returns what failed, if anything. */

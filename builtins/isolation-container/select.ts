@@ -66,9 +66,9 @@ export class EngineSelector {
     const message = `runtime ${runtime}: no engine can run image ${image}: ${tried}`;
     if (withoutImage.length > 0) {
       const engines = withoutImage.map((engine) => ENGINE_LABEL[engine.identity]).join(' and ');
-      return new AgentctlError('AGENTCTL_E_CONTAINER_IMAGE_MISSING', message, {
-        help: `load the image into ${engines} (e.g. \`${withoutImage[0]!.identity} load\` or \`${withoutImage[0]!.identity} pull ${image}\`) so that its id or repository digest is exactly ${image.replace(/^.*@/, '')}`,
-      });
+      const engine = withoutImage[0]!.identity;
+      const how = image.startsWith('sha256:') ? `\`${engine} load\` or \`${engine} import\` it so that its id is ${image}` : `\`${engine} pull ${image}\` (or load it) so that ${image.slice(image.lastIndexOf('@') + 1)} is among its repository digests`;
+      return new AgentctlError('AGENTCTL_E_CONTAINER_IMAGE_MISSING', message, { help: `put the image into ${engines} first: ${how}` });
     }
     const code = (['AGENTCTL_E_CONTAINER_ENGINE_STOPPED', 'AGENTCTL_E_CONTAINER_ENGINE_UNREACHABLE', 'AGENTCTL_E_CONTAINER_ENGINE_MISSING'] as const).find((candidate) =>
       problems.some((problem) => problem.code === candidate),
