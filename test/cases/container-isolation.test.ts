@@ -4,20 +4,18 @@ import { createHash } from 'node:crypto';
 import { chmodSync, linkSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { expect } from 'chai';
-import Docker from 'dockerode';
 import { baseEnv, runCli, startCli, workspace } from '../support/cli.js';
 import { bytesOf, diagnosticWithCode, errorDocument, finished, outcome, rows, runCount, unique, waitFor, workflow } from './helpers.js';
-import { containerEngines, type TestEngine } from './container-engines.js';
+import { engineClient, forEachEngine, testEngines, type EngineInfo } from '../support/engines.js';
 
-const engines = containerEngines();
 const MiB = 1024 * 1024;
 
 /** The environment that points agentctl at this engine (the other one's variable is left unset). */
-const engineEnv = (engine: TestEngine, extra: NodeJS.ProcessEnv = {}) =>
+const engineEnv = (engine: EngineInfo, extra: NodeJS.ProcessEnv = {}) =>
   baseEnv({ [engine.name === 'docker' ? 'DOCKER_HOST' : 'CONTAINER_HOST']: `unix://${engine.socket}`, ...extra });
 
 /** A container shell action running `script` under busybox's sh. */
-function containerAction(engine: TestEngine, script: string, fields: Record<string, unknown> = {}, container: Record<string, unknown> = {}) {
+function containerAction(engine: EngineInfo, script: string, fields: Record<string, unknown> = {}, container: Record<string, unknown> = {}) {
   return {
     kind: 'builtin.shell.exec',
     command: 'sh',
@@ -25,13 +23,13 @@ function containerAction(engine: TestEngine, script: string, fields: Record<stri
     isolation: 'container',
     timeoutSeconds: 20,
     ...fields,
-    container: { image: engine.busybox, runtime: engine.name, ...container },
+    container: { image: engine.images.busybox, runtime: engine.name, ...container },
   };
 }
 
 /** Containers of this engine that carry agentctl's label, optionally of one effect. */
-async function labelled(engine: TestEngine, effectId?: string): Promise<string[]> {
-  const client = new Docker({ socketPath: engine.socket });
+async function labelled(engine: EngineInfo, effectId?: string): Promise<string[]> {
+  const client = engineClient(engine);
   const label = effectId ? `dev.agentctl.effect=${effectId}` : 'dev.agentctl.effect';
   const found = await client.listContainers({ all: true, filters: { label: [label] } });
   return found.map((container) => container.Names[0] ?? container.Id);
@@ -60,9 +58,8 @@ const PROBE = [
   'echo cwd=$(pwd)',
 ].join('; ');
 
-for (const engine of [engines.docker, engines.podman]) {
-  if (!engine) continue;
-  describe(`container isolation on ${engine.name}`, function () {
+forEachEngine('container isolation', (engine) => {
+  describe('through the CLI', function () {
     this.timeout(90_000);
     const ws = workspace();
     // The workspace is mounted read-only at /workspace; uid 65532 must be able to enter it.
@@ -108,7 +105,7 @@ for (const engine of [engines.docker, engines.podman]) {
       const forkError = JSON.parse(effects[1].error_json);
       expect(forkError.code).to.equal('AGENTCTL_E_PROCESS_EXIT');
       expect(forkError.message).to.contain("can't fork: Resource temporarily unavailable");
-      expect(JSON.parse(effects[0].input_json).container).to.deep.equal({ image: engine.busybox, imageId: engine.busybox, engine: engine.name, runtime: engine.name, memoryLimitBytes: 64 * MiB, cpuLimitMillis: 1000, pidsLimit: 48 });
+      expect(JSON.parse(effects[0].input_json).container).to.deep.equal({ image: engine.images.busybox, imageId: engine.images.busybox, engine: engine.name, runtime: engine.name, memoryLimitBytes: 64 * MiB, cpuLimitMillis: 1000, pidsLimit: 48 });
       for (const effect of effects) expect(await labelled(engine, effect.id)).to.deep.equal([]);
 
       // Replay reads the ledger only: with no engine reachable at all, it rebuilds the run and starts no container.
@@ -219,20 +216,21 @@ for (const engine of [engines.docker, engines.podman]) {
       }
     });
   });
-}
+});
 
 describe('container engine selection', function () {
   this.timeout(60_000);
   const ws = workspace();
+  const engines = testEngines();
   before(function () {
-    if (!engines.docker || !engines.podman) this.skip();
+    if (!engines) this.skip();
     chmodSync(ws.dir, 0o755);
   });
   after(() => ws.cleanup());
   const run = (name: string, container: Record<string, unknown>, env: NodeJS.ProcessEnv) =>
-    runCli(['run', ws.write(`${name}.yaml`, workflow({ policy: { processAllowlist: ['sh'], approval: 'never' }, outputs: { said: '${{ tasks.cmd.output.stdout }}' }, actions: { cmd: containerAction(engines.docker!, 'echo ran', {}, container) }, tasks: [{ id: 'cmd', uses: 'action:cmd' }] })), '--db', ws.file(`${name}.db`), '--output', 'json'], { env: baseEnv(env) });
-  const docker = () => `unix://${engines.docker!.socket}`;
-  const podman = () => `unix://${engines.podman!.socket}`;
+    runCli(['run', ws.write(`${name}.yaml`, workflow({ policy: { processAllowlist: ['sh'], approval: 'never' }, outputs: { said: '${{ tasks.cmd.output.stdout }}' }, actions: { cmd: containerAction(engines!.docker, 'echo ran', {}, container) }, tasks: [{ id: 'cmd', uses: 'action:cmd' }] })), '--db', ws.file(`${name}.db`), '--output', 'json'], { env: baseEnv(env) });
+  const docker = () => `unix://${engines!.docker.socket}`;
+  const podman = () => `unix://${engines!.podman.socket}`;
 
   it('runtime: docker with only Podman reachable fails before any effect and says to choose podman or auto', () => {
     const failure = errorDocument(run('only-podman', { runtime: 'docker' }, { DOCKER_HOST: `unix://${ws.file('none.sock')}`, CONTAINER_HOST: podman() }), 6);
@@ -248,9 +246,9 @@ describe('container engine selection', function () {
   });
 
   it('runtime: auto takes the first engine that has the exact image: Podman for an id only Podman has', () => {
-    const result = outcome(run('auto', { runtime: 'auto', image: engines.podman!.busybox }, { DOCKER_HOST: docker(), CONTAINER_HOST: podman() }), 0);
+    const result = outcome(run('auto', { runtime: 'auto', image: engines!.podman.images.busybox }, { DOCKER_HOST: docker(), CONTAINER_HOST: podman() }), 0);
     expect(result.data.output.said).to.equal('ran\n');
     const [effect] = rows(ws.file('auto.db'), 'SELECT input_json FROM effects');
-    expect(JSON.parse(effect.input_json).container).to.include({ engine: 'podman', runtime: 'auto', image: engines.podman!.busybox });
+    expect(JSON.parse(effect.input_json).container).to.include({ engine: 'podman', runtime: 'auto', image: engines!.podman.images.busybox });
   });
 });
