@@ -1,6 +1,7 @@
 // Reaching an engine: connect to its address, ask it what it is (GET /version), and inspect the exact image. Each
 // failure becomes a finding with its stable code; the selection in select.ts turns findings into one error.
 import { stat } from 'node:fs/promises';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import Docker from 'dockerode';
 import type { ErrorCode } from '../../sdk/index.js';
 import { ENGINE_LABEL, type EngineAddress, type EngineName } from './address.js';
@@ -75,16 +76,39 @@ export async function probe(address: EngineAddress, signal: AbortSignal): Promis
   // The client's own idle timeout is a backstop a little past `call`'s bound: it closes the connection of a call
   // that `call` already gave up on.
   const client = connect(API_TIMEOUT_MS + 1000);
-  let version: Docker.DockerVersion;
+  let identity: EngineName | undefined;
   try {
-    version = await call(() => client.version(), signal);
+    // GET /_ping names the server in its headers and is instant; GET /version (slow on Podman: it asks conmon and the
+    // OCI runtime for their versions) only when the headers do not say.
+    identity = identifyPing(await call(() => ping(address), signal)) ?? identify(await call(() => client.version(), signal));
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     return { ...connectionProblem(error, address), address };
   }
-  const identity = identify(version);
-  if (!identity) return { code: 'AGENTCTL_E_CONTAINER_ENGINE_UNREACHABLE', address, reason: 'what answers there does not identify itself as Docker or Podman (GET /version)' };
+  if (!identity) return { code: 'AGENTCTL_E_CONTAINER_ENGINE_UNREACHABLE', address, reason: 'what answers there does not identify itself as Docker or Podman (GET /_ping, GET /version)' };
   return { address, identity, client, streams: connect() };
+}
+
+/** The headers of GET /_ping (dockerode's ping returns only the body). */
+function ping(address: EngineAddress): Promise<IncomingHttpHeaders> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ ...(address.socketPath ? { socketPath: address.socketPath } : { host: address.host, port: address.port }), method: 'GET', path: '/_ping' }, (response) => {
+      response.resume();
+      if (response.statusCode === 200) resolve(response.headers);
+      else reject(new Error(`GET /_ping answered HTTP ${response.statusCode}`));
+    });
+    request.setTimeout(API_TIMEOUT_MS + 1000, () => request.destroy());
+    request.once('error', reject);
+    request.end();
+  });
+}
+
+/** Podman's API service sends Libpod-Api-Version and `Server: Libpod/...`; Docker's daemon `Server: Docker/...`. */
+export function identifyPing(headers: IncomingHttpHeaders): EngineName | undefined {
+  const server = String(headers.server ?? '');
+  if (headers['libpod-api-version'] !== undefined || /^libpod\//i.test(server)) return 'podman';
+  if (/^docker\//i.test(server)) return 'docker';
+  return undefined;
 }
 
 /** Podman names itself among the components of GET /version; Docker's daemon is the component "Engine". */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { engineAddress } from './address.js';
 import { containerName, createRequest } from './container.js';
 import { Demultiplexer, type Stream } from './demux.js';
-import { identify, pinnedBy } from './engine.js';
+import { identify, identifyPing, pinnedBy } from './engine.js';
 
 const frame = (type: number, text: string) => {
   const payload = Buffer.from(text);
@@ -33,7 +33,10 @@ describe('container isolation: engine addresses', () => {
 });
 
 describe('container isolation: what answers and which image', () => {
-  it('tells Podman from Docker by GET /version, whatever socket it answers on', () => {
+  it('tells Podman from Docker by the headers of GET /_ping, else GET /version, whatever socket it answers on', () => {
+    expect(identifyPing({ server: 'Libpod/4.3.1 (linux)', 'libpod-api-version': '4.3.1', 'api-version': '1.41' })).to.equal('podman');
+    expect(identifyPing({ server: 'Docker/20.10.24+dfsg1 (linux)', 'api-version': '1.41' })).to.equal('docker');
+    expect(identifyPing({ 'api-version': '1.41' })).to.equal(undefined);
     expect(identify({ Platform: { Name: 'linux/amd64/debian-12' }, Components: [{ Name: 'Podman Engine' }, { Name: 'Conmon' }] })).to.equal('podman');
     expect(identify({ Platform: { Name: '' }, Components: [{ Name: 'Engine' }, { Name: 'containerd' }] })).to.equal('docker');
     expect(identify({ Platform: { Name: 'Docker Engine - Community' } })).to.equal('docker');
