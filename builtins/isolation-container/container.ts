@@ -16,6 +16,9 @@ export const EFFECT_LABEL = 'dev.agentctl.effect';
 export const TMPFS_OPTIONS = 'rw,noexec,nosuid,nodev,size=16m,mode=1777';
 /** Removing a container that is still stopping can take a while on a loaded machine. */
 const REMOVE_TIMEOUT_MS = 60_000;
+/** After the attach stream ended, how often and how many times the state is read before only the wait is left. */
+const EXIT_POLL_MS = 50;
+const EXIT_POLLS = 100;
 /** How long the attach stream may lag behind the exit before the output is taken as complete. */
 const DRAIN_GRACE_MS = 2000;
 
@@ -137,9 +140,21 @@ export async function runContainer(engine: Engine, imageId: string, options: Con
     () => 'exited' as const,
     (error: unknown) => error,
   );
-  const first = await Promise.race([waited, stopRequested.then(() => 'stop' as const)]);
+  // The attach stream ends when the process does; Podman's wait answers up to seconds later (it polls). So an ended
+  // stream whose container the engine already shows as exited is an exit too; otherwise the wait decides.
+  let decided = false;
+  const endedEarly = drained.then(async () => {
+    for (let polls = 0; polls < EXIT_POLLS && !decided; polls += 1) {
+      const inspected = await call(() => container.inspect()).catch(() => undefined);
+      if (inspected?.State.Status === 'exited') return 'exited' as const;
+      await new Promise((resolve) => setTimeout(resolve, EXIT_POLL_MS));
+    }
+    return new Promise<never>(() => undefined);
+  });
+  const first = await Promise.race([waited, endedEarly, stopRequested.then(() => 'stop' as const)]);
+  decided = true;
+  waitAbort.abort();
   if (first !== 'exited') {
-    waitAbort.abort();
     if (first === 'stop') return finish(stopping!, await remove());
     return failed('lost the wait on', first);
   }
