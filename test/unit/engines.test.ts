@@ -1,12 +1,16 @@
 // Proves the container test environment itself: both engines answer, hold the pinned test images, and enforce the
 // confinement SPEC §6 asks for when driven through dockerode with the flags docs/testing.md lists.
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import type Docker from 'dockerode';
+import { ROOT } from '../support/cli.js';
 import {
+  ENGINES_FILE,
+  enginesSkipped,
   containersNamed,
   engineAnswers,
   engineClient,
@@ -71,6 +75,52 @@ async function runConfined(engine: EngineInfo, name: string, workspace: string, 
     await container.remove({ force: true });
   }
 }
+
+function runScript(env: NodeJS.ProcessEnv, user?: string): { status: number | null; stdout: string; stderr: string } {
+  const script = 'bash scripts/test-engines.sh';
+  const [command, args] = user ? ['su', [user, '-s', '/bin/bash', '-c', script]] : ['bash', ['scripts/test-engines.sh']];
+  const result = spawnSync(command, args as string[], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('scripts/test-engines.sh', function () {
+  this.timeout(120_000);
+
+  it('finds everything ready on a second run and leaves the recorded ids as they were', function () {
+    if (enginesSkipped()) this.skip();
+    const before = readFileSync(ENGINES_FILE, 'utf8');
+    expect(runScript({})).to.deep.equal({
+      status: 0,
+      stdout: 'test-engines: docker and podman ready; image ids in test/.engines.json\n',
+      stderr: '',
+    });
+    expect(readFileSync(ENGINES_FILE, 'utf8')).to.equal(before);
+  });
+
+  it('prepares nothing under AGENTCTL_TEST_ENGINES=skip, and says so', function () {
+    expect(runScript({ AGENTCTL_TEST_ENGINES: 'skip' })).to.deep.equal({
+      status: 0,
+      stdout:
+        'test-engines: !!! AGENTCTL_TEST_ENGINES=skip: Docker and Podman are NOT prepared; the container suites will be pending !!!\n',
+      stderr: '',
+    });
+  });
+
+  it('fails loudly on any other AGENTCTL_TEST_ENGINES value and when not root', function () {
+    expect(runScript({ AGENTCTL_TEST_ENGINES: 'no' })).to.deep.equal({
+      status: 1,
+      stdout: '',
+      stderr: "test-engines: FAILED (start): AGENTCTL_TEST_ENGINES='no' is not understood (only 'skip' is)\n",
+    });
+    if (process.getuid?.() !== 0) return;
+    expect(runScript({}, 'nobody')).to.deep.equal({
+      status: 1,
+      stdout: '',
+      stderr:
+        'test-engines: FAILED (start): must run as root to install and start Docker and Podman (or set AGENTCTL_TEST_ENGINES=skip)\n',
+    });
+  });
+});
 
 forEachEngine('test engine', (engine) => {
   let workspace: string;
