@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { OutputCapture, type ContainerOptions, type ProcessEnd, type ProcessResult, type ProcessSpec } from '../../sdk/index.js';
 import { Demultiplexer } from './demux.js';
-import { call, describeAddress, type Engine } from './engine.js';
+import { ApiTimeout, call, describeAddress, type Engine } from './engine.js';
 import { oomKilledInKernelLog } from './kernel-log.js';
 
 /** The label every container agentctl creates carries; its value is the process name (the effect id). */
@@ -92,10 +92,13 @@ export async function runContainer(engine: Engine, imageId: string, options: Con
   const failed = async (step: string, error: unknown) => finish(stopping ?? { end: 'spawn_error', message: `${step} container ${name} on ${describeAddress(engine.address)}: ${messageOf(error)}` }, await remove());
 
   let containerId = '';
+  const creating = engine.client.createContainer(createRequest(spec, options, imageId, name));
   try {
     // Not cancellable once sent: the engine may create it anyway, so a failure or a stop is followed by removal.
-    containerId = (await call(() => engine.client.createContainer(createRequest(spec, options, imageId, name)))).id;
+    containerId = (await call(() => creating)).id;
   } catch (error) {
+    // Given up on (timeout): should the engine still create it, it is removed then (while agentctl still runs).
+    if (error instanceof ApiTimeout) creating.then(() => removeContainer(engine, name), () => undefined);
     // A container of this name is already there (left by an earlier attempt of this effect): it is not ours to remove.
     if ((error as { statusCode?: number }).statusCode === 409) {
       return finish({ end: 'spawn_error', message: `container ${name} already exists on ${describeAddress(engine.address)}: remove it (\`${engine.identity} rm -f ${name}\`) once nothing of it is needed` });

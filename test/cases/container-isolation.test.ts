@@ -245,6 +245,27 @@ describe('container engine selection', function () {
     expect(runCount(ws.file('symlinked.db'))).to.equal(0);
   });
 
+  it('reports one diagnostic per distinct problem, naming every task it stops', () => {
+    const missing = (digit: string) => ({ image: `sha256:${digit.repeat(64)}` });
+    const document = workflow({
+      policy: { processAllowlist: ['sh'], approval: 'never' },
+      actions: { one: containerAction(engines!.docker, 'echo 1', {}, missing('1')), two: containerAction(engines!.docker, 'echo 2', {}, missing('2')) },
+      tasks: [
+        { id: 'a', uses: 'action:one' },
+        { id: 'b', uses: 'action:two' },
+        { id: 'c', uses: 'action:one' },
+      ],
+    });
+    const result = runCli(['run', ws.write('distinct.yaml', document), '--db', ws.file('distinct.db'), '--output', 'json'], { env: baseEnv({ DOCKER_HOST: docker() }) });
+    const failure = errorDocument(result, 6);
+    const messages = (failure.diagnostics as any[]).map((item) => [item.code, item.message.split(': runtime')[0]]).sort();
+    expect(messages).to.deep.equal([
+      ['AGENTCTL_E_CONTAINER_IMAGE_MISSING', 'task a, c'],
+      ['AGENTCTL_E_CONTAINER_IMAGE_MISSING', 'task b'],
+    ]);
+    expect(runCount(ws.file('distinct.db'))).to.equal(0);
+  });
+
   it('runtime: auto takes the first engine that has the exact image: Podman for an id only Podman has', () => {
     const result = outcome(run('auto', { runtime: 'auto', image: engines!.podman.images.busybox }, { DOCKER_HOST: docker(), CONTAINER_HOST: podman() }), 0);
     expect(result.data.output.said).to.equal('ran\n');
