@@ -13,6 +13,8 @@
 //   (f) `agentctl resume` of a run paused at task 501 of 1,000 against a fresh run of the last 500: ratio <= 1.2
 //   (g) /bin/true tasks at maxConcurrency 1 and 8 against plain spawn loops of the same width (<= 1.5), and
 //       2,000 tasks at maxConcurrency 8 against the same at 1, per task: ratio < 1
+//   (h) a one-task `isolation: container` run of /bin/true in busybox against the engine's own `run --rm` with the
+//       same controls, per engine (Docker, Podman), paired and alternating: median of the ratios (information)
 //
 // (a) and (b) are gated on the MARGINAL per-task cost: (t(N-task run) - t(1-task run)) / (N - 1),
 // where both runs are whole CLI invocations of the same workflow shape with a fresh temp --db.
@@ -27,6 +29,7 @@ import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { benchEngines, measureEngine } from './container.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'agentctl.js');
@@ -43,6 +46,7 @@ const COLD_REPS = argValue('--cold-reps', 15); // repetitions of each cold-start
 const ONLY = process.argv.includes('--only') ? String(process.argv[process.argv.indexOf('--only') + 1] ?? '').split(',') : undefined;
 // (d) divides by (b)'s figure, so it brings (b) along.
 const want = (figure) => !ONLY || ONLY.includes(figure) || (figure === 'b' && ONLY.includes('d'));
+const CONTAINER_REPS = argValue('--container-reps', 20); // pairs per engine in (h)
 const BIG_REPS = argValue('--big-reps', 3); // repetitions of the multi-second runs of (e) and the 2,000-task runs of (g)
 
 const SHELL_TASKS = 200;
@@ -591,6 +595,21 @@ async function main() {
       rows.push({ id: '(g)', figure: `width 1 marginal per task / plain loop`, value: perNarrow / plain1, unit: 'x', limit: LIMITS.shellRatio, gated: true });
       rows.push({ id: '(g)', figure: `width ${WIDE} marginal per task / plain pool of ${WIDE}`, value: perWide / plainWide, unit: 'x', limit: LIMITS.shellRatio, gated: true });
       rows.push({ id: '(g)', figure: `${WIDE_BIG_TASKS} tasks: per task at width ${WIDE} / at width 1`, value: bigWide / bigNarrow, unit: 'x', limit: LIMITS.wideRatio, gated: true, strict: true });
+    }
+    if (want('h')) {
+      // (h) container isolation vs the engine's own run command -----------------------------------
+      console.log(`(h) one-task isolation: container run of /bin/true vs \`ENGINE run --rm\` with the same controls, ${CONTAINER_REPS} pairs per engine`);
+      const found = benchEngines(ROOT);
+      if (!found.engines) console.log(`    skipped: ${found.reason}`);
+      for (const reason of found.skipped ?? []) console.log(`    skipped ${reason}`);
+      for (const engine of found.engines ?? []) {
+        const h = await measureEngine(engine, { timed, node: NODE, cli: CLI, tmpRoot, reps: CONTAINER_REPS });
+        const [run, plain, ratio] = [median(h.agentctl), median(h.plain), median(h.ratios)];
+        console.log(`    ${engine.name}: agentctl run  median ${fmt(run, 1).padStart(8)} ms  ${list(h.agentctl)}`);
+        console.log(`    ${engine.name}: plain run     median ${fmt(plain, 1).padStart(8)} ms  ${list(h.plain)}`);
+        console.log(`    ${engine.name}: median paired ratio ${fmt(ratio)} x;  median difference ${fmt(median(h.agentctl.map((ms, i) => ms - h.plain[i])), 1)} ms`);
+        rows.push({ id: '(h)', figure: `container run / ${engine.name} run --rm, paired`, value: ratio, unit: 'x', limit: LIMITS.shellRatio, gated: false });
+      }
     }
   } finally {
     rmSync(tmpRoot, { recursive: true, force: true });
