@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { runCli, workspace } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, outcome, shellWorkflow } from './helpers.js';
+import { diagnosticWithCode, errorDocument, outcome, runCount, shellWorkflow } from './helpers.js';
+import { forEachEngine } from '../support/engines.js';
 
 const IMAGE = `sha256:${'0123456789abcdef'.repeat(4)}`;
 const allow = { processAllowlist: ['sh', 'echo'] };
@@ -85,5 +86,52 @@ describe('agentctl doctor', () => {
   it('refuses a malformed workflow as check does (exit 2)', () => {
     const file = ws.write('bad.yaml', shellWorkflow(containerAction({ image: 'busybox' }), allow));
     diagnosticWithCode(errorDocument(runCli(['doctor', file, '--output', 'json']), 2), 'AGENTCTL_E_SCHEMA');
+  });
+});
+
+describe('plan lists container actions', () => {
+  const ws = workspace();
+  after(() => ws.cleanup());
+
+  it('with the isolation, image, engine selection and limits, without contacting an engine', () => {
+    const file = ws.write('wf.yaml', shellWorkflow(containerAction({ image: IMAGE, runtime: 'podman', pidsLimit: 32 }), allow));
+    // An engine address that cannot answer: plan never asks.
+    const env = { PATH: process.env.PATH, NO_COLOR: '1', CONTAINER_HOST: 'unix:///nonexistent/podman.sock', DOCKER_HOST: 'unix:///nonexistent/docker.sock' };
+    const document = outcome(runCli(['plan', file, '--output', 'json'], { env }), 0);
+    expect(document.data.processes).to.have.length(1);
+    expect(document.data.processes[0]).to.deep.include({ isolation: 'container', command: '/bin/sh', executable: '/bin/sh' });
+    expect(document.data.processes[0].options).to.deep.equal({ image: IMAGE, runtime: 'podman', memoryLimitBytes: 268435456, cpuLimitMillis: 1000, pidsLimit: 32 });
+    const human = runCli(['plan', file], { env });
+    expect(human.status).to.equal(0);
+    expect(human.stdout).to.include(`[container, image ${IMAGE}, runtime podman, memoryLimitBytes 268435456, cpuLimitMillis 1000, pidsLimit 32, timeout 120s, tasks cmd]`);
+  });
+});
+
+forEachEngine('agentctl doctor with container actions', (engine) => {
+  const ws = workspace();
+  after(() => ws.cleanup());
+  const env = { PATH: process.env.PATH, NO_COLOR: '1', [engine.name === 'docker' ? 'DOCKER_HOST' : 'CONTAINER_HOST']: `unix://${engine.socket}` };
+
+  it('is ready when the engine answers and holds the image, and names the engine it found', () => {
+    const file = ws.write('ready.yaml', shellWorkflow(containerAction({ image: engine.images.busybox, runtime: engine.name }), allow));
+    const document = outcome(runCli(['doctor', file, '--output', 'json'], { env }), 0);
+    expect(document.data.processes[0].placement).to.include({ image: engine.images.busybox, engine: engine.name, runtime: engine.name, pidsLimit: 64 });
+    expect(existsSync(ws.db)).to.equal(false);
+  });
+
+  it('reports a missing image with the code run gives it (exit 6), and run refuses it before any run exists', () => {
+    const file = ws.write('missing.yaml', shellWorkflow(containerAction({ image: IMAGE, runtime: engine.name }), allow));
+    const document = outcome(runCli(['doctor', file, '--output', 'json'], { env }), 6);
+    expect(document.diagnostics.map((item: { code: string }) => item.code)).to.deep.equal(['AGENTCTL_E_CONTAINER_IMAGE_MISSING']);
+    expect(document.data.processes[0].placement).to.equal(null);
+    diagnosticWithCode(errorDocument(runCli(['run', file, '--db', ws.db, '--output', 'json'], { env }), 6), 'AGENTCTL_E_CONTAINER_IMAGE_MISSING');
+    expect(existsSync(ws.db) ? runCount(ws.db) : 0).to.equal(0);
+  });
+
+  it('reports an engine socket that does not exist (exit 6)', () => {
+    const file = ws.write('absent.yaml', shellWorkflow(containerAction({ image: engine.images.busybox, runtime: engine.name }), allow));
+    const absent = { ...env, [engine.name === 'docker' ? 'DOCKER_HOST' : 'CONTAINER_HOST']: 'unix:///nonexistent/engine.sock' };
+    const document = outcome(runCli(['doctor', file, '--output', 'json'], { env: absent }), 6);
+    expect(document.diagnostics.map((item: { code: string }) => item.code)).to.deep.equal(['AGENTCTL_E_CONTAINER_ENGINE_MISSING']);
   });
 });
