@@ -2,7 +2,7 @@
 // failure becomes a finding with its stable code; the selection in select.ts turns findings into one error.
 import { stat } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import type { ErrorCode } from '../../sdk/index.js';
 import { ENGINE_LABEL, type EngineAddress, type EngineName } from './address.js';
 
@@ -71,6 +71,8 @@ export async function probe(address: EngineAddress, signal: AbortSignal): Promis
       return { code: 'AGENTCTL_E_CONTAINER_ENGINE_UNREACHABLE', address, reason: `${address.socketPath} cannot be examined (${code ?? String(error)})` };
     }
   }
+  // dockerode (and what it pulls in) is loaded on the first container action, never at start-up.
+  const { default: Docker } = await import('dockerode');
   const connect = (timeout?: number) =>
     address.socketPath ? new Docker({ socketPath: address.socketPath, ...(timeout ? { timeout } : {}) }) : new Docker({ host: address.host!, port: address.port!, protocol: 'http', ...(timeout ? { timeout } : {}) });
   // The client's own idle timeout is a backstop a little past `call`'s bound: it closes the connection of a call

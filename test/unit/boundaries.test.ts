@@ -1,5 +1,6 @@
 // The architecture's rules, kept by tests that read the imports of every source file. Each rule is also run against
 // a file that breaks it, so a rule that can no longer fail is noticed.
+import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -132,5 +133,19 @@ describe('code boundaries', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { default: string }> };
     expect(manifest.exports['./sdk']!.default).to.equal('./dist/sdk/index.js');
     expect(manifest.exports['./sdk/testing']!.default).to.equal('./dist/core/testing/index.js');
+  });
+});
+
+describe('start-up cost', () => {
+  it('composing the host loads no container engine client: dockerode is loaded by the first container action', () => {
+    const script = [
+      "import { createRequire } from 'node:module';",
+      `await import(${JSON.stringify(join(ROOT, 'dist', 'core', 'cli', 'composition.js'))});`,
+      'const loaded = Object.keys(createRequire(import.meta.url).cache);',
+      "process.stdout.write(JSON.stringify({ modules: loaded.length, dockerode: loaded.filter((path) => path.includes('dockerode')).length }));",
+    ].join('\n');
+    const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as { modules: number; dockerode: number };
+    expect(result.modules).to.be.greaterThan(0);
+    expect(result.dockerode).to.equal(0);
   });
 });
