@@ -1,7 +1,8 @@
 // isolation: container end to end, on real Docker and real Podman: the controls as seen from inside, the limits, the
 // endings that kill and remove the container, preflight failures before any effect, secrets, and replay.
 import { createHash } from 'node:crypto';
-import { chmodSync, linkSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { expect } from 'chai';
 import { baseEnv, runCli, startCli, workspace } from '../support/cli.js';
@@ -192,6 +193,11 @@ forEachEngine('container isolation', (engine) => {
       expect(scans, 'the command lines were scanned while the container ran').to.be.above(10);
       expect(seen, 'processes whose command line holds the secret').to.deep.equal([]);
       for (const text of [result.stdout, result.stderr, bytesOf(ws.file('secret.db')), bytesOf(ws.file('secret.db-wal'))]) expect(text.includes(canary)).to.equal(false);
+      // Nor the engines' own logs: the daemon's and the API service's output, and Podman's event log.
+      const logs = [...['/var/log/agentctl-test'].flatMap((folder) => (existsSync(folder) ? readdirSync(folder).map((name) => join(folder, name)) : [])), '/run/libpod/events/events.log'];
+      const scanned = logs.filter((path) => existsSync(path) && statSync(path).isFile());
+      expect(scanned.length, 'engine logs scanned').to.be.above(0);
+      for (const path of scanned) expect(readFileSync(path).includes(canary), path).to.equal(false);
     });
 
     it('fails before any effect when the image is missing, the engine socket is absent, or nothing listens on it', async () => {
