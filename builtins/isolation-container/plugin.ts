@@ -1,8 +1,7 @@
 // Isolation mode `container`: the process runs in a digest-pinned image through Docker or Podman (their API, through
 // dockerode), with a read-only root, no network, no capabilities, uid 65532 and memory, CPU and PID limits.
 import { AgentctlError, CONTAINER_ISOLATION, containerOptionsSchema, definePlugin, diagnostic, isAgentctlError, type ContainerOptions, type IsolationMode, type IsolationOptions, type JsonObject } from '../../sdk/index.js';
-import { runContainer } from './container.js';
-import { EngineSelector } from './select.js';
+import type { EngineSelector } from './select.js';
 
 /** The action's `container` block with its defaults; the schema already checked it, so this only fills defaults. */
 function containerOptions(options: IsolationOptions | undefined): ContainerOptions {
@@ -20,7 +19,13 @@ function placementRecord(options: ContainerOptions, engine: 'docker' | 'podman',
   return { image, imageId, engine, runtime, memoryLimitBytes, cpuLimitMillis, pidsLimit };
 }
 
-export function containerIsolation(selector = new EngineSelector()): IsolationMode {
+/**
+ * The mode. Its engine code (an HTTP client, dockerode) is loaded by the first container action, so a workflow
+ * without one, and every command that runs none, starts as fast as before the mode existed.
+ */
+function containerIsolation(): IsolationMode {
+  let selecting: Promise<EngineSelector> | undefined;
+  const selector = () => (selecting ??= import('./select.js').then((loaded) => new loaded.EngineSelector()));
   return {
     mode: CONTAINER_ISOLATION,
     description: 'a container of a digest-pinned image through Docker or Podman: read-only root, no network, no capabilities, uid 65532, memory/CPU/PID limits',
@@ -28,12 +33,13 @@ export function containerIsolation(selector = new EngineSelector()): IsolationMo
     resolveCommand: (command) => command,
     async prepare(options, signal) {
       const container = containerOptions(options);
-      const { engine, imageId } = await selector.select(container, signal);
+      const { engine, imageId } = await (await selector()).select(container, signal);
       return placementRecord(container, engine.identity, imageId);
     },
     async run(spec, signal) {
       const container = containerOptions(spec.options);
-      const { engine, imageId } = await selector.select(container, signal);
+      const { engine, imageId } = await (await selector()).select(container, signal);
+      const { runContainer } = await import('./container.js');
       return runContainer(engine, imageId, container, spec, signal);
     },
   };
