@@ -88,7 +88,9 @@ step='docker: start dockerd'
 if ! answers "$DOCKER_SOCKET"; then
   say "starting dockerd on $DOCKER_SOCKET (log $LOG_DIR/dockerd.log)"
   rm -f "$DOCKER_SOCKET"
-  setsid nohup dockerd --host "unix://$DOCKER_SOCKET" >>"$LOG_DIR/dockerd.log" 2>&1 </dev/null &
+  # Started from /: a service keeps the folder it started in as its working directory (and passes it to the
+  # container monitors it starts), so that folder must never be one a checkout may delete.
+  (cd / && exec setsid nohup dockerd --host "unix://$DOCKER_SOCKET" >>"$LOG_DIR/dockerd.log" 2>&1 </dev/null) &
   wait_for "$DOCKER_SOCKET" dockerd "$LOG_DIR/dockerd.log"
 fi
 
@@ -97,7 +99,7 @@ if ! answers "$PODMAN_SOCKET"; then
   say "starting the Podman API service on $PODMAN_SOCKET (log $LOG_DIR/podman.log)"
   mkdir -p "$(dirname "$PODMAN_SOCKET")"
   rm -f "$PODMAN_SOCKET"
-  setsid nohup podman system service --time=0 "unix://$PODMAN_SOCKET" >>"$LOG_DIR/podman.log" 2>&1 </dev/null &
+  (cd / && exec setsid nohup podman system service --time=0 "unix://$PODMAN_SOCKET" >>"$LOG_DIR/podman.log" 2>&1 </dev/null) &
   wait_for "$PODMAN_SOCKET" 'podman system service' "$LOG_DIR/podman.log"
 fi
 
