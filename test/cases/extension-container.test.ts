@@ -1,6 +1,6 @@
 // extension.process under isolation: container, on real Docker and real Podman: the example extension answers both
-// launches from inside the node test image, a handshake that differs stops before the invocation, and replay
-// creates no container.
+// launches from inside the node test image, a handshake that differs stops before the invocation, replay creates
+// no container, and resume creates only those of the tasks that had not run.
 import { chmodSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -77,6 +77,40 @@ forEachEngine('extension.process in a container', (engine) => {
     const replayed = outcome(cli('replay', document.data.runId), 0);
     expect(replayed.data.output).to.deep.equal(document.data.output);
     expect(await created(engine, before, Date.now())).to.deep.equal([]);
+  });
+
+  it('resume after an approval creates the containers of the task that had not run, and none for the one that had', async () => {
+    const count = EXAMPLE.spec.actions.count;
+    const action = { ...count, command: '/usr/bin/node', args: ['extension.mjs'], isolation: 'container', container: { image: engine.images.node, runtime: engine.name } };
+    const file = ws.write(
+      'wf.yaml',
+      workflow({
+        policy: { processAllowlist: ['node'], approval: 'mutations' },
+        actions: { count: action },
+        outputs: { first: '${{ tasks.first.output.words }}', second: '${{ tasks.second.output.words }}' },
+        tasks: [
+          { id: 'first', uses: 'action:count', with: { text: 'one two' } },
+          { id: 'second', uses: 'action:count', needs: ['first'], with: { text: 'one two three' } },
+        ],
+      }),
+    );
+    const approve = (runId: string) => {
+      const pending = outcome(cli('approvals', 'list', runId), 0).data.approvals.filter((item: { state: string }) => item.state === 'pending');
+      expect(pending).to.have.length(1);
+      outcome(cli('approvals', 'approve', pending[0].approvalId, '--reason', 'reviewed'), 0);
+    };
+    const runId = outcome(cli('run', file), 3).data.runId as string;
+    approve(runId);
+    let since = Date.now();
+    expect(outcome(cli('resume', runId), 3).data.tasks).to.deep.include({ first: 'succeeded' });
+    const first = rows(ws.db, "SELECT id FROM effects WHERE task_id = 'first'")[0]!.id;
+    expect((await created(engine, since, Date.now())).sort()).to.deep.equal([`agentctl-${first}-handshake`, `agentctl-${first}-invoke`]);
+    approve(runId);
+    since = Date.now();
+    const done = outcome(cli('resume', runId), 0);
+    expect(done.data.output).to.deep.equal({ first: 2, second: 3 });
+    const second = rows(ws.db, "SELECT id FROM effects WHERE task_id = 'second'")[0]!.id;
+    expect((await created(engine, since, Date.now())).sort()).to.deep.equal([`agentctl-${second}-handshake`, `agentctl-${second}-invoke`]);
   });
 
   it('a handshake that differs from the declaration fails the effect, and the invocation never starts', async () => {
