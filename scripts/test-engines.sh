@@ -84,6 +84,21 @@ wait_for() { # socket, name, log
 }
 mkdir -p "$LOG_DIR"
 
+# A service started from a folder that was deleted since still answers /_ping but cannot start a container (its
+# container monitors inherit the missing working directory): stop it, so it is started again below, from /.
+restart_if_stranded() { # command-line pattern, name
+  local pid cwd
+  for pid in $(pgrep -f -- "$1" || true); do
+    cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null || true)
+    [[ "$cwd" == *' (deleted)' ]] || continue
+    say "restarting $2 (pid $pid): it runs from a deleted folder, $cwd"
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  done
+}
+restart_if_stranded "^dockerd --host unix://$DOCKER_SOCKET" dockerd
+restart_if_stranded "^podman system service --time=0 unix://$PODMAN_SOCKET" 'the Podman API service'
+
 step='docker: start dockerd'
 if ! answers "$DOCKER_SOCKET"; then
   say "starting dockerd on $DOCKER_SOCKET (log $LOG_DIR/dockerd.log)"
