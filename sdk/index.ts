@@ -32,7 +32,7 @@ export {
   type ProcessService,
   type ProcessSpec,
 } from './isolation.js';
-export type { JsonObject, JsonValue } from './json.js';
+export { canonicalJson, type JsonObject, type JsonValue } from './json.js';
 export { jsonSchemaProblems, jsonSchemaValidator } from './json-schema.js';
 export { OutputCapture, type OutputOverflow } from './output-capture.js';
 export { decodeOutput, outputCut, processFailure, redactedOutput, tail, type ProcessReading } from './process-outcome.js';

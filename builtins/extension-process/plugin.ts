@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import {
   AgentctlError,
+  canonicalJson,
   commandPreflight,
   defineActionKind,
   EffectFailure,
@@ -62,16 +63,6 @@ const accessOf = (action: ExtensionProcessAction, executable: string) => ({ tool
 
 const sha256 = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
-/** JSON with object keys sorted, so a digest does not depend on the order a document wrote them in. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as JsonObject).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 async function invoke(context: DispatchContext<ExtensionProcessAction, JsonValue>) {
   const { action, input } = context;
   const executable = context.process.resolveCommand(action.isolation, action.command);
@@ -83,7 +74,7 @@ async function invoke(context: DispatchContext<ExtensionProcessAction, JsonValue
   const placement = await context.process.prepare(action.isolation, options, context.signal);
   // The task row holds the input itself; the effect records its digest, taken with secret values redacted so that
   // a short secret cannot be recovered from it.
-  const inputText = canonical(input);
+  const inputText = canonicalJson(input as JsonValue);
   const request = {
     operation: OPERATION,
     input: {
@@ -97,8 +88,8 @@ async function invoke(context: DispatchContext<ExtensionProcessAction, JsonValue
       limits: { ...limits },
       protocolVersion: action.protocolVersion,
       capabilities: [...action.capabilities],
-      inputSchema: sha256(canonical(action.inputSchema)),
-      outputSchema: sha256(canonical(action.outputSchema)),
+      inputSchema: sha256(canonicalJson(action.inputSchema as JsonValue)),
+      outputSchema: sha256(canonicalJson(action.outputSchema as JsonValue)),
       input: { bytes: Buffer.byteLength(inputText), sha256: sha256(context.redact(inputText)) },
     },
     access: accessOf(action, executable),

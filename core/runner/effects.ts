@@ -1,6 +1,6 @@
 // One effect's life: policy → (unchanged?) → approval → durable `requested` → `started` → outcome.
 import { createHash } from 'node:crypto';
-import { AgentctlError, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
+import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
 import type { Hooks } from '../hooks.js';
 import { decidePolicy } from '../policy/engine.js';
 import type { EffectRow, Store } from '../store/store.js';
@@ -71,12 +71,7 @@ export interface EffectScope {
 }
 
 /** Canonical JSON: sorted keys, so equal inputs have equal digests. */
-export function canonicalJson(value: JsonValue): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key]!)}`).join(',')}}`;
-}
+export { canonicalJson };
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
