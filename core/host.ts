@@ -1,12 +1,16 @@
 // The plugin host: owns the hooks and the keyed registries (action kinds, secret forms, isolation modes), registers
 // plugins through tap-only facades, enforces one owner per key, and closes registration when ready.
 import semver from 'semver';
-import { AgentctlError, type ActionKind, type IsolationMode, type PluginApi, type PluginDefinition } from '../sdk/index.js';
+import { AgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginApi, type PluginDefinition, type ToolKind } from '../sdk/index.js';
 import { createHooks, type Hooks } from './hooks.js';
 import { pluginApi, type PluginRecord, type PluginRegistrar } from './plugin-api.js';
 import { ErrorCodeRegistry } from './plugin-errors.js';
 import { createProcessService } from './process-service.js';
 import { HOST_VERSION } from './version.js';
+
+/** The keyed registries; each key has exactly one owning plugin. */
+export type Registry = 'kind' | 'isolation' | 'provider' | 'tool' | 'network';
+const REGISTRY_NAMES: Record<Registry, string> = { kind: 'action kind', isolation: 'isolation mode', provider: 'provider kind', tool: 'tool kind', network: 'the network client' };
 
 /** One owner per key: what a plugin registered, by key. */
 export type { PluginRecord };
@@ -27,6 +31,9 @@ export class Host implements PluginRegistrar {
   readonly #kinds = new Map<string, Owned<ActionKind<any, any>>>();
   readonly #secretForms = new Map<string, string>();
   readonly #isolation = new Map<string, Owned<IsolationMode>>();
+  readonly #providers = new Map<string, Owned<ModelProvider>>();
+  readonly #toolKinds = new Map<string, Owned<ToolKind>>();
+  readonly #network = new Map<string, Owned<NetworkClientFactory>>();
   /** Dispatch taps for kinds not registered yet when tapped: checked against the owner at `ready()`. */
   readonly #dispatchTaps: { kind: string; plugin: string }[] = [];
   #ready = false;
@@ -50,6 +57,9 @@ export class Host implements PluginRegistrar {
       actionKinds: [],
       secretForms: [],
       isolationModes: [],
+      providers: [],
+      toolKinds: [],
+      network: false,
       errorCodes: Object.keys(plugin.errorCodes ?? {}),
     };
     this.#plugins.set(plugin.name, record);
@@ -111,6 +121,27 @@ export class Host implements PluginRegistrar {
     return [...this.#isolation.keys()];
   }
 
+  provider(kind: string): ModelProvider | undefined {
+    return this.#providers.get(kind)?.value;
+  }
+
+  providers(): string[] {
+    return [...this.#providers.keys()];
+  }
+
+  toolKind(kind: string): ToolKind | undefined {
+    return this.#toolKinds.get(kind)?.value;
+  }
+
+  toolKinds(): string[] {
+    return [...this.#toolKinds.keys()];
+  }
+
+  /** The factory of the HTTP client under the network policy; undefined when no plugin registered one. */
+  networkClientFactory(): NetworkClientFactory | undefined {
+    return this.#network.get('network')?.value;
+  }
+
   /** The process service handed to kinds: the registered isolation modes behind one interface. */
   readonly process = createProcessService(this);
 
@@ -126,11 +157,12 @@ export class Host implements PluginRegistrar {
   }
 
   /** Registers `value` under `key` for `plugin`; a second owner is refused naming both. */
-  claim<T>(registry: 'kind' | 'isolation', key: string, value: T, plugin: string): void {
-    const map = (registry === 'kind' ? this.#kinds : this.#isolation) as Map<string, Owned<T>>;
+  claim<T>(registry: Registry, key: string, value: T, plugin: string): void {
+    const maps = { kind: this.#kinds, isolation: this.#isolation, provider: this.#providers, tool: this.#toolKinds, network: this.#network };
+    const map = maps[registry] as Map<string, Owned<T>>;
     const existing = map.get(key);
     if (existing) {
-      const what = registry === 'kind' ? 'action kind' : 'isolation mode';
+      const what = REGISTRY_NAMES[registry];
       throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `${what} ${key} is owned by plugin ${existing.plugin}; plugin ${plugin} cannot register it too`);
     }
     map.set(key, { value, plugin });

@@ -7,8 +7,18 @@ import {
   POLICY_STAGES,
   type Diagnostic,
   type ActionKind,
+  isNetworkFailure,
+  type HttpRequest,
   type IsolationMode,
   type IsolationOptions,
+  type JsonValue,
+  type ModelProvider,
+  type ModelRequest,
+  type NetworkClient,
+  type NetworkClientFactory,
+  type ProviderCallContext,
+  type ToolContext,
+  type ToolKind,
   type PluginApi,
   type PluginHooks,
   type PolicyHook,
@@ -35,6 +45,10 @@ export interface PluginRecord {
   readonly actionKinds: string[];
   readonly secretForms: string[];
   readonly isolationModes: string[];
+  readonly providers: string[];
+  readonly toolKinds: string[];
+  /** Whether it registered the network client factory. */
+  network: boolean;
   readonly errorCodes: string[];
 }
 
@@ -46,7 +60,7 @@ export interface PluginRegistrar {
   assertOpen(message: string): void;
   ownerOf(kind: string): string | undefined;
   assertOwner(kind: string, plugin: string): void;
-  claim<T>(registry: 'kind' | 'isolation', key: string, value: T, plugin: string): void;
+  claim<T>(registry: 'kind' | 'isolation' | 'provider' | 'tool' | 'network', key: string, value: T, plugin: string): void;
   claimSecretForm(form: string, plugin: string): void;
   deferOwnerCheck(kind: string, plugin: string): void;
 }
@@ -129,7 +143,58 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord): PluginAp
       host.claim('isolation', mode.mode, wrapIsolation(host, plugin, mode), plugin);
       record.isolationModes.push(mode.mode);
     },
+    registerProvider: (provider: ModelProvider) => {
+      open(`registered provider kind ${provider?.kind}`);
+      host.claim('provider', provider.kind, wrapProvider(host, plugin, provider), plugin);
+      record.providers.push(provider.kind);
+    },
+    registerToolKind: (tool: ToolKind) => {
+      open(`registered tool kind ${tool?.kind}`);
+      host.claim('tool', tool.kind, wrapToolKind(host, plugin, tool), plugin);
+      record.toolKinds.push(tool.kind);
+    },
+    registerNetworkClient: (factory: NetworkClientFactory) => {
+      open('registered the network client');
+      host.claim('network', 'network', wrapNetwork(host, plugin, factory), plugin);
+      record.network = true;
+    },
   });
+}
+
+/** Runs `fn`, turning what it throws into an error that names the plugin and hook. */
+async function attributed<T>(host: PluginRegistrar, plugin: string, hook: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw host.errorCodes.normalize(error, plugin, hook);
+  }
+}
+
+function wrapProvider(host: PluginRegistrar, plugin: string, provider: ModelProvider): ModelProvider {
+  const hook = `provider:${provider.kind}`;
+  return Object.freeze({ ...provider, call: (request: ModelRequest, context: ProviderCallContext) => attributed(host, plugin, hook, () => provider.call(request, context)) });
+}
+
+function wrapToolKind(host: PluginRegistrar, plugin: string, tool: ToolKind): ToolKind {
+  const hook = `tool:${tool.kind}`;
+  return Object.freeze({ ...tool, run: (input: JsonValue, context: ToolContext) => attributed(host, plugin, hook, () => tool.run(input, context)) });
+}
+
+/** The factory's own errors (unusable settings) and the client's name the plugin; a NetworkFailure keeps its class. */
+function wrapNetwork(host: PluginRegistrar, plugin: string, factory: NetworkClientFactory): NetworkClientFactory {
+  const keep = (error: unknown) => (isNetworkFailure(error) ? error : host.errorCodes.normalize(error, plugin, 'network'));
+  return (settings) => {
+    let client: NetworkClient;
+    try {
+      client = factory(settings);
+    } catch (error) {
+      throw keep(error);
+    }
+    return Object.freeze({
+      check: (url: string, signal: AbortSignal) => client.check(url, signal).catch((error: unknown) => Promise.reject(keep(error))),
+      request: (request: HttpRequest) => client.request(request).catch((error: unknown) => Promise.reject(keep(error))),
+    });
+  };
 }
 
 /** Errors an isolation mode throws name its plugin, like those of any hook. */

@@ -32,6 +32,34 @@ export {
   type ProcessService,
   type ProcessSpec,
 } from './isolation.js';
+export {
+  isNetworkFailure,
+  NetworkFailure,
+  type CustomCaReference,
+  type HttpRequest,
+  type HttpResponse,
+  type NetworkClient,
+  type NetworkClientFactory,
+  type NetworkSettings,
+} from './network.js';
+export type {
+  ContentBlock,
+  FinishReason,
+  ModelMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  ModelTool,
+  ModelUsage,
+  ProviderCallContext,
+  ProviderCapabilities,
+  ProviderSettings,
+  ReasoningSettings,
+  TextBlock,
+  ToolCallBlock,
+  ToolResultBlock,
+} from './provider.js';
+export type { ToolContext, ToolKind, ToolSettings } from './tools.js';
 export { canonicalJson, type JsonObject, type JsonValue } from './json.js';
 export { jsonSchemaProblems, jsonSchemaValidator } from './json-schema.js';
 export { OutputCapture, type OutputOverflow } from './output-capture.js';
@@ -73,7 +101,7 @@ export {
   type TapOnly,
   type TapOptions,
 } from './plugin.js';
-export { POLICY_STAGES, policySchema, type PolicyRequest, type PolicyStage, type PolicyVerdict, type PolicyVote, type ResolvedPolicy } from './policy.js';
+export { networkPolicySchema, POLICY_STAGES, policySchema, type PolicyRequest, type PolicyStage, type PolicyVerdict, type PolicyVote, type ResolvedPolicy } from './policy.js';
 export { secretReferenceSchema, type SecretReference, type SecretResolver, type SecretResolverContext, type TaskSecrets } from './secrets.js';
 export {
   APPROVAL_STATES,

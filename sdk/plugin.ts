@@ -4,9 +4,12 @@ import type { ActionKind, DispatchContext } from './action-kind.js';
 import type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
 import type { IsolationMode } from './isolation.js';
 import type { JsonValue } from './json.js';
+import type { NetworkClientFactory } from './network.js';
 import type { CompiledPlan } from './plan.js';
 import type { PolicyRequest, PolicyStage, PolicyVote } from './policy.js';
+import type { ModelProvider } from './provider.js';
 import type { SecretResolver } from './secrets.js';
+import type { ToolKind } from './tools.js';
 
 /** How a tap names itself; the plugin's name is used when only options without a name are given. */
 export type TapOptions = string | { readonly name?: string };
@@ -54,6 +57,12 @@ export interface PluginApi {
   registerSecretResolver(form: string, resolver: SecretResolver): void;
   /** Registers an isolation mode (e.g. `process`) that the host's process service runs processes with. */
   registerIsolation(mode: IsolationMode): void;
+  /** Registers a model provider kind (e.g. `openai`), the `kind` of a `spec.providers` entry. */
+  registerProvider(provider: ModelProvider): void;
+  /** Registers a tool kind (e.g. `builtin.workspace.read`), the `kind` of a `spec.tools` entry. */
+  registerToolKind(tool: ToolKind): void;
+  /** Registers the factory of the HTTP client that enforces the network policy; there is exactly one. */
+  registerNetworkClient(factory: NetworkClientFactory): void;
 }
 
 /** Exit codes a plugin's own error codes may map to: usage 2, policy 3, run failed 4, persistence 5, remote 6. */

@@ -6,6 +6,23 @@ import type { Diagnostic } from './errors.js';
 
 const nameList = z.array(z.string().min(1));
 
+/** `spec.policy.network`: how outbound HTTP (model providers, HTTP actions) may leave the machine (SPEC §10). */
+export const networkPolicySchema = z
+  .strictObject({
+    allowedSchemes: z.array(z.enum(['http', 'https'])).default(['https']).describe('URL schemes requests may use.'),
+    allowedPorts: z.array(z.number().int().min(1).max(65535)).default([443]).describe('Ports a URL may name, explicitly or by its scheme\'s default.'),
+    connectTimeoutSeconds: z.number().int().min(1).max(300).default(10).describe('Bounds DNS resolution and connection setup.'),
+    maxResponseBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(4 * 1024 * 1024).describe('Largest response body accepted.'),
+    allowPrivate: z.boolean().default(false).describe('Allow private, loopback, link-local and other non-public addresses.'),
+    allowProxy: z.boolean().default(false).describe('Honour HTTP_PROXY/HTTPS_PROXY; ignored otherwise.'),
+    customCa: z
+      .record(z.string(), z.json())
+      .refine((value) => Object.keys(value).length === 1, 'customCa is a secret reference with exactly one key, e.g. {env: NAME} or {file: PATH}')
+      .optional()
+      .describe('A reviewed PEM bundle of CA certificates to trust in addition to the system roots.'),
+  })
+  .describe('Network policy (SPEC section 10).');
+
 /** The `spec.policy` object of a workflow (SPEC §3). The source of truth for ResolvedPolicy. */
 export const policySchema = z
   .strictObject({
@@ -15,7 +32,9 @@ export const policySchema = z
     environmentAllowlist: nameList.default([]).describe('Names an action env entry may set.'),
     secretFileRoots: nameList.default([]).describe('Folders {file: ...} secret references may read from.'),
     secretProcessAllowlist: nameList.default([]).describe('Basenames {process: ...} secret references may run.'),
-    networkAllowlist: nameList.default([]).describe('Hosts HTTP egress may reach.'),
+    networkAllowlist: nameList.default([]).describe('Hosts HTTP egress may reach: exact names or *.suffix.'),
+    network: networkPolicySchema.default(networkPolicySchema.parse({})),
+    providers: nameList.default([]).describe('Provider entries (spec.providers names) agents may use; empty: all declared.'),
     toolsAllow: nameList.default([]).describe('Tool identities allowed (empty: all not denied).'),
     toolsDeny: nameList.default([]).describe('Tool identities denied.'),
     approval: z.enum(['never', 'mutations', 'high_risk', 'always']).default('mutations'),

@@ -1,0 +1,146 @@
+// Model providers: one provider-neutral request and response, and the plugin that maps them to a vendor's API.
+// The host runs the agent loop, records every request before it is sent and every response after, and enforces
+// limits and budgets; a provider only translates and sends one request.
+import type { z } from 'zod';
+import type { JsonObject, JsonValue } from './json.js';
+import type { NetworkClient } from './network.js';
+
+/** Text the model wrote. */
+export interface TextBlock {
+  readonly type: 'text';
+  readonly text: string;
+}
+
+/** A tool the model asks to call. `id` correlates the result; `input` is the parsed JSON arguments. */
+export interface ToolCallBlock {
+  readonly type: 'tool_call';
+  readonly id: string;
+  readonly name: string;
+  readonly input: JsonValue;
+}
+
+/** What a tool call returned (or why it was refused), sent back to the model. */
+export interface ToolResultBlock {
+  readonly type: 'tool_result';
+  readonly callId: string;
+  readonly name: string;
+  readonly output: JsonValue;
+  readonly isError?: boolean;
+}
+
+export type ContentBlock = TextBlock | ToolCallBlock | ToolResultBlock;
+
+/** One message of the conversation. The host writes `user` and `tool` messages; `assistant` ones are responses. */
+export interface ModelMessage {
+  readonly role: 'user' | 'assistant' | 'tool';
+  readonly content: readonly ContentBlock[];
+}
+
+/** A tool as the model sees it: a strict contract (`additionalProperties: false`). */
+export interface ModelTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+}
+
+/** Reasoning settings of an agent, for providers that declare the capability. */
+export interface ReasoningSettings {
+  readonly effort: 'none' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+  readonly mode?: string;
+}
+
+/** One model turn, provider-neutral. It is recorded whole (redacted) before it is sent. */
+export interface ModelRequest {
+  readonly model: string;
+  readonly instructions?: string;
+  readonly messages: readonly ModelMessage[];
+  readonly tools: readonly ModelTool[];
+  readonly maxOutputTokens: number;
+  /** A JSON Schema the final answer must match; the provider asks for it natively. */
+  readonly structuredOutput?: JsonObject;
+  readonly reasoning?: ReasoningSettings;
+  /** The agent's `providerOptions`, after the provider's `optionsSchema` parsed them. */
+  readonly options: JsonObject;
+  /** The previous response's id, for providers that continue a conversation server-side. */
+  readonly previousResponseId?: string;
+}
+
+/** Token counts as the provider reported them. */
+export interface ModelUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+  readonly reasoningTokens?: number;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
+}
+
+/** Why the model stopped. */
+export type FinishReason = 'complete' | 'tool_calls' | 'max_tokens' | 'refusal';
+
+/** One model turn's answer, provider-neutral. It is recorded whole (redacted) after it arrives. */
+export interface ModelResponse {
+  readonly content: readonly (TextBlock | ToolCallBlock)[];
+  readonly finishReason: FinishReason;
+  readonly usage: ModelUsage;
+  /** The provider's id of this response, when it has one. */
+  readonly responseId?: string;
+  /** The model that answered, when the provider says. */
+  readonly model?: string;
+}
+
+/** What a provider kind can do; the compiler refuses an agent that asks for more. */
+export interface ProviderCapabilities {
+  readonly tools: boolean;
+  readonly structuredOutput: boolean;
+  readonly reasoning: boolean;
+}
+
+/** A `spec.providers` entry as a provider kind sees it. */
+export interface ProviderSettings {
+  /** The entry's name in `spec.providers`. */
+  readonly name: string;
+  readonly kind: string;
+  readonly endpoint?: string;
+  readonly apiVersion?: string;
+}
+
+/** Everything one call may use. Secrets are resolved values: never put them in errors or results. */
+export interface ProviderCallContext {
+  readonly provider: ProviderSettings;
+  /** The resolved credential (`credential`, or the kind's default variable), when there is one. */
+  readonly credential?: string;
+  /** Resolved `headers` of the provider entry. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** HTTP under the workflow's network policy. */
+  readonly network: NetworkClient;
+  /** Aborted on cancellation or at the call's timeout. */
+  readonly signal: AbortSignal;
+  /** The agent's `timeoutSeconds` for one call, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The recorded effect of this call: stable across resumes, usable as an idempotency key. */
+  readonly effectId: string;
+  /** 1 for the task's first provider request, counting every attempt of every turn (retries included). */
+  readonly sequence: number;
+}
+
+/**
+ * A model provider kind (`fake`, `openai`, ...). `call` throws an EffectFailure: `failed` with
+ * AGENTCTL_E_PROVIDER_UNAVAILABLE for a definite retryable answer (429, 5xx), `failed` with
+ * AGENTCTL_E_PROVIDER_REJECTED for any other definite refusal, `uncertain` with AGENTCTL_E_PROVIDER_UNCERTAIN when the
+ * request may have been processed but no answer arrived (a timeout or lost connection after sending).
+ */
+export interface ModelProvider {
+  readonly kind: string;
+  readonly description: string;
+  readonly capabilities: ProviderCapabilities;
+  /** The environment variable read when the provider entry names no `credential`; absent: none is needed. */
+  readonly credentialVariable?: string;
+  /** Whether `endpoint` must be given (e.g. Azure). */
+  readonly requiresEndpoint?: boolean;
+  /** Validates an agent's `providerOptions` at `check`; absent: only `{}` is accepted. */
+  readonly optionsSchema?: z.ZodType<JsonObject>;
+  /** The URLs a call will reach, so the host can apply the network policy before any run exists. */
+  urls?(provider: ProviderSettings): readonly string[];
+  call(request: ModelRequest, context: ProviderCallContext): Promise<ModelResponse>;
+}
