@@ -2,6 +2,7 @@
 // plugins through tap-only facades, enforces one owner per key, and closes registration when ready.
 import semver from 'semver';
 import { AgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginApi, type PluginDefinition, type ToolKind } from '../sdk/index.js';
+import { AGENT_KIND, agentKind } from './agents/kind.js';
 import { createHooks, type Hooks } from './hooks.js';
 import { pluginApi, type PluginRecord, type PluginRegistrar } from './plugin-api.js';
 import { ErrorCodeRegistry } from './plugin-errors.js';
@@ -96,8 +97,9 @@ export class Host implements PluginRegistrar {
     return [...this.#plugins.values()];
   }
 
+  /** A registered kind, or the core's own `agent` kind (which no plugin can register or dispatch). */
   actionKind(name: string): ActionKind<any, any> | undefined {
-    return this.#kinds.get(name)?.value;
+    return this.#kinds.get(name)?.value ?? (name === AGENT_KIND ? agentKind : undefined);
   }
 
   /** The plugin that owns an action kind. */
@@ -158,6 +160,7 @@ export class Host implements PluginRegistrar {
 
   /** Registers `value` under `key` for `plugin`; a second owner is refused naming both. */
   claim<T>(registry: Registry, key: string, value: T, plugin: string): void {
+    if (registry === 'kind' && key === AGENT_KIND) throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `action kind ${AGENT_KIND} is agentctl's own (uses: agent:NAME); plugin ${plugin} cannot register it`);
     const maps = { kind: this.#kinds, isolation: this.#isolation, provider: this.#providers, tool: this.#toolKinds, network: this.#network };
     const map = maps[registry] as Map<string, Owned<T>>;
     const existing = map.get(key);

@@ -2,7 +2,7 @@
 import type { JsonValue } from './json.js';
 
 /** What kind of change an effect makes to the world (SPEC §4). */
-export type EffectClass = 'observe' | 'workspace_mutate' | 'external_mutate' | 'process_execution' | 'network' | 'model' | 'internal_state' | 'pure';
+export type EffectClass = 'observe' | 'workspace_mutate' | 'external_mutate' | 'process_execution' | 'network' | 'model' | 'remote_agent' | 'internal_state' | 'pure';
 /** How much harm an effect can do if it goes wrong. */
 export type Risk = 'low' | 'medium' | 'high' | 'critical';
 /** Whether repeating an effect is safe. */

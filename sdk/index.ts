@@ -85,7 +85,7 @@ export {
   type ContainerOptions,
   type ProcessActionFields,
 } from './process-action.js';
-export type { CompiledAction, CompiledPlan, CompiledTask, ModelPricing, PricingTable, RunBudgets, RuntimeSettings } from './plan.js';
+export type { CompiledAction, CompiledAgent, CompiledPlan, CompiledProvider, CompiledTask, CompiledTool, ModelPricing, PricingTable, RunBudgets, RuntimeSettings } from './plan.js';
 export {
   definePlugin,
   defineActionKind,

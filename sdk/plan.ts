@@ -1,6 +1,8 @@
 // The compiled plan: what `check` validates, `plan` prints and `run` executes. Compile taps read and return it.
 import type { EffectProfile } from './effects.js';
-import type { JsonValue } from './json.js';
+import type { JsonObject, JsonValue } from './json.js';
+import type { ReasoningSettings } from './provider.js';
+import type { SecretReference } from './secrets.js';
 import type { ResolvedPolicy } from './policy.js';
 
 /** One declared action after its kind's schema parsed it. */
@@ -75,6 +77,58 @@ export interface RuntimeSettings {
   readonly pricing?: PricingTable;
 }
 
+/** A `spec.providers` entry after validation. */
+export interface CompiledProvider {
+  readonly name: string;
+  readonly kind: string;
+  readonly endpoint?: string;
+  readonly apiVersion?: string;
+  /** The credential reference: the entry's own, or the kind's default variable as `{env: NAME}`. */
+  readonly credential?: SecretReference;
+  readonly headers: Readonly<Record<string, SecretReference>>;
+}
+
+/** A `spec.tools` entry after validation: a strict contract. */
+export interface CompiledTool {
+  readonly name: string;
+  /** A registered tool kind, or `action` for a tool that runs a declared action. */
+  readonly kind: string;
+  /** For `kind: action`: the name of the action in spec.actions the tool runs. */
+  readonly action?: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+  readonly outputSchema: JsonObject;
+  readonly capability: string;
+  readonly profile: EffectProfile;
+  readonly retrySafe: boolean;
+  readonly timeoutSeconds: number;
+  readonly approval: 'policy' | 'never' | 'always';
+  readonly secrets: readonly SecretReference[];
+  readonly network: readonly string[];
+}
+
+/** A `spec.agents` entry after validation, defaults applied. */
+export interface CompiledAgent {
+  readonly name: string;
+  /** The entry's name in spec.providers. */
+  readonly provider: string;
+  readonly model: string;
+  readonly description?: string;
+  readonly instructions?: string;
+  /** Workspace-relative; read (a recorded observe effect) when the task runs. */
+  readonly instructionsFile?: string;
+  readonly tools: readonly string[];
+  readonly maxTurns: number;
+  readonly maxToolCalls: number;
+  readonly maxOutputTokens: number;
+  readonly timeoutSeconds: number;
+  readonly retry: { readonly maxAttempts: number; readonly backoffMs: number };
+  readonly reasoning?: ReasoningSettings;
+  readonly structuredOutput?: JsonObject;
+  readonly usageLimit?: { readonly maxInputTokens?: number; readonly maxOutputTokens?: number };
+  readonly providerOptions: JsonObject;
+}
+
 /** A whole compiled workflow. */
 export interface CompiledPlan {
   readonly apiVersion: string;
@@ -91,4 +145,8 @@ export interface CompiledPlan {
   readonly actions: Readonly<Record<string, CompiledAction>>;
   /** Tasks in stable topological order. */
   readonly tasks: readonly CompiledTask[];
+  /** Model providers, agents and tools (absent in plans stored by versions without agents). */
+  readonly providers?: Readonly<Record<string, CompiledProvider>>;
+  readonly agents?: Readonly<Record<string, CompiledAgent>>;
+  readonly tools?: Readonly<Record<string, CompiledTool>>;
 }

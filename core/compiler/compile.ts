@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue } from '../../sdk/index.js';
 import { inputSchemaOf, profileOf } from '../action-shape.js';
 import type { Host } from '../host.js';
+import { AGENT_KIND } from '../agents/kind.js';
+import { compileAgents } from './agents.js';
 import { checkBudgets } from './budgets.js';
 import { workflowEnvelope } from './envelope.js';
 import { topologicalOrder } from './graph.js';
@@ -38,7 +40,9 @@ export async function compileText(host: Host, file: string, text: string, option
   const parts = parsed.success ? completeParts(parsed.data) : salvageParts(source.value);
   const envelope = parts.envelope;
 
-  const actions = compileActions(host, source, diagnostics, report);
+  const declaredActions = compileActions(host, source, diagnostics, report);
+  const agents = compileAgents(host, parts, declaredActions, report);
+  const actions = { ...declaredActions, ...agents.actions };
   checkTemplatePlacement(source, diagnostics, report);
   const tasks = compileTasks(host, parts, actions, report);
   checkOutputs(parts, report);
@@ -60,6 +64,9 @@ export async function compileText(host: Host, file: string, text: string, option
     runtime: envelope.spec.runtime,
     actions,
     tasks: ordered,
+    providers: agents.providers,
+    agents: agents.agents,
+    tools: agents.tools,
   };
   try {
     return { plan: await host.hooks.compile.promise(plan, { file, source: text }), source };
@@ -91,7 +98,8 @@ function compileActions(host: Host, source: SourceDocument, diagnostics: Diagnos
     const path: PathSegment[] = ['spec', 'actions', name];
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || typeof (raw as { kind?: unknown }).kind !== 'string') continue;
     const { kind: kindName, ...fields } = raw as { kind: string } & Record<string, unknown>;
-    const kind = host.actionKind(kindName);
+    // The agent kind is reached through uses: agent:NAME only.
+    const kind = kindName === AGENT_KIND ? undefined : host.actionKind(kindName);
     if (!kind) {
       const known = host.actionKinds().map((entry) => entry.name);
       report('AGENTCTL_E_UNKNOWN_ACTION_KIND', [...path, 'kind'], `action ${name} has unknown kind "${kindName}"`, suggestion(kindName, known, 'registered kinds'));
@@ -164,9 +172,12 @@ function compileTasks(host: Host, parts: WorkflowParts, actions: Record<string, 
     if (seen.has(task.id)) report('AGENTCTL_E_DUPLICATE_TASK', [...path, 'id'], `task id "${task.id}" is used twice`);
     seen.add(task.id);
     const [form, actionName] = task.uses.split(':') as [string, string];
-    const action = form === 'action' && Object.hasOwn(actions, actionName) ? actions[actionName] : undefined;
+    const key = form === 'agent' ? `agent:${actionName}` : actionName;
+    const action = Object.hasOwn(actions, key) ? actions[key] : undefined;
     if (form === 'agent') {
-      report('AGENTCTL_E_UNSUPPORTED', [...path, 'uses'], `task ${task.id} uses agent:${actionName}; agent tasks are not supported by this version`);
+      if (!Object.hasOwn(envelope.spec.agents, actionName)) {
+        report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses agent "${actionName}", which is not declared in spec.agents`, suggestion(actionName, Object.keys(envelope.spec.agents), 'declared agents', 'agent:'));
+      }
     } else if (!Object.hasOwn(envelope.spec.actions, actionName)) {
       report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses action "${actionName}", which is not declared in spec.actions`, suggestion(actionName, Object.keys(envelope.spec.actions), 'declared actions', 'action:'));
     }

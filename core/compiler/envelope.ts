@@ -1,6 +1,7 @@
 // The zod schema of the workflow document. Action objects are checked against their kind's own schema afterwards.
 import { z } from 'zod';
 import { policySchema } from '../../sdk/index.js';
+import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
 
 export const API_VERSIONS = ['agentctl.dev/v1', 'agentctl.dev/v1alpha1'] as const;
 export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -89,6 +90,9 @@ export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchem
       outputs: z.record(name('an output name'), z.json()).default({}),
       policy: policySchema.default(policySchema.parse({})),
       runtime: runtimeSchema.default(runtimeSchema.parse({})),
+      providers: z.record(name('a provider name'), providerSchema).default({}),
+      agents: z.record(name('an agent name'), agentSchema).default({}),
+      tools: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'a tool name is a letter, then up to 63 letters, digits, "_" or "-"'), toolSchema).default({}),
       actions: z.record(name('an action name'), action).default({}),
       tasks: z.array(taskSchema).min(1, 'a workflow needs at least one task'),
     }),

@@ -1,6 +1,7 @@
 // When the document as a whole does not match the format, the compiler still checks every part it can: each
 // section, action and task is taken on its own, so one pass reports every problem instead of one phase at a time.
 import { policySchema } from '../../sdk/index.js';
+import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
 import { actionBaseSchema, runtimeSchema, taskSchema, type Envelope, type TaskDocument } from './envelope.js';
 
 /** A task that matched the task schema, with its position in spec.tasks. */
@@ -34,6 +35,11 @@ export function salvageParts(document: unknown): WorkflowParts {
     const parsed = actionBaseSchema.safeParse(raw);
     if (parsed.success) actions[name] = parsed.data;
   }
+  const entries = <T>(value: unknown, schema: { safeParse(raw: unknown): { success: true; data: T } | { success: false } }): Record<string, T> =>
+    Object.fromEntries(Object.entries(record(value)).flatMap(([key, raw]) => {
+      const parsed = schema.safeParse(raw);
+      return parsed.success ? [[key, parsed.data]] : [];
+    }));
   const rawTasks = Array.isArray(spec.tasks) ? (spec.tasks as unknown[]) : [];
   const tasks: IndexedTask[] = [];
   rawTasks.forEach((raw, index) => {
@@ -53,6 +59,9 @@ export function salvageParts(document: unknown): WorkflowParts {
       outputs: record(spec.outputs),
       policy: policy.success ? policy.data : policySchema.parse({}),
       runtime: runtime.success ? runtime.data : runtimeSchema.parse({}),
+      providers: entries(spec.providers, providerSchema),
+      agents: entries(spec.agents, agentSchema),
+      tools: entries(spec.tools, toolSchema),
       actions,
       tasks: tasks.map((entry) => entry.task),
     },

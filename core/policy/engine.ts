@@ -30,18 +30,22 @@ const RESTRICTIVENESS = { allow: 0, needs_approval: 1, deny: 2 } as const;
  * The final decision about one effect: the core phase first (a denial there ends it), then every plugin tap votes.
  * The most restrictive answer wins; among equals, the first.
  */
-export async function decidePolicy(hooks: Hooks, request: PolicyRequest): Promise<PolicyVerdict> {
-  const core = corePolicy(request);
-  if (core.decision === 'deny') return core;
+export async function decidePolicy(hooks: Hooks, request: PolicyRequest, waiveApproval = false): Promise<PolicyVerdict> {
+  const decided = corePolicy(request);
+  if (decided.decision === 'deny') return decided;
+  const core: PolicyVerdict = waiveApproval ? { decision: 'allow', reason: 'the tool contract declares approval: never' } : decided;
   const votes: PolicyVote[] = [];
   const ballot: PolicyBallot = { cast: (_plugin, vote) => void votes.push(vote) };
   await hooks.policy.promise(request, ballot);
   return votes.reduce<PolicyVerdict>((winner, vote) => (RESTRICTIVENESS[vote.decision] > RESTRICTIVENESS[winner.decision] ? vote : winner), core);
 }
 
+/** A model turn (tool `model.request`) is governed by spec.policy.providers; toolsAllow lists what models may call. */
+const MODEL_TURN = 'model.request';
+
 function checkTools({ access, policy }: PolicyRequest): PolicyVerdict | undefined {
   if (policy.toolsDeny.includes(access.tool)) return deny('AGENTCTL_E_POLICY_TOOL_DENIED', `tool ${access.tool} is in policy.toolsDeny`);
-  if (policy.toolsAllow.length > 0 && !policy.toolsAllow.includes(access.tool)) {
+  if (policy.toolsAllow.length > 0 && access.tool !== MODEL_TURN && !policy.toolsAllow.includes(access.tool)) {
     return deny('AGENTCTL_E_POLICY_TOOL_DENIED', `tool ${access.tool} is not in policy.toolsAllow`, `allowed tools: ${policy.toolsAllow.join(', ')}`);
   }
   return undefined;

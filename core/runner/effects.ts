@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
 import type { Hooks } from '../hooks.js';
+import type { ApprovalOverride } from '../agents/tools.js';
 import { decidePolicy } from '../policy/engine.js';
 import type { EffectRow, Store } from '../store/store.js';
 import { isBudgetExceeded, type EffectBudget } from './budget.js';
@@ -89,7 +90,12 @@ export function createEffectRunner(scope: EffectScope) {
     recorded_.value = true;
     extra?.();
   };
-  return async function effect<T extends JsonValue>(request: EffectRequest, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>, options: EffectOptions<T> = {}): Promise<T> {
+  return async function effect<T extends JsonValue>(
+    request: EffectRequest,
+    perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
+    options: EffectOptions<T> = {},
+    approval: ApprovalOverride = 'policy',
+  ): Promise<T> {
     ordinal += 1;
     const profile: EffectProfile = { ...scope.profile, ...request.profile };
     const inputDigest = sha256(canonicalJson(request.input));
@@ -110,7 +116,7 @@ export function createEffectRunner(scope: EffectScope) {
       return start(record, perform);
     }
 
-    const verdict = await decide(scope, request, profile);
+    const verdict = await decide(scope, request, profile, approval);
     if (verdict.decision === 'deny') {
       scope.store.transaction(() => scope.store.audit(scope.runId, { type: 'policy.denied', taskId: scope.taskId, data: { operation: request.operation, code: verdict.diagnostic.code, message: verdict.diagnostic.message } }));
       await scope.committed('policy.denied', { operation: request.operation, code: verdict.diagnostic.code });
@@ -224,7 +230,11 @@ function recordedEffect(scope: EffectScope, existing: EffectRow): { value: JsonV
 /** Approval ids follow from the effect: the same effect always has the same approval id. */
 export const approvalIdFor = (effectId: string) => `apr_${sha256(`approval:${effectId}`).slice(0, 24)}`;
 
-async function decide(scope: EffectScope, request: EffectRequest, profile: EffectProfile): Promise<PolicyVerdict> {
+/**
+ * `approval` is a tool contract's own rule (core-internal: plugins cannot set it): `always` asks for every call the
+ * policy allows; `never` waives the policy's approval for it (a denial still stands, and so does a plugin's vote).
+ */
+async function decide(scope: EffectScope, request: EffectRequest, profile: EffectProfile, approval: ApprovalOverride): Promise<PolicyVerdict> {
   const payload: PolicyRequest = Object.freeze({
     runId: scope.runId,
     taskId: scope.taskId,
@@ -237,7 +247,9 @@ async function decide(scope: EffectScope, request: EffectRequest, profile: Effec
     statePaths: scope.store.statePaths,
   });
   try {
-    return await decidePolicy(scope.hooks, payload);
+    const verdict = await decidePolicy(scope.hooks, payload, approval === 'never');
+    if (approval === 'always' && verdict.decision === 'allow') return { decision: 'needs_approval', reason: `tool ${request.access.tool} requires approval for every call (approval: always)` };
+    return verdict;
   } catch (error) {
     return { decision: 'deny', diagnostic: diagnostic('AGENTCTL_E_POLICY_NO_VERDICT', { message: `policy failed for ${request.operation} and denies it: ${errorMessage(error)}` }) };
   }

@@ -1,4 +1,6 @@
 // The run driver: a fresh run from a compiled plan, or a stored run continued (resume); ordered commit of a sliding window.
+import { AGENT_KIND, type AgentFields } from '../agents/kind.js';
+import { agentNetworkProblems, agentSecretUses, asCredentialProblem } from '../agents/preflight.js';
 import { setMaxListeners } from 'node:events';
 import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
 import type { Host } from '../host.js';
@@ -55,10 +57,16 @@ export async function preflightProblems(request: PreflightRequest, vault: Secret
   const references: { reference: SecretReference; where: string }[] = [];
   for (const task of executing) {
     const action = plan.actions[task.action]!;
+    if (action.kind === AGENT_KIND) {
+      references.push(...agentSecretUses(action.fields as unknown as AgentFields));
+      continue;
+    }
     const kind = host.actionKind(action.kind)!;
     for (const reference of kind.secretReferences?.(action.fields) ?? []) references.push({ reference, where: `spec.actions.${action.name}` });
   }
-  const problems: Diagnostic[] = await vault.resolve(host, references, { workspaceRoot, environment: request.environment, signal });
+  const resolveContext = { workspaceRoot, environment: request.environment, signal };
+  const problems: Diagnostic[] = (await vault.resolve(host, references, resolveContext)).map(asCredentialProblem);
+  problems.push(...(await agentNetworkProblems(host, plan, vault, executing, resolveContext)));
   const tasks = executing.map((task) => Object.freeze({ id: task.id, kind: task.kind, action: plan.actions[task.action]!.fields }));
   try {
     await host.hooks.preflight.promise(Object.freeze({ workflowName: plan.name, tasks, workspaceRoot, signal, process: host.process, report: (item: Diagnostic) => void problems.push(item) }));

@@ -1,4 +1,5 @@
 // Secret resolution for the tasks that will execute, and redaction of every resolved value.
+import type { NetworkClient } from '../../sdk/index.js';
 import { createHmac } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic, type SecretReference, type TaskSecrets } from '../../sdk/index.js';
 import type { Host } from '../host.js';
@@ -25,6 +26,11 @@ export const keyedDigest = (key: Buffer, value: string) => `hmac-sha256:${create
 export class SecretVault {
   readonly #values = new Map<string, string>();
   readonly redactor = new Redactor();
+  /**
+   * The run's HTTP client under the network policy, built at preflight when an agent task will execute. It lives
+   * with the vault because it holds secret material: the resolved customCa bundle, kept only in memory.
+   */
+  network?: NetworkClient;
   readonly #digestKey: () => Buffer;
   #key: Buffer | undefined;
 

@@ -1,7 +1,7 @@
 // One task: `when`, rendered input, dispatch under a deadline, output contract, and retries of definite failures.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type ActionKind, type CompiledAction, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue } from '../../sdk/index.js';
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
@@ -11,7 +11,11 @@ import { createFileService } from '../files/service.js';
 import { ArtifactStore, type TaskArtifact } from '../store/artifacts.js';
 import { ApprovalPending, canonicalJson, createEffectRunner, OutcomeNotRecorded, sha256, type Approver } from './effects.js';
 import type { SecretVault } from './secrets.js';
-import { meteredProcessService, type Meter, type RunBudget } from './budget.js';
+import { meteredProcessService, type EffectBudget, type Meter, type RunBudget } from './budget.js';
+import { AgentBudget } from '../agents/budget.js';
+import { AGENT_KIND, type AgentFields } from '../agents/kind.js';
+import { runAgent } from '../agents/loop.js';
+import type { ApprovalOverride } from '../agents/tools.js';
 
 export interface TaskRequest {
   readonly host: Host;
@@ -132,17 +136,11 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   const action = plan.actions[task.action]!;
   const kind = host.actionKind(action.kind)!;
   const rendered = renderValue(task.with, request.scope);
-  const parsed = inputSchemaOf(kind, action.fields).safeParse(rendered);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue: { path: PropertyKey[]; message: string }) => `${issue.path.join('.') || 'with'}: ${issue.message}`).join('; ');
-    throw new AgentctlError('AGENTCTL_E_TASK_INPUT_INVALID', `task ${task.id} input does not match ${kind.name}: ${issues}`, {
-      help: `see the ${kind.name} input fields in \`agentctl schema\``,
-    });
-  }
-  const canonical = canonicalJson(parsed.data as JsonValue);
+  const input = parseInput(kind, action.fields, rendered, `task ${task.id}`);
+  const canonical = canonicalJson(input);
   // An input that holds a secret value gets a keyed digest: a plain hash of a short input could be reversed.
   const holdsSecret = request.vault.redactor.redact(canonical) !== canonical;
-  resolved.input = { value: parsed.data as JsonValue, digest: holdsSecret ? request.vault.digest(canonical) : `sha256:${sha256(canonical)}` };
+  resolved.input = { value: input, digest: holdsSecret ? request.vault.digest(canonical) : `sha256:${sha256(canonical)}` };
   const recordedInput = resolved.input;
   const timeoutSeconds = task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds;
   const deadline = taskDeadline(request.signal, timeoutSeconds);
@@ -152,11 +150,28 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   const ledger: { lost?: OutcomeNotRecorded } = {};
   const meter: Meter = { processOutputBytes: 0 };
   const budget = request.budget;
-  const context: DispatchContext = Object.freeze({
+  const effectBudgets = budget ? effectBudget(budget, request, meter, attempt) : undefined;
+  const effect = createEffectRunner({
+    hooks: host.hooks,
+    store: request.store,
+    runId,
+    taskId: task.id,
+    attempt,
     kind: kind.name,
-    actionName: action.name,
-    action: action.fields,
-    input: parsed.data as Readonly<unknown>,
+    profile: action.profile,
+    policy: plan.policy,
+    workspaceRoot,
+    signal,
+    redact,
+    normalize: (error) => host.errorCodes.normalize(error, host.ownerOf(kind.name) ?? kind.name, `dispatch:${kind.name}`),
+    ...(request.approver ? { approver: request.approver } : {}),
+    firstRecord: () =>
+      request.store.writeTask(runId, task.id, { state: 'running', attempt, input: recordedInput as unknown as JsonValue, started: true }, { type: 'task.running', data: { attempt } }),
+    committed: (type, data, effectId) => request.committed(type, data, task.id, effectId),
+    ledger,
+    ...(effectBudgets ? { budget: effectBudgets } : {}),
+  });
+  const base = {
     task: Object.freeze({ id: task.id, attempt, timeoutSeconds }),
     run: Object.freeze({ id: runId, workspaceRoot }),
     signal,
@@ -165,30 +180,40 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
     resolvePath: (path: string) => resolve(workspaceRoot, path),
     redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
-    effect: createEffectRunner({
-      hooks: host.hooks,
-      store: request.store,
-      runId,
-      taskId: task.id,
-      attempt,
-      kind: kind.name,
-      profile: action.profile,
-      policy: plan.policy,
-      workspaceRoot,
-      signal,
-      redact,
-      normalize: (error) => host.errorCodes.normalize(error, host.ownerOf(kind.name) ?? kind.name, `dispatch:${kind.name}`),
-      ...(request.approver ? { approver: request.approver } : {}),
-      firstRecord: () =>
-        request.store.writeTask(runId, task.id, { state: 'running', attempt, input: recordedInput as unknown as JsonValue, started: true }, { type: 'task.running', data: { attempt } }),
-      committed: (type, data, effectId) => request.committed(type, data, task.id, effectId),
-      ledger,
-      ...(budget ? effectBudget(budget, request, meter) : {}),
-    }),
-  });
+  };
+  const contextFor = (target: CompiledAction, targetInput: unknown, approval?: ApprovalOverride): DispatchContext =>
+    Object.freeze({
+      ...base,
+      kind: target.kind,
+      actionName: target.name,
+      action: target.fields,
+      input: targetInput as Readonly<unknown>,
+      effect: approval === undefined ? effect : ((effectRequest, perform, options) => effect(effectRequest, perform, options, approval)) as DispatchContext['effect'],
+    });
+  const context = contextFor(action, input);
   let output: JsonValue | undefined;
   try {
-    output = await host.hooks.dispatch.for(kind.name).promise(context);
+    if (kind.name === AGENT_KIND) {
+      output = await runAgent({
+        host,
+        context,
+        effect,
+        fields: action.fields as unknown as AgentFields,
+        prompt: (input as { prompt?: JsonValue }).prompt,
+        ...(request.vault.network ? { network: request.vault.network } : {}),
+        ...(effectBudgets instanceof AgentBudget ? { budget: effectBudgets } : {}),
+        runAction: async (name, toolInput, approval) => {
+          const target = plan.actions[name]!;
+          const targetKind = host.actionKind(target.kind)!;
+          const targetInput = parseInput(targetKind, target.fields, toolInput, `tool action ${name}`);
+          const result = await host.hooks.dispatch.for(targetKind.name).promise(contextFor(target, targetInput, approval));
+          if (result === undefined) throw new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', `no dispatch handler returned an output for kind ${targetKind.name}`);
+          return result;
+        },
+      });
+    } else {
+      output = await host.hooks.dispatch.for(kind.name).promise(context);
+    }
   } catch (error) {
     if (ledger.lost) throw ledger.lost;
     if (deadline.expired() && !request.signal.aborted && !isAgentctlError(error)) {
@@ -205,15 +230,33 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   return output;
 }
 
+/** A rendered input checked against what the action takes; a mismatch is refused before anything is recorded. */
+function parseInput(kind: ActionKind, fields: unknown, rendered: unknown, owner: string): JsonValue {
+  const parsed = inputSchemaOf(kind, fields).safeParse(rendered);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue: { path: PropertyKey[]; message: string }) => `${issue.path.join('.') || 'with'}: ${issue.message}`).join('; ');
+    throw new AgentctlError('AGENTCTL_E_TASK_INPUT_INVALID', `${owner} input does not match ${kind.name}: ${issues}`, {
+      help: `see the ${kind.name} input fields in \`agentctl schema\``,
+    });
+  }
+  return parsed.data as JsonValue;
+}
+
 /** Worst case of one effect of the task's action: a process action reserves its combined output limit per process. */
-function effectBudget(budget: RunBudget, request: TaskRequest, meter: Meter) {
+function effectBudget(budget: RunBudget, request: TaskRequest, meter: Meter, attempt: number): EffectBudget | undefined {
   const { host, plan, task } = request;
-  if (!budget.limited('processOutputBytes')) return {};
+  const processes = processBudget(budget, request, meter);
+  if (task.kind === AGENT_KIND && AgentBudget.applies(budget)) return new AgentBudget(budget, task.id, attempt, plan.runtime.pricing, processes);
+  return processes;
+}
+
+function processBudget(budget: RunBudget, request: TaskRequest, meter: Meter): EffectBudget | undefined {
+  const { host, plan, task } = request;
+  if (!budget.limited('processOutputBytes')) return undefined;
   const action = plan.actions[task.action]!;
   const described = host.actionKind(action.kind)!.describe?.(action.fields, { defaultTimeoutSeconds: plan.runtime.defaultTimeoutSeconds, ...(task.timeoutSeconds ? { taskTimeoutSeconds: task.timeoutSeconds } : {}), process: host.process });
   const processOutput = described?.process ? described.process.limits.combinedOutputLimitBytes * (described.process.processesPerEffect ?? 1) : undefined;
-  const effects = processOutput === undefined ? undefined : budget.forEffects(task.id, { processOutputBytes: processOutput }, meter);
-  return effects ? { budget: effects } : {};
+  return processOutput === undefined ? undefined : budget.forEffects(task.id, { processOutputBytes: processOutput }, meter);
 }
 
 function checkOutput(task: CompiledTask, output: JsonValue): void {

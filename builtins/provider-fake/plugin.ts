@@ -1,0 +1,96 @@
+// The `fake` provider: deterministic, in-process, no network and no credential. Every credential-free example and
+// test uses it. It answers from its providerOptions: one tool call then a final text (the reference's behaviour),
+// or a script of several turns.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { definePlugin, EffectFailure, type JsonObject, type ModelProvider, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+import { fakeUsage } from './usage.js';
+
+const toolCall = z.strictObject({
+  tool: z.string().min(1).optional().describe("The tool's name; default: the agent's first tool."),
+  input: z.record(z.string(), z.json()),
+});
+
+const turn = z.union([
+  z.strictObject({ text: z.string() }),
+  z.strictObject({ toolCalls: z.array(toolCall).min(1) }),
+  z.strictObject({ refusal: z.string() }),
+]);
+
+export const fakeOptionsSchema = z.strictObject({
+  toolInput: z.record(z.string(), z.json()).optional().describe("First turn: call the agent's first tool once with this input."),
+  finalText: z.string().optional().describe('The final answer (JSON text when the agent has structuredOutput).'),
+  delayMs: z.number().int().min(0).max(600_000).optional().describe('Wait this long before answering (cancellable).'),
+  failFirst: z.number().int().min(0).max(20).optional().describe("The task's first N requests fail as a retryable 503."),
+  turns: z.array(turn).min(1).max(64).optional().describe('A script: the answer of each turn in order, beyond the reference.'),
+});
+
+type FakeOptions = z.output<typeof fakeOptionsSchema>;
+
+/** The answer of turn `index` (0-based): the script's, else the reference's tool-then-text behaviour. */
+function answer(request: ModelRequest, options: FakeOptions, index: number): (TextBlock | ToolCallBlock)[] | { refusal: string } {
+  const firstTool = request.tools[0]?.name;
+  if (options.turns) {
+    const scripted = options.turns[index];
+    if (!scripted) throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_REJECTED', `fake provider: the script has ${options.turns.length} turns and turn ${index + 1} was requested`);
+    if ('refusal' in scripted) return { refusal: scripted.refusal };
+    if ('text' in scripted) return [{ type: 'text', text: scripted.text }];
+    return scripted.toolCalls.map((call, position) => {
+      const name = call.tool ?? firstTool;
+      if (name === undefined) throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_REJECTED', 'fake provider: the script calls a tool and the agent has none');
+      return { type: 'tool_call', id: `call_${index + 1}_${position + 1}`, name, input: call.input };
+    });
+  }
+  if (options.toolInput && index === 0 && firstTool !== undefined) return [{ type: 'tool_call', id: 'call_1_1', name: firstTool, input: options.toolInput }];
+  return [{ type: 'text', text: options.finalText ?? defaultText(request) }];
+}
+
+/** Without finalText: a deterministic echo of the last user message. */
+function defaultText(request: ModelRequest): string {
+  const user = [...request.messages].reverse().find((message) => message.role === 'user');
+  const text = user?.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n') ?? '';
+  return `fake response to: ${text}`;
+}
+
+export const fakeProvider: ModelProvider = {
+  kind: 'fake',
+  description: 'Deterministic in-process provider: no network, no credential.',
+  capabilities: { tools: true, structuredOutput: true, reasoning: false },
+  optionsSchema: fakeOptionsSchema as unknown as z.ZodType<JsonObject>,
+  async call(request, context): Promise<ModelResponse> {
+    const options = fakeOptionsSchema.parse(request.options);
+    if (options.delayMs) {
+      try {
+        await sleep(options.delayMs, undefined, { signal: context.signal });
+      } catch {
+        throw new EffectFailure('uncertain', 'AGENTCTL_E_PROVIDER_UNCERTAIN', `fake provider: the call was interrupted after ${context.timeoutMs} ms or by cancellation`);
+      }
+    }
+    if (options.failFirst !== undefined && context.sequence <= options.failFirst) {
+      throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_UNAVAILABLE', `fake provider answered 503 (request ${context.sequence} of the first ${options.failFirst} that fail)`);
+    }
+    const index = request.messages.filter((message) => message.role === 'assistant').length;
+    const result = answer(request, options, index);
+    if ('refusal' in result) return { content: [{ type: 'text', text: result.refusal }], finishReason: 'refusal', usage: fakeUsage(request, result.refusal), responseId: `fake_${context.sequence}`, model: request.model };
+    const calls = result.some((block) => block.type === 'tool_call');
+    const usage = fakeUsage(request, JSON.stringify(result));
+    const truncated = !calls && usage.outputTokens > request.maxOutputTokens;
+    return {
+      content: truncated ? [{ type: 'text', text: (result[0] as TextBlock).text.slice(0, request.maxOutputTokens * 4) }] : result,
+      finishReason: calls ? 'tool_calls' : truncated ? 'max_tokens' : 'complete',
+      usage: truncated ? { ...usage, outputTokens: request.maxOutputTokens, totalTokens: usage.inputTokens + request.maxOutputTokens } : usage,
+      responseId: `fake_${context.sequence}`,
+      model: request.model,
+    };
+  },
+};
+
+export default definePlugin({
+  name: 'builtin.provider.fake',
+  version: '0.1.0',
+  hostRange: '^0.1.0',
+  description: 'The fake model provider: scripted, deterministic, offline.',
+  setup(api) {
+    api.registerProvider(fakeProvider);
+  },
+});

@@ -1,0 +1,209 @@
+// The agent loop: a bounded conversation where every model turn and every tool call is a recorded effect. The loop
+// is deterministic given the recorded responses, so a resumed task rebuilds its state from the ledger: confirmed
+// turns and calls are read back by effect id, never sent again.
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  AgentctlError,
+  canonicalJson,
+  EffectFailure,
+  errorMessage,
+  isEffectFailure,
+  jsonSchemaProblems,
+  type ContentBlock,
+  type DispatchContext,
+  type JsonObject,
+  type JsonValue,
+  type ModelMessage,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelUsage,
+  type NetworkClient,
+  type ToolCallBlock,
+} from '../../sdk/index.js';
+import type { Host } from '../host.js';
+import type { AgentBudget } from './budget.js';
+import { MODEL_PROFILE, type AgentFields } from './kind.js';
+import { callTool, type ActionRunner, type EffectCall } from './tools.js';
+
+const MAX_INSTRUCTIONS_BYTES = 1024 * 1024;
+/** The tool identity of a model turn: governed by spec.policy.providers, not by toolsAllow. */
+export const MODEL_TOOL = 'model.request';
+
+/** What the agent loop needs beyond the task's dispatch context. */
+export interface AgentLoop {
+  readonly host: Host;
+  readonly context: DispatchContext;
+  /** The task's effect runner, with the approval override that tool contracts may declare. */
+  readonly effect: EffectCall;
+  readonly fields: AgentFields;
+  readonly prompt: JsonValue | undefined;
+  /** The run's HTTP client under the network policy (absent when no plugin provides one). */
+  readonly network?: NetworkClient;
+  /** Reserves each request's worst case and each tool call; absent when the run has no agent budget. */
+  readonly budget?: AgentBudget;
+  /** Runs a declared action for a `kind: action` tool. */
+  readonly runAction: ActionRunner;
+}
+
+const ZERO: ModelUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+export async function runAgent(loop: AgentLoop): Promise<JsonValue> {
+  const { agent, tools } = loop.fields;
+  const instructions = await readInstructions(loop);
+  const messages: ModelMessage[] = loop.prompt === undefined ? [] : [{ role: 'user', content: [{ type: 'text', text: typeof loop.prompt === 'string' ? loop.prompt : canonicalJson(loop.prompt) }] }];
+  const usage = { ...ZERO };
+  let sequence = 0;
+  let toolCalls = 0;
+  for (let turn = 1; ; turn += 1) {
+    if (turn > agent.maxTurns) {
+      throw new AgentctlError('AGENTCTL_E_AGENT_TURN_LIMIT', `agent ${agent.name}: maximum turn count exceeded (maxTurns ${agent.maxTurns}) without a final answer`);
+    }
+    const request: ModelRequest = {
+      model: agent.model,
+      ...(instructions === undefined ? {} : { instructions }),
+      messages: [...messages],
+      tools: tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
+      maxOutputTokens: agent.maxOutputTokens,
+      ...(agent.structuredOutput ? { structuredOutput: agent.structuredOutput } : {}),
+      ...(agent.reasoning ? { reasoning: agent.reasoning } : {}),
+      options: agent.providerOptions,
+    };
+    checkUsageLimit(loop, usage);
+    const response = await requestWithRetries(loop, request, turn, () => (sequence += 1));
+    addUsage(usage, response.usage);
+    const calls = response.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
+    if (calls.length === 0) return finalAnswer(loop, response, usage);
+    messages.push({ role: 'assistant', content: response.content });
+    const results: ContentBlock[] = [];
+    for (const call of calls) {
+      toolCalls += 1;
+      if (toolCalls > agent.maxToolCalls) {
+        throw new AgentctlError('AGENTCTL_E_AGENT_TOOL_CALL_LIMIT', `agent ${agent.name}: maximum tool-call count exceeded (maxToolCalls ${agent.maxToolCalls}); the model asked for call ${toolCalls} (${call.name})`);
+      }
+      const output = await callTool(loop, call, toolCalls);
+      results.push({ type: 'tool_result', callId: call.id, name: call.name, output });
+    }
+    messages.push({ role: 'tool', content: results });
+  }
+}
+
+/** `instructionsFile` is read when the task runs, as a recorded observe effect: its digest is in the ledger. */
+async function readInstructions(loop: AgentLoop): Promise<string | undefined> {
+  const { agent } = loop.fields;
+  if (agent.instructionsFile === undefined) return agent.instructions;
+  const path = agent.instructionsFile;
+  const read = await loop.effect(
+    { operation: 'agent.instructions.read', input: { agent: agent.name, path }, access: { tool: 'filesystem.read', reads: [path] }, profile: { effectClass: 'observe', risk: 'low', idempotency: 'idempotent' } },
+    async () => {
+      const bytes = await loop.context.files.read(path, { maxBytes: MAX_INSTRUCTIONS_BYTES });
+      return { path, content: bytes.toString('utf8'), bytes: bytes.length };
+    },
+  );
+  return (read as { content: string }).content;
+}
+
+/** One turn: each attempt is its own effect; only a definite retryable answer is tried again. */
+async function requestWithRetries(loop: AgentLoop, request: ModelRequest, turn: number, next: () => number): Promise<ModelResponse> {
+  const { agent, provider } = loop.fields;
+  for (let attempt = 1; ; attempt += 1) {
+    const sequence = next();
+    try {
+      return await modelRequest(loop, request, turn, attempt, sequence);
+    } catch (error) {
+      const retryable = isEffectFailure(error) && error.outcome === 'failed' && error.code === 'AGENTCTL_E_PROVIDER_UNAVAILABLE';
+      if (!retryable || attempt >= agent.retry.maxAttempts) {
+        if (retryable) error.message = `${error.message} (provider ${provider.name}, ${attempt} of ${agent.retry.maxAttempts} attempts)`;
+        throw error;
+      }
+      try {
+        await sleep(agent.retry.backoffMs, undefined, { signal: loop.context.signal });
+      } catch {
+        throw new AgentctlError('AGENTCTL_E_CANCELLED', `agent ${agent.name} was cancelled while waiting to retry`);
+      }
+    }
+  }
+}
+
+/** The request is recorded whole before it is sent; the response whole after. Replay reads both from the ledger. */
+async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number, attempt: number, sequence: number): Promise<ModelResponse> {
+  const { agent, provider } = loop.fields;
+  loop.budget?.expectModelRequest(provider.kind, request, turn, attempt);
+  const recorded = await loop.effect(
+    {
+      operation: 'model.request',
+      input: { agent: agent.name, provider: provider.name, kind: provider.kind, turn, attempt, sequence, request: request as unknown as JsonValue },
+      access: { tool: MODEL_TOOL },
+      profile: MODEL_PROFILE,
+    },
+    async (signal, effect) => {
+      const kind = loop.host.provider(provider.kind);
+      if (!kind) throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_UNKNOWN', `no registered plugin provides provider kind ${provider.kind}`);
+      const timeoutMs = agent.timeoutSeconds * 1000;
+      const callSignal = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+      const network = loop.network ?? unavailableNetwork();
+      const secrets = loop.context.secrets;
+      const headers = Object.fromEntries(Object.entries(provider.headers).map(([name, reference]) => [name, secrets.value(reference)]));
+      const call = kind.call(request, {
+        provider: { name: provider.name, kind: provider.kind, ...(provider.endpoint ? { endpoint: provider.endpoint } : {}), ...(provider.apiVersion ? { apiVersion: provider.apiVersion } : {}) },
+        ...(provider.credential ? { credential: secrets.value(provider.credential) } : {}),
+        headers,
+        network,
+        signal: callSignal,
+        timeoutMs,
+        effectId: effect.id,
+        sequence,
+      });
+      let response: ModelResponse;
+      try {
+        response = await call;
+      } catch (error) {
+        // A definite failure consumed one request and no tokens; one in doubt keeps its worst case.
+        if (isEffectFailure(error) && error.outcome === 'failed') loop.budget?.used(effect.id, provider.kind, agent.model, ZERO, turn, attempt);
+        throw error;
+      }
+      loop.budget?.used(effect.id, provider.kind, agent.model, response.usage, turn, attempt);
+      return { response: response as unknown as JsonValue };
+    },
+  );
+  return (recorded as unknown as { response: ModelResponse }).response;
+}
+
+/** The last turn's text, or its validated structured object. */
+function finalAnswer(loop: AgentLoop, response: ModelResponse, usage: ModelUsage): JsonValue {
+  const { agent } = loop.fields;
+  const text = response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+  if (response.finishReason === 'refusal') throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the model refused: ${text.slice(0, 200)}`);
+  if (response.finishReason === 'max_tokens') throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the model stopped at maxOutputTokens (${agent.maxOutputTokens}) before finishing its answer`);
+  if (!agent.structuredOutput) return { text, usage: usage as unknown as JsonObject };
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch (error) {
+    throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the final answer is not JSON (${errorMessage(error)}) and structuredOutput needs it`);
+  }
+  const problems = jsonSchemaProblems(agent.structuredOutput, value);
+  if (problems.length > 0) throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the final answer does not match structuredOutput: ${problems.join('; ')}`);
+  return value;
+}
+
+function addUsage(total: { inputTokens: number; outputTokens: number; totalTokens: number }, usage: ModelUsage): void {
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.totalTokens += usage.totalTokens;
+}
+
+/** The agent's own `usageLimit`: no request starts once its tokens so far have reached a limit. */
+function checkUsageLimit(loop: AgentLoop, usage: ModelUsage): void {
+  const { agent } = loop.fields;
+  const limit = agent.usageLimit;
+  if (!limit) return;
+  const over = (limit.maxInputTokens !== undefined && usage.inputTokens >= limit.maxInputTokens) || (limit.maxOutputTokens !== undefined && usage.outputTokens >= limit.maxOutputTokens);
+  if (over) {
+    throw new AgentctlError('AGENTCTL_E_BUDGET_EXCEEDED', `agent ${agent.name} reached its usageLimit (${usage.inputTokens} input and ${usage.outputTokens} output tokens used); no further request is sent`);
+  }
+}
+
+function unavailableNetwork(): NetworkClient {
+  const refuse = () => Promise.reject(new AgentctlError('AGENTCTL_E_NETWORK_UNAVAILABLE', 'no plugin provides the network client; this provider cannot be reached'));
+  return { check: refuse, request: refuse };
+}

@@ -1,0 +1,76 @@
+// Preflight of the agent tasks that will execute, before any run state exists: their provider credentials (a
+// missing one is exit 6), the network client of the run (customCa resolved and checked), and every provider URL
+// judged by the network policy and resolved. Nothing is sent.
+import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SecretReference } from '../../sdk/index.js';
+import type { Host } from '../host.js';
+import type { SecretVault } from '../runner/secrets.js';
+import { AGENT_KIND, type AgentFields } from './kind.js';
+
+export interface SecretUse {
+  readonly reference: SecretReference;
+  readonly where: string;
+}
+
+/** The secret references of one agent task, each named by where it is written. */
+export function agentSecretUses(fields: AgentFields): SecretUse[] {
+  const { provider, tools } = fields;
+  return [
+    ...(provider.credential ? [{ reference: provider.credential, where: `spec.providers.${provider.name}.credential` }] : []),
+    ...Object.entries(provider.headers).map(([name, reference]) => ({ reference, where: `spec.providers.${provider.name}.headers.${name}` })),
+    ...tools.flatMap((tool) => tool.secrets.map((reference, index) => ({ reference, where: `spec.tools.${tool.name}.secrets[${index}]` }))),
+  ];
+}
+
+/** A provider credential that cannot be resolved is a missing credential (exit 6), whatever the resolver said. */
+export function asCredentialProblem(problem: Diagnostic): Diagnostic {
+  if (!/^spec\.providers\.[^.]+\.credential$/.test(problem.path ?? '') || problem.code !== 'AGENTCTL_E_SECRET_MISSING') return problem;
+  return { ...problem, code: 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', help: `set the credential of ${problem.path!.split('.')[2]} before the run; nothing was created` };
+}
+
+/** Builds the run's network client and checks every provider URL the executing agent tasks will reach. */
+export async function agentNetworkProblems(host: Host, plan: CompiledPlan, vault: SecretVault, executing: readonly CompiledTask[], context: { workspaceRoot: string; environment: NodeJS.ProcessEnv; signal: AbortSignal }): Promise<Diagnostic[]> {
+  const agents = executing.filter((task) => task.kind === AGENT_KIND).map((task) => plan.actions[task.action]!.fields as unknown as AgentFields);
+  const urls = new Map<string, string>();
+  for (const { provider } of agents) {
+    for (const url of host.provider(provider.kind)?.urls?.(provider) ?? []) urls.set(url, `spec.providers.${provider.name}`);
+  }
+  if (urls.size === 0) return [];
+  const factory = host.networkClientFactory();
+  if (!factory) return [diagnostic('AGENTCTL_E_NETWORK_UNAVAILABLE', { message: `no plugin provides the network client, and ${[...urls.keys()][0]} must be reached` })];
+  const policy = plan.policy.network;
+  let customCa: string | undefined;
+  if (policy.customCa) {
+    const problems = await vault.resolve(host, [{ reference: policy.customCa, where: 'spec.policy.network.customCa' }], context);
+    if (problems.length > 0) return problems;
+    customCa = vault.forTask().value(policy.customCa);
+  }
+  const settings: NetworkSettings = {
+    allowlist: plan.policy.networkAllowlist,
+    allowedSchemes: policy.allowedSchemes,
+    allowedPorts: policy.allowedPorts,
+    connectTimeoutSeconds: policy.connectTimeoutSeconds,
+    maxResponseBytes: policy.maxResponseBytes,
+    allowPrivate: policy.allowPrivate,
+    allowProxy: policy.allowProxy,
+    ...(customCa === undefined ? {} : { customCa }),
+  };
+  try {
+    vault.network = factory(settings);
+  } catch (error) {
+    return [withPath(error, 'spec.policy.network.customCa')];
+  }
+  const problems: Diagnostic[] = [];
+  for (const [url, where] of urls) {
+    try {
+      await vault.network.check(url, context.signal);
+    } catch (error) {
+      problems.push(withPath(error, where));
+    }
+  }
+  return problems;
+}
+
+function withPath(error: unknown, path: string): Diagnostic {
+  if (isAgentctlError(error)) return { ...(error.diagnostics[0] ?? diagnostic(error.code, { message: error.message })), path };
+  return diagnostic('AGENTCTL_E_PLUGIN_FAILED', { message: errorMessage(error), path });
+}

@@ -1,0 +1,61 @@
+// One tool call of an agent: the call is checked against the tool's contract, recorded as an effect with the tool's
+// declared class, risk and idempotency, authorized (tools are identified by name for toolsAllow/toolsDeny), run,
+// and its output checked before it goes back to the model.
+import { AgentctlError, EffectFailure, jsonSchemaProblems, type CompiledTool, type EffectOptions, type EffectRequest, type JsonValue, type PerformedEffect, type ToolCallBlock, type ToolSettings } from '../../sdk/index.js';
+import type { AgentLoop } from './loop.js';
+
+/** How a tool's `approval` bends the policy's approval decision for its calls. */
+export type ApprovalOverride = 'policy' | 'never' | 'always';
+
+/** The task's effect runner as the agent loop calls it: with an approval override for tool calls. */
+export type EffectCall = <T extends JsonValue>(
+  request: EffectRequest,
+  perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
+  options?: EffectOptions<T>,
+  approval?: ApprovalOverride,
+) => Promise<T>;
+
+/** Runs a declared action with `input`, in the agent task, under the same policy: for `kind: action` tools. */
+export type ActionRunner = (action: string, input: JsonValue, approval: ApprovalOverride) => Promise<JsonValue>;
+
+export async function callTool(loop: AgentLoop, call: ToolCallBlock, index: number): Promise<JsonValue> {
+  const { agent, tools } = loop.fields;
+  const tool = tools.find((candidate) => candidate.name === call.name);
+  if (!tool) {
+    throw new AgentctlError('AGENTCTL_E_TOOL_CALL_INVALID', `agent ${agent.name}: the model called tool "${call.name}", which the agent does not have (tools: ${tools.map((entry) => entry.name).join(', ') || 'none'})`);
+  }
+  const problems = jsonSchemaProblems(tool.inputSchema, call.input);
+  if (problems.length > 0) throw new AgentctlError('AGENTCTL_E_TOOL_CALL_INVALID', `agent ${agent.name}: the call of tool ${tool.name} does not match its inputSchema: ${problems.join('; ')}`);
+  loop.budget?.expectToolCall(index, tool.name);
+  const output = tool.kind === 'action' ? await loop.runAction(tool.action!, call.input, tool.approval) : await runToolKind(loop, tool, call);
+  const invalid = jsonSchemaProblems(tool.outputSchema, output);
+  if (invalid.length > 0) throw new AgentctlError('AGENTCTL_E_TOOL_OUTPUT_INVALID', `tool ${tool.name} returned output that does not match its outputSchema: ${invalid.join('; ')}`);
+  return output;
+}
+
+async function runToolKind(loop: AgentLoop, tool: CompiledTool, call: ToolCallBlock): Promise<JsonValue> {
+  const kind = loop.host.toolKind(tool.kind);
+  if (!kind) throw new AgentctlError('AGENTCTL_E_AGENT_INVALID', `tool ${tool.name} has kind ${tool.kind}, which no registered plugin provides`);
+  const settings: ToolSettings = Object.freeze({ name: tool.name, kind: tool.kind, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, timeoutSeconds: tool.timeoutSeconds });
+  let access;
+  try {
+    access = kind.access(call.input, settings);
+  } catch (error) {
+    throw new AgentctlError('AGENTCTL_E_TOOL_CALL_INVALID', `tool ${tool.name}: ${(error as Error).message}`);
+  }
+  return loop.effect(
+    { operation: 'tool.call', input: { tool: tool.name, kind: tool.kind, callId: call.id, input: call.input }, access: { ...access, tool: tool.name }, profile: tool.profile },
+    async (signal) => {
+      const limited = AbortSignal.any([signal, AbortSignal.timeout(tool.timeoutSeconds * 1000)]);
+      const running = kind.run(call.input, { tool: settings, files: loop.context.files, signal: limited, redact: (text) => loop.context.redact(text) });
+      const aborted = new Promise<never>((_, reject) => {
+        const stop = () => reject(new EffectFailure('uncertain', 'AGENTCTL_E_TASK_TIMEOUT', `tool ${tool.name} did not finish within ${tool.timeoutSeconds}s or was cancelled`));
+        if (limited.aborted) stop();
+        else limited.addEventListener('abort', stop, { once: true });
+      });
+      return Promise.race([running, aborted]);
+    },
+    undefined,
+    tool.approval,
+  );
+}
