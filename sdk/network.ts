@@ -9,7 +9,7 @@ export interface NetworkSettings {
   readonly allowlist: readonly string[];
   /** `http` and/or `https`. */
   readonly allowedSchemes: readonly string[];
-  /** Ports a URL may name, explicitly or by its scheme's default. */
+  /** Ports a URL may name, explicitly or by its scheme's default; empty means any port. */
   readonly allowedPorts: readonly number[];
   /** Bounds DNS resolution and connection setup. */
   readonly connectTimeoutSeconds: number;

@@ -126,6 +126,7 @@ export interface CompiledAgent {
   readonly reasoning?: ReasoningSettings;
   readonly structuredOutput?: JsonObject;
   readonly usageLimit?: { readonly maxInputTokens?: number; readonly maxOutputTokens?: number };
+  readonly stream: boolean;
   readonly providerOptions: JsonObject;
 }
 

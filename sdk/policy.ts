@@ -9,8 +9,8 @@ const nameList = z.array(z.string().min(1));
 /** `spec.policy.network`: how outbound HTTP (model providers, HTTP actions) may leave the machine (SPEC §10). */
 export const networkPolicySchema = z
   .strictObject({
-    allowedSchemes: z.array(z.enum(['http', 'https'])).default(['https']).describe('URL schemes requests may use.'),
-    allowedPorts: z.array(z.number().int().min(1).max(65535)).default([443]).describe('Ports a URL may name, explicitly or by its scheme\'s default.'),
+    allowedSchemes: z.array(z.enum(['http', 'https'])).min(1).default(['https', 'http']).describe('URL schemes requests may use.'),
+    allowedPorts: z.array(z.number().int().min(1).max(65535)).default([]).describe('Ports a URL may name, explicitly or by its scheme\'s default; empty: any port.'),
     connectTimeoutSeconds: z.number().int().min(1).max(300).default(10).describe('Bounds DNS resolution and connection setup.'),
     maxResponseBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(4 * 1024 * 1024).describe('Largest response body accepted.'),
     allowPrivate: z.boolean().default(false).describe('Allow private, loopback, link-local and other non-public addresses.'),

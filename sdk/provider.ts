@@ -94,6 +94,8 @@ export interface ProviderCapabilities {
   readonly tools: boolean;
   readonly structuredOutput: boolean;
   readonly reasoning: boolean;
+  /** Whether an agent may set `stream: true` (responses are still recorded whole). */
+  readonly streaming?: boolean;
 }
 
 /** A `spec.providers` entry as a provider kind sees it. */

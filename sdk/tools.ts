@@ -1,7 +1,7 @@
 // Tool kinds: what an agent's tool does when the model calls it. The host validates the call against the tool's
 // declared input schema, records it as an effect with the tool's declared class, risk and idempotency, applies
 // policy and approval, runs the kind, and validates the output against the declared output schema.
-import type { EffectAccess } from './effects.js';
+import type { EffectAccess, EffectProfile } from './effects.js';
 import type { FileService } from './files.js';
 import type { JsonObject, JsonValue } from './json.js';
 
@@ -14,6 +14,10 @@ export interface ToolSettings {
   readonly inputSchema: JsonObject;
   readonly outputSchema: JsonObject;
   readonly timeoutSeconds: number;
+  /** The declared `capability`, e.g. `filesystem.read`. */
+  readonly capability: string;
+  /** The declared effect class, risk and idempotency. */
+  readonly profile: EffectProfile;
 }
 
 /** What one call of a tool may use. */
@@ -31,6 +35,9 @@ export interface ToolContext {
 export interface ToolKind {
   readonly kind: string;
   readonly description: string;
+  /** Whether tools of this kind may declare `secrets` and `network` (a built-in workspace tool may not). */
+  readonly usesSecrets?: boolean;
+  readonly usesNetwork?: boolean;
   /**
    * Problems of a tool definition of this kind, found at `check` (e.g. an input schema that does not require the
    * `path` the kind reads): one message each, empty when it is usable.

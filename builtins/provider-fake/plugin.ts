@@ -23,6 +23,10 @@ export const fakeOptionsSchema = z.strictObject({
   delayMs: z.number().int().min(0).max(600_000).optional().describe('Wait this long before answering (cancellable).'),
   failFirst: z.number().int().min(0).max(20).optional().describe("The task's first N requests fail as a retryable 503."),
   turns: z.array(turn).min(1).max(64).optional().describe('A script: the answer of each turn in order, beyond the reference.'),
+  usage: z
+    .strictObject({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0) })
+    .optional()
+    .describe('Tokens each answer reports (default 1 and 1), beyond the reference: for budget tests.'),
 });
 
 type FakeOptions = z.output<typeof fakeOptionsSchema>;
@@ -41,21 +45,26 @@ function answer(request: ModelRequest, options: FakeOptions, index: number): (Te
       return { type: 'tool_call', id: `call_${index + 1}_${position + 1}`, name, input: call.input };
     });
   }
-  if (options.toolInput && index === 0 && firstTool !== undefined) return [{ type: 'tool_call', id: 'call_1_1', name: firstTool, input: options.toolInput }];
+  // The reference's rule: one call of the first tool, until a tool result has been seen.
+  const sawResult = request.messages.some((message) => message.content.some((block) => block.type === 'tool_result'));
+  if (options.toolInput && !sawResult && firstTool !== undefined) return [{ type: 'tool_call', id: 'fake-call-1', name: firstTool, input: options.toolInput }];
   return [{ type: 'text', text: options.finalText ?? defaultText(request) }];
 }
 
-/** Without finalText: a deterministic echo of the last user message. */
+/** Without finalText: `fake: ` and the first text of the latest user message that has one. */
 function defaultText(request: ModelRequest): string {
-  const user = [...request.messages].reverse().find((message) => message.role === 'user');
-  const text = user?.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n') ?? '';
-  return `fake response to: ${text}`;
+  for (const message of [...request.messages].reverse()) {
+    if (message.role !== 'user') continue;
+    const text = message.content.find((block) => block.type === 'text');
+    if (text?.type === 'text') return `fake: ${text.text}`;
+  }
+  return 'fake: ';
 }
 
 export const fakeProvider: ModelProvider = {
   kind: 'fake',
   description: 'Deterministic in-process provider: no network, no credential.',
-  capabilities: { tools: true, structuredOutput: true, reasoning: false },
+  capabilities: { tools: true, structuredOutput: true, reasoning: false, streaming: true },
   optionsSchema: fakeOptionsSchema as unknown as z.ZodType<JsonObject>,
   async call(request, context): Promise<ModelResponse> {
     const options = fakeOptionsSchema.parse(request.options);
@@ -67,21 +76,17 @@ export const fakeProvider: ModelProvider = {
       }
     }
     if (options.failFirst !== undefined && context.sequence <= options.failFirst) {
-      throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_UNAVAILABLE', `fake provider answered 503 (request ${context.sequence} of the first ${options.failFirst} that fail)`);
+      throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_UNAVAILABLE', `fake provider answered 503: scripted transient failure (request ${context.sequence} of the first ${options.failFirst} that fail)`);
     }
     const index = request.messages.filter((message) => message.role === 'assistant').length;
     const result = answer(request, options, index);
-    if ('refusal' in result) return { content: [{ type: 'text', text: result.refusal }], finishReason: 'refusal', usage: fakeUsage(request, result.refusal), responseId: `fake_${context.sequence}`, model: request.model };
+    const usage = fakeUsage(options.usage);
+    const responseId = `fake-response-${context.sequence}`;
+    if ('refusal' in result) return { content: [{ type: 'text', text: result.refusal }], finishReason: 'refusal', usage, responseId, model: request.model };
     const calls = result.some((block) => block.type === 'tool_call');
-    const usage = fakeUsage(request, JSON.stringify(result));
+    // Reported tokens beyond maxOutputTokens mean the answer was cut: the reference's max_tokens ending.
     const truncated = !calls && usage.outputTokens > request.maxOutputTokens;
-    return {
-      content: truncated ? [{ type: 'text', text: (result[0] as TextBlock).text.slice(0, request.maxOutputTokens * 4) }] : result,
-      finishReason: calls ? 'tool_calls' : truncated ? 'max_tokens' : 'complete',
-      usage: truncated ? { ...usage, outputTokens: request.maxOutputTokens, totalTokens: usage.inputTokens + request.maxOutputTokens } : usage,
-      responseId: `fake_${context.sequence}`,
-      model: request.model,
-    };
+    return { content: result, finishReason: calls ? 'tool_calls' : truncated ? 'max_tokens' : 'complete', usage, responseId, model: request.model };
   },
 };
 

@@ -1,10 +1,9 @@
-// Token counts of the fake provider: a fixed rule (one token per 4 bytes, rounded up) so budgets are testable offline.
-import type { ModelRequest, ModelUsage } from '../../sdk/index.js';
+// Token counts of the fake provider: 1 input and 1 output token per answer (the reference's), or what the options
+// say, so budgets are testable offline.
+import type { ModelUsage } from '../../sdk/index.js';
 
-const tokens = (text: string) => Math.max(1, Math.ceil(Buffer.byteLength(text, 'utf8') / 4));
-
-export function fakeUsage(request: ModelRequest, output: string): ModelUsage {
-  const inputTokens = tokens(JSON.stringify([request.instructions ?? '', request.messages, request.tools]));
-  const outputTokens = tokens(output);
+export function fakeUsage(configured: { inputTokens: number; outputTokens: number } | undefined): ModelUsage {
+  const inputTokens = configured?.inputTokens ?? 1;
+  const outputTokens = configured?.outputTokens ?? 1;
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
 }

@@ -8,6 +8,15 @@ const MAX_WRITE_BYTES = 16 * 1024 * 1024;
 
 const digest = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
+/** What a tool of a kind must declare: its capability, effect class and the idempotencies that are true of it. */
+function declares(tool: ToolSettings, capability: string, effectClass: string, idempotency: readonly string[]): string[] {
+  const problems: string[] = [];
+  if (tool.capability !== capability) problems.push(`${tool.kind} has capability ${capability}, not ${tool.capability}`);
+  if (tool.profile.effectClass !== effectClass) problems.push(`${tool.kind} has effectClass ${effectClass}, not ${tool.profile.effectClass}`);
+  if (!idempotency.includes(tool.profile.idempotency)) problems.push(`${tool.kind} is ${idempotency.join(' or ')}, not ${tool.profile.idempotency}`);
+  return problems;
+}
+
 /** The fields of the input a kind reads: its inputSchema must declare and require each of them, as strings. */
 function requiresStrings(tool: ToolSettings, fields: readonly string[]): string[] {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonObject>;
@@ -26,7 +35,7 @@ const field = (input: JsonValue, name: string): string => {
 export const workspaceRead: ToolKind = {
   kind: 'builtin.workspace.read',
   description: 'Reads a UTF-8 file inside the workspace root (at most 1 MiB): {path} → {path, content, bytes, sha256}.',
-  checkDefinition: (tool) => requiresStrings(tool, ['path']),
+  checkDefinition: (tool) => [...declares(tool, 'filesystem.read', 'observe', ['idempotent']), ...requiresStrings(tool, ['path'])],
   access: (input) => ({ reads: [field(input, 'path')] }),
   async run(input, { files }) {
     const path = field(input, 'path');
@@ -38,7 +47,7 @@ export const workspaceRead: ToolKind = {
 export const workspaceWrite: ToolKind = {
   kind: 'builtin.workspace.write',
   description: 'Writes a UTF-8 file below a writable root, atomically: {path, content} → {path, bytes, sha256}.',
-  checkDefinition: (tool) => requiresStrings(tool, ['path', 'content']),
+  checkDefinition: (tool) => [...declares(tool, 'filesystem.write', 'workspace_mutate', ['idempotent', 'keyed']), ...requiresStrings(tool, ['path', 'content'])],
   access: (input) => ({ writes: [field(input, 'path')] }),
   async run(input, { files }) {
     const path = field(input, 'path');
@@ -52,6 +61,7 @@ export const workspaceWrite: ToolKind = {
 export const echo: ToolKind = {
   kind: 'builtin.echo',
   description: 'Returns its input unchanged.',
+  checkDefinition: (tool) => declares(tool, 'internal', 'pure', ['pure']),
   access: () => ({}),
   async run(input) {
     return input;

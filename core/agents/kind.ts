@@ -2,7 +2,7 @@
 // into a synthetic action `agent:NAME` of this kind, so plan, policy preview, preflight and budgets treat agent tasks
 // like any other; the task runner gives its dispatch to the agent loop (loop.ts) instead of a dispatch hook.
 import { z } from 'zod';
-import { AgentctlError, type ActionKind, type CompiledAgent, type CompiledProvider, type CompiledTool, type EffectProfile, type SecretReference } from '../../sdk/index.js';
+import { AgentctlError, canonicalJson, type ActionKind, type JsonValue, type CompiledAgent, type CompiledProvider, type CompiledTool, type EffectProfile, type SecretReference } from '../../sdk/index.js';
 
 export const AGENT_KIND = 'agent';
 
@@ -19,8 +19,14 @@ export interface AgentFields {
 /** A model turn: the profile of the agent task as a whole; tool calls carry their own. */
 export const MODEL_PROFILE: EffectProfile = { effectClass: 'model', risk: 'medium', idempotency: 'at_most_once' };
 
-/** `with` of an agent task: the prompt, any JSON (a non-string is sent as its JSON text). */
-export const agentInputSchema = z.strictObject({ prompt: z.json().optional().describe('The user message; a non-string value is sent as JSON text. Absent: the agent works from its instructions alone.') });
+/**
+ * `with` of an agent task: any object. The user message is `with.prompt` when that is a string, otherwise the JSON
+ * text of the whole `with` (the reference's rule), so a typed payload reaches the model whole.
+ */
+export const agentInputSchema = z.record(z.string(), z.json());
+
+/** The user message an agent task's input becomes. */
+export const promptOf = (input: Readonly<Record<string, unknown>>): string => (typeof input.prompt === 'string' ? input.prompt : canonicalJson(input as JsonValue));
 
 export const agentKind: ActionKind<z.ZodType<AgentFields>, typeof agentInputSchema> = Object.freeze({
   name: AGENT_KIND,

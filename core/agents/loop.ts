@@ -4,24 +4,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AgentctlError,
-  canonicalJson,
   EffectFailure,
   errorMessage,
   isEffectFailure,
   jsonSchemaProblems,
   type ContentBlock,
   type DispatchContext,
-  type JsonObject,
   type JsonValue,
   type ModelMessage,
   type ModelRequest,
   type ModelResponse,
   type ModelUsage,
   type NetworkClient,
+  type PricingTable,
   type ToolCallBlock,
 } from '../../sdk/index.js';
 import type { Host } from '../host.js';
-import type { AgentBudget } from './budget.js';
+import { priceOf, type AgentBudget } from './budget.js';
 import { MODEL_PROFILE, type AgentFields } from './kind.js';
 import { callTool, type ActionRunner, type EffectCall } from './tools.js';
 
@@ -36,22 +35,35 @@ export interface AgentLoop {
   /** The task's effect runner, with the approval override that tool contracts may declare. */
   readonly effect: EffectCall;
   readonly fields: AgentFields;
-  readonly prompt: JsonValue | undefined;
+  /** The user message (see promptOf). */
+  readonly prompt: string;
   /** The run's HTTP client under the network policy (absent when no plugin provides one). */
   readonly network?: NetworkClient;
   /** Reserves each request's worst case and each tool call; absent when the run has no agent budget. */
   readonly budget?: AgentBudget;
   /** Runs a declared action for a `kind: action` tool. */
   readonly runAction: ActionRunner;
+  /** The run's pricing table: the output's `costMicrousd` when the agent's model is priced. */
+  readonly pricing?: PricingTable;
 }
 
 const ZERO: ModelUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
+/** Usage summed over an agent task's turns: the `usage` of its `{text, usage}` output. */
+interface UsageTotal {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  reasoningTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
 export async function runAgent(loop: AgentLoop): Promise<JsonValue> {
   const { agent, tools } = loop.fields;
   const instructions = await readInstructions(loop);
-  const messages: ModelMessage[] = loop.prompt === undefined ? [] : [{ role: 'user', content: [{ type: 'text', text: typeof loop.prompt === 'string' ? loop.prompt : canonicalJson(loop.prompt) }] }];
-  const usage = { ...ZERO };
+  const messages: ModelMessage[] = [{ role: 'user', content: [{ type: 'text', text: loop.prompt }] }];
+  const usage: UsageTotal = { inputTokens: 0, outputTokens: 0, totalTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let sequence = 0;
   let toolCalls = 0;
   for (let turn = 1; ; turn += 1) {
@@ -169,12 +181,16 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
 }
 
 /** The last turn's text, or its validated structured object. */
-function finalAnswer(loop: AgentLoop, response: ModelResponse, usage: ModelUsage): JsonValue {
+function finalAnswer(loop: AgentLoop, response: ModelResponse, usage: UsageTotal): JsonValue {
   const { agent } = loop.fields;
   const text = response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
   if (response.finishReason === 'refusal') throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the model refused: ${text.slice(0, 200)}`);
   if (response.finishReason === 'max_tokens') throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the model stopped at maxOutputTokens (${agent.maxOutputTokens}) before finishing its answer`);
-  if (!agent.structuredOutput) return { text, usage: usage as unknown as JsonObject };
+  if (!agent.structuredOutput) {
+    const key = `${loop.fields.provider.kind}/${agent.model}`;
+    const costMicrousd = loop.pricing?.models[key] ? priceOf(loop.pricing, key, usage) : null;
+    return { text, usage: { ...usage, costMicrousd } };
+  }
   let value: JsonValue;
   try {
     value = JSON.parse(text) as JsonValue;
@@ -186,14 +202,17 @@ function finalAnswer(loop: AgentLoop, response: ModelResponse, usage: ModelUsage
   return value;
 }
 
-function addUsage(total: { inputTokens: number; outputTokens: number; totalTokens: number }, usage: ModelUsage): void {
+function addUsage(total: UsageTotal, usage: ModelUsage): void {
   total.inputTokens += usage.inputTokens;
   total.outputTokens += usage.outputTokens;
   total.totalTokens += usage.totalTokens;
+  total.reasoningTokens += usage.reasoningTokens ?? 0;
+  total.cacheReadTokens += usage.cacheReadTokens ?? 0;
+  total.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
 }
 
 /** The agent's own `usageLimit`: no request starts once its tokens so far have reached a limit. */
-function checkUsageLimit(loop: AgentLoop, usage: ModelUsage): void {
+function checkUsageLimit(loop: AgentLoop, usage: UsageTotal): void {
   const { agent } = loop.fields;
   const limit = agent.usageLimit;
   if (!limit) return;

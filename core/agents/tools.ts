@@ -36,7 +36,7 @@ export async function callTool(loop: AgentLoop, call: ToolCallBlock, index: numb
 async function runToolKind(loop: AgentLoop, tool: CompiledTool, call: ToolCallBlock): Promise<JsonValue> {
   const kind = loop.host.toolKind(tool.kind);
   if (!kind) throw new AgentctlError('AGENTCTL_E_AGENT_INVALID', `tool ${tool.name} has kind ${tool.kind}, which no registered plugin provides`);
-  const settings: ToolSettings = Object.freeze({ name: tool.name, kind: tool.kind, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, timeoutSeconds: tool.timeoutSeconds });
+  const settings: ToolSettings = Object.freeze({ name: tool.name, kind: tool.kind, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, timeoutSeconds: tool.timeoutSeconds, capability: tool.capability, profile: tool.profile });
   let access;
   try {
     access = kind.access(call.input, settings);

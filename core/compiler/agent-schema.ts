@@ -43,6 +43,7 @@ export const agentSchema = z.strictObject({
       maxCostUsd: z.number().positive().optional(),
     })
     .optional(),
+  stream: z.boolean().default(false).describe('Ask the provider to stream; the response is recorded whole either way.'),
   providerOptions: jsonObject.default({}),
 });
 

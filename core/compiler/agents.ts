@@ -106,6 +106,7 @@ function compileAgent(name: string, document: AgentDocument, path: PathSegment[]
     ...(document.reasoning === undefined ? {} : { reasoning: document.reasoning }),
     ...(document.structuredOutput === undefined ? {} : { structuredOutput: document.structuredOutput as JsonObject }),
     ...(Object.keys(usageLimit).length > 0 ? { usageLimit } : {}),
+    stream: document.stream,
     providerOptions: document.providerOptions as JsonObject,
   };
 }
@@ -118,6 +119,7 @@ function checkProviderFit(host: Host, agent: CompiledAgent, provider: CompiledPr
   if (agent.tools.length > 0 && !kind.capabilities.tools) lacks('tools', 'tools');
   if (agent.structuredOutput !== undefined && !kind.capabilities.structuredOutput) lacks('structured output', 'structuredOutput');
   if (agent.reasoning !== undefined && !kind.capabilities.reasoning) lacks('reasoning settings', 'reasoning');
+  if (agent.stream && !kind.capabilities.streaming) lacks('streaming', 'stream');
   const allowed = parts.envelope.spec.policy.providers;
   if (allowed.length > 0 && !allowed.includes(provider.name) && !allowed.includes(provider.kind)) {
     report('AGENTCTL_E_AGENT_INVALID', [...path, 'provider'], `agent ${agent.name} uses provider ${provider.name}, which spec.policy.providers does not list`, `add ${provider.name} to spec.policy.providers`);
@@ -146,12 +148,17 @@ function compileTools(host: Host, declared: Record<string, ToolDocument>, action
       report('AGENTCTL_E_AGENT_INVALID', where, message, help);
     };
     if (!TOOL_NAME.test(name)) problem(path, `tool name "${name}" is not one a model can call: letters, digits, "_" and "-", at most 64`);
-    for (const field of ['inputSchema', 'outputSchema'] as const) {
-      const schema = document[field] as JsonObject;
-      if (schema.type !== 'object' || schema.additionalProperties !== false) {
-        problem([...path, field], `tool ${name}: ${field} must be a strict object schema (type: object, additionalProperties: false)`);
-      } else if (!checkSchema(schema, [...path, field], `tool ${name} ${field}`, report)) usable = false;
+    const input = document.inputSchema as JsonObject;
+    if (input.type !== 'object' || input.additionalProperties !== false) {
+      problem([...path, 'inputSchema'], `tool ${name}: inputSchema must be a strict object (type: object, additionalProperties: false)`);
+    } else {
+      const properties = Object.keys((input.properties ?? {}) as JsonObject);
+      const required = Array.isArray(input.required) ? input.required : [];
+      const optional = properties.filter((property) => !required.includes(property));
+      if (optional.length > 0) problem([...path, 'inputSchema', 'required'], `tool ${name}: a strict inputSchema must require every property; ${optional.join(', ')} ${optional.length === 1 ? 'is' : 'are'} not required`);
+      if (!checkSchema(input, [...path, 'inputSchema'], `tool ${name} inputSchema`, report)) usable = false;
     }
+    if (!checkSchema(document.outputSchema, [...path, 'outputSchema'], `tool ${name} outputSchema`, report)) usable = false;
     if (document.kind === 'action') {
       if (document.action === undefined) problem(path, `tool ${name} has kind action and no action`, 'name the spec.actions entry the tool runs in action');
       else if (!Object.hasOwn(actions, document.action)) problem([...path, 'action'], `tool ${name} runs action "${document.action}", which is not declared in spec.actions (or did not compile)`, suggestion(document.action, Object.keys(actions), 'declared actions'));
@@ -159,6 +166,8 @@ function compileTools(host: Host, declared: Record<string, ToolDocument>, action
       if (document.action !== undefined) problem([...path, 'action'], `tool ${name}: action is only for tools of kind action`);
       const kind = host.toolKind(document.kind);
       if (!kind) problem([...path, 'kind'], `tool ${name} has kind "${document.kind}", which no registered plugin provides`, suggestion(document.kind, [...host.toolKinds(), 'action'], 'tool kinds'));
+      if (kind && !kind.usesSecrets && document.secrets.length > 0) problem([...path, 'secrets'], `tool ${name}: kind ${document.kind} takes no secrets`);
+      if (kind && !kind.usesNetwork && document.network.length > 0) problem([...path, 'network'], `tool ${name}: kind ${document.kind} makes no network requests`);
     }
     const tool: CompiledTool = {
       name,
@@ -175,7 +184,8 @@ function compileTools(host: Host, declared: Record<string, ToolDocument>, action
       secrets: document.secrets,
       network: document.network,
     };
-    for (const message of host.toolKind(document.kind)?.checkDefinition?.(tool) ?? []) problem(path, `tool ${name}: ${message}`);
+    const settings = { name, kind: tool.kind, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, timeoutSeconds: tool.timeoutSeconds, capability: tool.capability, profile: tool.profile };
+    for (const message of host.toolKind(document.kind)?.checkDefinition?.(settings) ?? []) problem(path, `tool ${name}: ${message}`);
     if (usable) compiled[name] = tool;
   }
   return compiled;

@@ -13,7 +13,7 @@ import { ApprovalPending, canonicalJson, createEffectRunner, OutcomeNotRecorded,
 import type { SecretVault } from './secrets.js';
 import { meteredProcessService, type EffectBudget, type Meter, type RunBudget } from './budget.js';
 import { AgentBudget } from '../agents/budget.js';
-import { AGENT_KIND, type AgentFields } from '../agents/kind.js';
+import { AGENT_KIND, promptOf, type AgentFields } from '../agents/kind.js';
 import { runAgent } from '../agents/loop.js';
 import type { ApprovalOverride } from '../agents/tools.js';
 
@@ -199,8 +199,9 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
         context,
         effect,
         fields: action.fields as unknown as AgentFields,
-        prompt: (input as { prompt?: JsonValue }).prompt,
+        prompt: promptOf(input as Record<string, JsonValue>),
         ...(request.vault.network ? { network: request.vault.network } : {}),
+        ...(plan.runtime.pricing ? { pricing: plan.runtime.pricing } : {}),
         ...(effectBudgets instanceof AgentBudget ? { budget: effectBudgets } : {}),
         runAction: async (name, toolInput, approval) => {
           const target = plan.actions[name]!;
