@@ -141,7 +141,11 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
   const vault = new SecretVault(() => store.digestKey());
   const finished = new Set(['succeeded', 'failed', 'skipped']);
   const before = new Map(store.taskRows(runId).map((row) => [String(row.task_id), String(row.state)]));
-  await preflight(request, vault, plan.tasks.filter((task) => !finished.has(before.get(task.id) ?? 'pending')));
+  // A run that failed on an effect in doubt reopens its failed-in-doubt and skipped tasks (see Store.acquireRun).
+  const inDoubt = new Set(store.effectRows(runId).filter((effect) => effect.state === 'started' || effect.state === 'uncertain').map((effect) => String(effect.task_id)));
+  const failedInDoubt = store.runRow(runId)?.state === 'failed' && inDoubt.size > 0;
+  const reopens = (id: string, state: string) => !finished.has(state) || (failedInDoubt && (state === 'skipped' || (state === 'failed' && inDoubt.has(id))));
+  await preflight(request, vault, plan.tasks.filter((task) => reopens(task.id, before.get(task.id) ?? 'pending')));
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
   store.acquireRun(runId, request.isLive);
 

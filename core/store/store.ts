@@ -690,7 +690,11 @@ export class Store {
       const row = this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Row | undefined;
       if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
       const state = String(row.state);
-      if (state === 'succeeded' || state === 'failed') {
+      // A run that failed on an effect in doubt (a timeout, a lost connection) continues once that effect is
+      // reconciled: until then resume refuses below, like any run with an effect in doubt.
+      const failedInDoubt =
+        state === 'failed' && (this.#db.prepare(`SELECT count(*) AS n FROM effects WHERE run_id = ? AND state IN ('started','uncertain')`).get(runId) as { n: number }).n > 0;
+      if (state === 'succeeded' || (state === 'failed' && !failedInDoubt)) {
         throw new AgentctlError('AGENTCTL_E_RUN_NOT_RESUMABLE', `run ${runId} ended ${state} and cannot be resumed`, { help: 'see docs/recovery.md for what can be done with a finished run' });
       }
       if (state === 'running' && row.lease_owner !== this.leaseOwner && isLive(row)) {
@@ -711,6 +715,16 @@ export class Store {
       for (const effect of started) {
         this.#changeEffect(effect.id, 'uncertain', { result: null, error: null, at });
         this.audit(runId, { type: 'effect.uncertain', taskId: effect.task_id, effectId: effect.id, data: { reason: 'its process ended before the outcome was recorded' } });
+      }
+      if (failedInDoubt) {
+        // The tasks that failed on an effect in doubt run again (their reconciled effects decide how), and so does
+        // everything the failure skipped; a task skipped by its own `when` is skipped again from the same outputs.
+        this.#db
+          .prepare(
+            `UPDATE tasks SET state = 'pending', error_json = NULL, finished_at = NULL, updated_at = ? WHERE run_id = ? AND (state = 'skipped'
+              OR (state = 'failed' AND task_id IN (SELECT task_id FROM effects WHERE run_id = ? AND state IN ('started','uncertain'))))`,
+          )
+          .run(at, runId, runId);
       }
       // Resume reopens what did not finish; a succeeded, failed or skipped task keeps its record and is reused.
       this.#db
