@@ -1,5 +1,6 @@
 // The run driver: a fresh run from a compiled plan, or a stored run continued (resume); ordered commit of a sliding window.
 import { AGENT_KIND, type AgentFields } from '../agents/kind.js';
+import { modelUsage, type ModelUsageSummary } from '../agents/usage.js';
 import { agentNetworkProblems, agentSecretUses, asCredentialProblem } from '../agents/preflight.js';
 import { setMaxListeners } from 'node:events';
 import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
@@ -40,6 +41,8 @@ export interface RunResult {
   readonly dispositions?: Record<string, Disposition>;
   /** Problems that did not change the outcome, e.g. a commit observer that threw. */
   readonly warnings?: readonly Diagnostic[];
+  /** What the run's agents used (model requests, tool calls, tokens), when it has agent tasks. */
+  readonly usage?: ModelUsageSummary;
   /** Extra fields of the outcome document, e.g. a derived run's lineage (sourceRunId, roots, reused, executed). */
   readonly details?: Readonly<Record<string, JsonValue>>;
 }
@@ -420,6 +423,7 @@ async function finish(context: FinishContext): Promise<RunResult> {
     error.runId = runId;
     error.traceId = traceId;
   }
-  return { runId, traceId, state, output, tasks: scheduler.snapshot(), ...(error ? { error } : {}) };
+  const usage = plan.tasks.some((task) => task.kind === AGENT_KIND) ? modelUsage(store.effectRows(runId)) : undefined;
+  return { runId, traceId, state, output, tasks: scheduler.snapshot(), ...(error ? { error } : {}), ...(usage ? { usage } : {}) };
 }
 

@@ -2,6 +2,7 @@
 import type { Row, Store } from './store.js';
 import { AgentctlError, errorMessage, type JsonValue } from '../../sdk/index.js';
 import { liveness, type Liveness } from './liveness.js';
+import { modelUsage } from '../agents/usage.js';
 import { budgetView } from './budget-view.js';
 
 /** A JSON column; a row that does not parse is a damaged ledger (exit 5), named by table, column and row. */
@@ -109,6 +110,7 @@ export function inspectRun(store: Store, runId: string) {
       requestedAt: approval.requested_at,
       decidedAt: approval.decided_at,
     })),
+    modelUsage: modelUsage(effects) ?? null,
     budget: budgetView(store, run, parse('runs', 'plan_json', run), audit, (event) => parse('audit_events', 'data_json', event, `audit event ${event.seq}`)),
     audit: audit.map((event) => ({ seq: event.seq, type: event.type, taskId: event.task_id, effectId: event.effect_id, data: parse('audit_events', 'data_json', event, `audit event ${event.seq}`), at: event.at })),
   };

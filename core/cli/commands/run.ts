@@ -123,7 +123,7 @@ export function report(result: RunResult, output: OutputOptions): number {
     result.error.diagnostics.push(...(result.warnings ?? []));
     throw result.error;
   }
-  const data = { runId: result.runId, traceId: result.traceId, state: result.state, output: result.output, tasks: result.tasks, ...result.details };
+  const data = { runId: result.runId, traceId: result.traceId, state: result.state, output: result.output, tasks: result.tasks, ...(result.usage ? { usage: result.usage } : {}), ...result.details };
   const counts = Object.values(result.tasks).reduce<Record<string, number>>((tally, state) => ({ ...tally, [state]: (tally[state] ?? 0) + 1 }), {});
   const summary = Object.entries(counts).map(([state, count]) => `${count} ${state}`).join(', ');
   const colors = palette(output.colorStdout);
