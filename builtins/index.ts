@@ -5,10 +5,24 @@ import extensionProcess from './extension-process/plugin.js';
 import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
 import providerFake from './provider-fake/plugin.js';
+import providerOpenAi from './provider-openai/plugin.js';
 import read from './read/plugin.js';
 import secretsEnv from './secrets-env/plugin.js';
 import shellExec from './shell-exec/plugin.js';
 import toolsWorkspace from './tools-workspace/plugin.js';
 import write from './write/plugin.js';
 
-export const builtinPlugins = [assign, assert, read, write, shellExec, extensionProcess, isolationProcess, isolationContainer, secretsEnv, providerFake, toolsWorkspace] as const;
+export const builtinPlugins = [
+  assign,
+  assert,
+  read,
+  write,
+  shellExec,
+  extensionProcess,
+  isolationProcess,
+  isolationContainer,
+  secretsEnv,
+  providerFake,
+  providerOpenAi,
+  toolsWorkspace,
+] as const;

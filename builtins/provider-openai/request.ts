@@ -1,0 +1,62 @@
+// ModelRequest → the body of `POST /responses`. The host resends the whole conversation every turn, so nothing here
+// refers to earlier responses (no previous_response_id, no item ids): every turn stands alone, with or without `store`.
+import { canonicalJson, type JsonObject, type JsonValue, type ModelMessage, type ModelRequest } from '../../sdk/index.js';
+import type { OpenAiOptions } from './options.js';
+
+type InputItem = JsonObject;
+
+/** The request body; `store` and the other options are sent only when the agent gave them. */
+export function requestBody(request: ModelRequest, options: OpenAiOptions): JsonObject {
+  const body: JsonObject = { model: request.model };
+  if (request.instructions !== undefined) body.instructions = request.instructions;
+  body.input = request.messages.flatMap(inputItems);
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: true }));
+  }
+  body.max_output_tokens = request.maxOutputTokens;
+  if (request.structuredOutput !== undefined) {
+    body.text = { format: { type: 'json_schema', name: 'output', schema: request.structuredOutput, strict: true } };
+  }
+  // OpenAI has no effort above `xhigh`; the neutral `max` asks for the most there is.
+  if (request.reasoning !== undefined) body.reasoning = { effort: request.reasoning.effort === 'max' ? 'xhigh' : request.reasoning.effort };
+  if (options.store !== undefined) body.store = options.store;
+  if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls;
+  if (options.safetyIdentifier !== undefined) body.safety_identifier = options.safetyIdentifier;
+  if (options.promptCacheTtl !== undefined) body.prompt_cache_retention = options.promptCacheTtl;
+  if (options.promptCacheMode === 'keyed') body.prompt_cache_key = promptCacheKey(request);
+  return body;
+}
+
+/** One message → Responses input items: consecutive texts share a message item; calls and results are items of their own. */
+function inputItems(message: ModelMessage): InputItem[] {
+  const items: InputItem[] = [];
+  const assistant = message.role === 'assistant';
+  let texts: JsonObject[] | undefined;
+  for (const block of message.content) {
+    if (block.type === 'text') {
+      if (texts === undefined) {
+        texts = [];
+        items.push({ role: assistant ? 'assistant' : 'user', content: texts });
+      }
+      texts.push({ type: assistant ? 'output_text' : 'input_text', text: block.text });
+      continue;
+    }
+    texts = undefined;
+    if (block.type === 'tool_call') items.push({ type: 'function_call', call_id: block.id, name: block.name, arguments: JSON.stringify(block.input) });
+    else items.push({ type: 'function_call_output', call_id: block.callId, output: JSON.stringify(block.output) });
+  }
+  return items;
+}
+
+/**
+ * A stable routing key for OpenAI's prompt cache: turns of one agent share model, instructions and tools, so they
+ * share a key. FNV-1a (64 bit) is enough for routing; the key protects nothing and reveals nothing OpenAI is not sent.
+ */
+function promptCacheKey(request: ModelRequest): string {
+  const prefix: JsonValue = { model: request.model, instructions: request.instructions ?? null, tools: request.tools.map((tool) => ({ ...tool })) };
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(canonicalJson(prefix))) {
+    hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return `agentctl-${hash.toString(16).padStart(16, '0')}`;
+}

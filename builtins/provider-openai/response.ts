@@ -1,0 +1,101 @@
+// The body of a Responses API answer → ModelResponse. Only the fields used are checked; unknown output items (e.g.
+// `reasoning`) are skipped, since the neutral response has no place for them.
+import { z } from 'zod';
+import { EffectFailure, type FinishReason, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+
+const count = z.number().int().nonnegative();
+const part = z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() });
+const item = z.looseObject({
+  type: z.string(),
+  content: z.array(part).optional(),
+  call_id: z.string().optional(),
+  name: z.string().optional(),
+  arguments: z.string().optional(),
+});
+const responseSchema = z.looseObject({
+  id: z.string().optional(),
+  model: z.string().optional(),
+  status: z.string().optional(),
+  incomplete_details: z.looseObject({ reason: z.string().optional() }).nullish(),
+  output: z.array(item),
+  // Required: run budgets count tokens, and an answer without usage would count as free.
+  usage: z.looseObject({
+    input_tokens: count,
+    output_tokens: count,
+    total_tokens: count,
+    input_tokens_details: z.looseObject({ cached_tokens: count.optional() }).nullish(),
+    output_tokens_details: z.looseObject({ reasoning_tokens: count.optional() }).nullish(),
+  }),
+});
+
+const invalid = (message: string) => new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_RESPONSE_INVALID', `openai answer: ${message}`);
+
+/** Parses a 2xx body. Throws a failed EffectFailure AGENTCTL_E_PROVIDER_RESPONSE_INVALID when it cannot be read. */
+export function modelResponse(body: Buffer): ModelResponse {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw invalid(`the body is not JSON (${body.length} bytes)`);
+  }
+  const parsed = responseSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw invalid(`${issue.path.join('.') || 'the body'}: ${issue.message}`);
+  }
+  const answer = parsed.data;
+  const truncated = answer.status === 'incomplete' && answer.incomplete_details?.reason === 'max_output_tokens';
+  const content: (TextBlock | ToolCallBlock)[] = [];
+  let refused = answer.status === 'incomplete' && answer.incomplete_details?.reason === 'content_filter';
+  let calls = 0;
+  for (const [index, entry] of answer.output.entries()) {
+    if (entry.type === 'message') {
+      for (const piece of entry.content ?? []) {
+        if (piece.type === 'output_text' && piece.text !== undefined) content.push({ type: 'text', text: piece.text });
+        if (piece.type === 'refusal') {
+          refused = true;
+          if (piece.refusal) content.push({ type: 'text', text: piece.refusal });
+        }
+      }
+    } else if (entry.type === 'function_call') {
+      if (entry.call_id === undefined || entry.name === undefined || entry.arguments === undefined) throw invalid(`output.${index}: a function_call without call_id, name or arguments`);
+      const input = parseArguments(entry.arguments);
+      // A call cut off by max_output_tokens is not a call: the answer reports max_tokens instead.
+      if (input === undefined) {
+        if (truncated) continue;
+        throw invalid(`output.${index}: the arguments of function_call ${entry.name} are not JSON`);
+      }
+      content.push({ type: 'tool_call', id: entry.call_id, name: entry.name, input });
+      calls += 1;
+    }
+  }
+  const usage = answer.usage;
+  return {
+    content,
+    finishReason: finishReason(truncated, calls > 0, refused),
+    usage: {
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+      totalTokens: usage.total_tokens,
+      ...(usage.output_tokens_details?.reasoning_tokens !== undefined ? { reasoningTokens: usage.output_tokens_details.reasoning_tokens } : {}),
+      ...(usage.input_tokens_details?.cached_tokens !== undefined ? { cacheReadTokens: usage.input_tokens_details.cached_tokens } : {}),
+    },
+    ...(answer.id !== undefined ? { responseId: answer.id } : {}),
+    ...(answer.model !== undefined ? { model: answer.model } : {}),
+  };
+}
+
+// A truncated answer is never treated as final or as calls to run, whatever it holds.
+function finishReason(truncated: boolean, called: boolean, refused: boolean): FinishReason {
+  if (truncated) return 'max_tokens';
+  if (called) return 'tool_calls';
+  return refused ? 'refusal' : 'complete';
+}
+
+function parseArguments(text: string): JsonValue | undefined {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
