@@ -7,14 +7,18 @@ export const openAiOptionsSchema = z.strictObject({
   /** Sent as `store` only when given: whether OpenAI keeps the response (the API's default is to keep it). */
   store: z.boolean().optional(),
   /**
-   * What the model keeps of its reasoning between turns. Only `discard` exists: the provider-neutral response has
-   * no place for reasoning items, so they are never sent back and each turn reasons afresh.
+   * What the model keeps of its reasoning between turns (the reference's values). Reasoning items are never sent back
+   * (the provider-neutral response has no place for them), so `auto` and `current_turn` behave alike; `all_turns`
+   * would need them and is refused.
    */
-  reasoningContext: z.literal('discard', { error: 'reasoningContext must be "discard": reasoning items are not carried between turns in this version' }).optional(),
-  /** `automatic`: OpenAI's own prefix caching; `keyed`: also send a `prompt_cache_key` derived from model, instructions and tools. */
-  promptCacheMode: z.enum(['automatic', 'keyed']).optional(),
-  /** Sent as `prompt_cache_retention`. */
-  promptCacheTtl: z.enum(['in_memory', '24h']).optional(),
+  reasoningContext: z
+    .enum(['auto', 'current_turn', 'all_turns'])
+    .refine((value) => value !== 'all_turns', 'reasoningContext all_turns is not supported: reasoning items are not carried between turns in this version')
+    .optional(),
+  /** `implicit`: OpenAI's own prefix caching; `explicit`: also send a `prompt_cache_key` derived from model, instructions and tools. */
+  promptCacheMode: z.enum(['implicit', 'explicit']).optional(),
+  /** The prompt cache's lifetime; the reference supports only `30m`. Sent as `prompt_cache_retention: in_memory`. */
+  promptCacheTtl: z.literal('30m', { error: 'promptCacheTtl currently supports only 30m' }).optional(),
   /** Sent as `parallel_tool_calls`. */
   parallelToolCalls: z.boolean().optional(),
   /** Sent as `safety_identifier`: a stable id of the end user (OpenAI accepts up to 64 characters). */

@@ -50,7 +50,7 @@ async function call(request: ModelRequest, context: ProviderCallContext): Promis
 export const openAiProvider: ModelProvider = Object.freeze({
   kind: 'openai',
   description: 'OpenAI Responses API (POST {endpoint}/responses), the whole conversation sent every turn.',
-  capabilities: Object.freeze({ tools: true, structuredOutput: true, reasoning: true }),
+  capabilities: Object.freeze({ tools: true, structuredOutput: true, reasoning: true, streaming: true }),
   credentialVariable: 'OPENAI_API_KEY',
   optionsSchema,
   urls: (provider: ProviderSettings) => [responsesUrl(provider)],

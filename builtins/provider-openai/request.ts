@@ -15,15 +15,15 @@ export function requestBody(request: ModelRequest, options: OpenAiOptions): Json
   }
   body.max_output_tokens = request.maxOutputTokens;
   if (request.structuredOutput !== undefined) {
-    body.text = { format: { type: 'json_schema', name: 'output', schema: request.structuredOutput, strict: true } };
+    body.text = { format: { type: 'json_schema', name: 'agentctl_output', schema: request.structuredOutput, strict: true } };
   }
   // OpenAI has no effort above `xhigh`; the neutral `max` asks for the most there is.
   if (request.reasoning !== undefined) body.reasoning = { effort: request.reasoning.effort === 'max' ? 'xhigh' : request.reasoning.effort };
   if (options.store !== undefined) body.store = options.store;
   if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls;
   if (options.safetyIdentifier !== undefined) body.safety_identifier = options.safetyIdentifier;
-  if (options.promptCacheTtl !== undefined) body.prompt_cache_retention = options.promptCacheTtl;
-  if (options.promptCacheMode === 'keyed') body.prompt_cache_key = promptCacheKey(request);
+  if (options.promptCacheTtl !== undefined) body.prompt_cache_retention = 'in_memory';
+  if (options.promptCacheMode === 'explicit') body.prompt_cache_key = promptCacheKey(request);
   return body;
 }
 

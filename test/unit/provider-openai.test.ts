@@ -117,10 +117,10 @@ describe('provider openai (Responses API)', () => {
   it('asks for structured output and reasoning natively, and sends the options given, renamed', async () => {
     const schema = { type: 'object', properties: { answer: { type: 'integer' } }, required: ['answer'], additionalProperties: false };
     server.enqueue({ json: { answer: 42 } }, { text: 'plain' });
-    const options = { store: false, parallelToolCalls: false, safetyIdentifier: 'user-42', promptCacheTtl: '24h', promptCacheMode: 'keyed', reasoningContext: 'discard' };
+    const options = { store: false, parallelToolCalls: false, safetyIdentifier: 'user-42', promptCacheTtl: '30m', promptCacheMode: 'explicit', reasoningContext: 'current_turn' };
     const answer = await provider.call(request({ structuredOutput: schema, reasoning: { effort: 'max' }, options }), context());
     expect(answer.content).to.deep.equal([{ type: 'text', text: '{"answer":42}' }]);
-    await provider.call(request({ messages: [{ role: 'user', content: [{ type: 'text', text: 'another turn' }] }], options: { promptCacheMode: 'keyed' } }), context());
+    await provider.call(request({ messages: [{ role: 'user', content: [{ type: 'text', text: 'another turn' }] }], options: { promptCacheMode: 'explicit' } }), context());
 
     const [body, next] = server.requests.map((item) => item.body as Record<string, unknown>);
     expect(body!.prompt_cache_key).to.match(/^agentctl-[0-9a-f]{16}$/);
@@ -130,12 +130,12 @@ describe('provider openai (Responses API)', () => {
       model: 'gpt-5-mini',
       input: [{ role: 'user', content: [{ type: 'input_text', text: 'Summarise a.txt' }] }],
       max_output_tokens: 256,
-      text: { format: { type: 'json_schema', name: 'output', schema, strict: true } },
+      text: { format: { type: 'json_schema', name: 'agentctl_output', schema, strict: true } },
       reasoning: { effort: 'xhigh' },
       store: false,
       parallel_tool_calls: false,
       safety_identifier: 'user-42',
-      prompt_cache_retention: '24h',
+      prompt_cache_retention: 'in_memory',
       prompt_cache_key: body!.prompt_cache_key,
     });
     // Without options nothing optional is sent: `store` keeps OpenAI's default.
@@ -240,20 +240,20 @@ describe('provider openai (Responses API)', () => {
 
   it('validates providerOptions with a closed schema', () => {
     const schema = provider.optionsSchema!;
-    expect(schema.safeParse({ store: true, promptCacheTtl: 'in_memory', parallelToolCalls: true }).success).to.equal(true);
+    expect(schema.safeParse({ store: true, promptCacheTtl: '30m', parallelToolCalls: true, reasoningContext: 'auto' }).success).to.equal(true);
     expect(schema.safeParse({}).success).to.equal(true);
     const unknown = schema.safeParse({ previousResponseId: 'resp_1' });
     expect(unknown.success).to.equal(false);
     expect(unknown.error!.issues[0]).to.deep.include({ code: 'unrecognized_keys', keys: ['previousResponseId'] });
-    const keep = schema.safeParse({ reasoningContext: 'encrypted' });
-    expect(keep.error!.issues[0]!.message).to.equal('reasoningContext must be "discard": reasoning items are not carried between turns in this version');
+    const keep = schema.safeParse({ reasoningContext: 'all_turns' });
+    expect(keep.error!.issues[0]!.message).to.equal('reasoningContext all_turns is not supported: reasoning items are not carried between turns in this version');
     expect(schema.safeParse({ store: 'no' }).success).to.equal(false);
     expect(schema.safeParse({ safetyIdentifier: 'x'.repeat(65) }).success).to.equal(false);
     expect(schema.safeParse({ promptCacheTtl: '1h' }).success).to.equal(false);
   });
 
   it('declares its capabilities, credential variable and the URL it reaches', () => {
-    expect(provider.capabilities).to.deep.equal({ tools: true, structuredOutput: true, reasoning: true });
+    expect(provider.capabilities).to.deep.equal({ tools: true, structuredOutput: true, reasoning: true, streaming: true });
     expect(provider.credentialVariable).to.equal('OPENAI_API_KEY');
     expect(provider.urls!({ name: 'main', kind: 'openai' })).to.deep.equal(['https://api.openai.com/v1/responses']);
     expect(provider.urls!({ name: 'local', kind: 'openai', endpoint: 'http://127.0.0.1:8080/v1/' })).to.deep.equal(['http://127.0.0.1:8080/v1/responses']);
