@@ -37,6 +37,26 @@ export function runCli(args: string[], options: CliOptions = {}): CliResult {
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * Runs the CLI without blocking this process: for tests whose own in-process servers (a local model API) must keep
+ * answering while agentctl runs.
+ */
+export function runCliAsync(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = startCli(args, options);
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ status, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+    });
+  });
+}
+
 /** Starts the CLI without waiting, for signal tests. */
 export function startCli(args: string[], options: CliOptions = {}): ChildProcess {
   return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: options.env ?? baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
