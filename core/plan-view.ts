@@ -1,4 +1,5 @@
 // What `agentctl plan` shows: order, inputs as far as they are known, effect profiles, and every process.
+import { AGENT_KIND, type AgentFields } from './agents/kind.js';
 import type { Host } from './host.js';
 import type { CompiledPlan, JsonValue, ProcessDescription } from '../sdk/index.js';
 import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
@@ -39,6 +40,18 @@ export interface PlanView {
   runtime: CompiledPlan['runtime'];
   tasks: PlanTaskView[];
   processes: PlanProcessView[];
+  agents: PlanAgentView[];
+}
+
+/** An agent task as `plan` shows it: who it talks to, what it may call, and its bounds. */
+export interface PlanAgentView {
+  readonly task: string;
+  readonly agent: string;
+  readonly provider: { readonly name: string; readonly kind: string; readonly endpoint: string | null };
+  readonly model: string;
+  readonly tools: { readonly name: string; readonly kind: string; readonly effectClass: string; readonly risk: string; readonly idempotency: string; readonly approval: string }[];
+  readonly limits: { readonly maxTurns: number; readonly maxToolCalls: number; readonly maxOutputTokens: number; readonly timeoutSeconds: number; readonly retry: { readonly maxAttempts: number; readonly backoffMs: number } };
+  readonly structuredOutput: boolean;
 }
 
 export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap<string, TaskPolicyView>): PlanView {
@@ -78,6 +91,21 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
     }
     processes.push(...groups.values());
   }
+  const agents = plan.tasks.flatMap((task): PlanAgentView[] => {
+    if (task.kind !== AGENT_KIND) return [];
+    const { agent, provider, tools } = plan.actions[task.action]!.fields as unknown as AgentFields;
+    return [
+      {
+        task: task.id,
+        agent: agent.name,
+        provider: { name: provider.name, kind: provider.kind, endpoint: provider.endpoint ?? null },
+        model: agent.model,
+        tools: tools.map((tool) => ({ name: tool.name, kind: tool.kind, ...tool.profile, approval: tool.approval })),
+        limits: { maxTurns: agent.maxTurns, maxToolCalls: agent.maxToolCalls, maxOutputTokens: agent.maxOutputTokens, timeoutSeconds: agent.timeoutSeconds, retry: { ...agent.retry } },
+        structuredOutput: agent.structuredOutput !== undefined,
+      },
+    ];
+  });
   return {
     workflow: plan.name,
     digest: plan.digest,
@@ -87,6 +115,7 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
     runtime: plan.runtime,
     tasks,
     processes,
+    agents,
   };
 }
 

@@ -39,7 +39,8 @@ export const agentKind: ActionKind<z.ZodType<AgentFields>, typeof agentInputSche
     ...Object.values(fields.provider.headers),
     ...fields.tools.flatMap((tool) => tool.secrets),
   ],
-  describe: () => ({}),
+  // Every turn is a model.request effect: plan and check judge it by policy like any known effect.
+  describe: () => ({ effects: [{ operation: 'model.request', access: { tool: 'model.request' } }] }),
   dispatch: async () => {
     throw new AgentctlError('AGENTCTL_E_INTERNAL', 'agent tasks are run by the agent loop, not dispatched');
   },

@@ -113,6 +113,12 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
           lines.push(`  task ${task.id} with ${JSON.stringify(task.input)}${task.predictability === 'dynamic' ? ' (completed at run time)' : ''}`);
         }
       }
+      for (const agent of view.agents) {
+        const tools = agent.tools.map((tool) => `${tool.name} (${tool.effectClass}/${tool.risk}${tool.approval === 'policy' ? '' : `, approval ${tool.approval}`})`).join(', ') || 'none';
+        const { limits } = agent;
+        lines.push(`agent ${agent.agent} (task ${agent.task}): ${agent.provider.kind} ${agent.model} via ${agent.provider.name}  [maxTurns ${limits.maxTurns}, maxToolCalls ${limits.maxToolCalls}, maxOutputTokens ${limits.maxOutputTokens}, timeout ${limits.timeoutSeconds}s per call]`);
+        lines.push(`  tools: ${tools}`);
+      }
       return lines.join('\n');
     });
     return 0;
