@@ -28,6 +28,9 @@ const pluginsList = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> =>
             ...plugin.actionKinds.map((kind) => `kind ${kind}`),
             ...plugin.secretForms.map((form) => `secret {${form}: ...}`),
             ...plugin.isolationModes.map((mode) => `isolation ${mode}`),
+            ...plugin.providers.map((kind) => `provider ${kind}`),
+            ...plugin.toolKinds.map((kind) => `tool ${kind}`),
+            ...(plugin.network ? ['the network client'] : []),
             ...plugin.errorCodes.map((code) => `code ${code}`),
           ].join(', ');
           return `${plugin.name}@${plugin.version}  ${plugin.source}  owns ${owns || 'nothing (hooks only)'}`;
