@@ -4,9 +4,10 @@ import assert from './assert/plugin.js';
 import extensionProcess from './extension-process/plugin.js';
 import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
+import network from './network-policy/plugin.js';
 import read from './read/plugin.js';
 import secretsEnv from './secrets-env/plugin.js';
 import shellExec from './shell-exec/plugin.js';
 import write from './write/plugin.js';
 
-export const builtinPlugins = [assign, assert, read, write, shellExec, extensionProcess, isolationProcess, isolationContainer, secretsEnv] as const;
+export const builtinPlugins = [assign, assert, read, write, shellExec, extensionProcess, isolationProcess, isolationContainer, secretsEnv, network] as const;
