@@ -4,6 +4,7 @@ import assert from './assert/plugin.js';
 import extensionProcess from './extension-process/plugin.js';
 import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
+import network from './network-policy/plugin.js';
 import providerFake from './provider-fake/plugin.js';
 import providerOpenAi from './provider-openai/plugin.js';
 import read from './read/plugin.js';
@@ -22,6 +23,7 @@ export const builtinPlugins = [
   isolationProcess,
   isolationContainer,
   secretsEnv,
+  network,
   providerFake,
   providerOpenAi,
   toolsWorkspace,

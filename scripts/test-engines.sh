@@ -38,7 +38,8 @@ trap 'rm -rf "$WORK"' EXIT
 step='install packages'
 missing=()
 # Commands, not package names, so engines installed another way (docker-ce, a newer podman) are used as they are.
-for pair in podman:podman runc:runc dockerd:docker.io curl:curl; do
+# openssl is not an engine: the network client's TLS tests make their test CA with it.
+for pair in podman:podman runc:runc dockerd:docker.io curl:curl openssl:openssl; do
   command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
 # The images need a static busybox (it runs without any library); Debian's dynamic busybox would not do.
