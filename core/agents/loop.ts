@@ -151,7 +151,8 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
       const kind = loop.host.provider(provider.kind);
       if (!kind) throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_UNKNOWN', `no registered plugin provides provider kind ${provider.kind}`);
       const timeoutMs = agent.timeoutSeconds * 1000;
-      const callSignal = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+      const deadline = AbortSignal.timeout(timeoutMs);
+      const callSignal = AbortSignal.any([signal, deadline]);
       const network = loop.network ?? unavailableNetwork();
       const secrets = loop.context.secrets;
       const headers = Object.fromEntries(Object.entries(provider.headers).map(([name, reference]) => [name, secrets.value(reference)]));
@@ -168,7 +169,8 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
       let response: ModelResponse;
       try {
         response = await call;
-      } catch (error) {
+      } catch (thrown) {
+        const error = deadline.aborted && !signal.aborted ? timedOut(thrown, provider.name, agent.timeoutSeconds) : thrown;
         // A definite failure consumed one request and no tokens; one in doubt keeps its worst case.
         if (isEffectFailure(error) && error.outcome === 'failed') loop.budget?.used(effect.id, provider.kind, agent.model, ZERO, turn, attempt);
         throw error;
@@ -178,6 +180,17 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
     },
   );
   return (recorded as unknown as { response: ModelResponse }).response;
+}
+
+/**
+ * A call the agent's `timeoutSeconds` interrupted: uncertain once anything may have been sent (the provider may have
+ * processed it); a definite failure only when the provider said nothing left the machine.
+ */
+function timedOut(error: unknown, provider: string, seconds: number): EffectFailure {
+  if (isEffectFailure(error) && error.outcome === 'failed') {
+    return new EffectFailure('failed', 'AGENTCTL_E_NETWORK_TIMEOUT', `provider ${provider} was not reached within the agent's timeoutSeconds (${seconds}s); nothing was sent`);
+  }
+  return new EffectFailure('uncertain', 'AGENTCTL_E_PROVIDER_UNCERTAIN', `provider ${provider} did not answer within the agent's timeoutSeconds (${seconds}s); the request may have been processed`);
 }
 
 /** The last turn's text, or its validated structured object. */

@@ -166,9 +166,9 @@ describe('agents against an OpenAI-format server', function () {
   });
 
   describe('the network policy, before any byte is sent', () => {
-    const denied = async (options: Options, code: string, exitCode: number, fragment: string) => {
+    const denied = async (options: Options, code: string, exitCode: number, fragment: string, env: NodeJS.ProcessEnv = {}) => {
       server.enqueue({ text: 'must not be asked' });
-      const failed = errorDocument(await run({ ...options, agent: { tools: [] } }), exitCode);
+      const failed = errorDocument(await run({ ...options, agent: { tools: [] } }, { OPENAI_API_KEY: canary, ...env }), exitCode);
       expect(diagnosticWithCode(failed, code).message).to.contain(fragment);
       expect(server.requests, 'the server recorded a request').to.have.length(0);
       expect(runCount(ws.db)).to.equal(0);
@@ -177,10 +177,11 @@ describe('agents against an OpenAI-format server', function () {
     it('a host not in networkAllowlist', () => denied({ allowlist: ['api.example.com'] }, 'AGENTCTL_E_NETWORK_DENIED', 3, '127.0.0.1'));
     it('http when only https is allowed', () => denied({ network: { allowedSchemes: ['https'], allowPrivate: true } }, 'AGENTCTL_E_NETWORK_DENIED', 3, 'http'));
     it('a port that is not allowed', () => denied({ network: { allowedSchemes: ['http'], allowedPorts: [443], allowPrivate: true } }, 'AGENTCTL_E_NETWORK_DENIED', 3, port()));
-    it('a URL with userinfo', () => denied({ endpoint: server.url.replace('http://', 'http://user:pw@') }, 'AGENTCTL_E_NETWORK_DENIED', 3, 'userinfo'));
+    it('a URL with userinfo', () => denied({ endpoint: server.url.replace('http://', 'http://user:pw@') }, 'AGENTCTL_E_NETWORK_DENIED', 3, 'user name or password'));
     it('a name that resolves to 127.0.0.1 without allowPrivate', () =>
       denied({ endpoint: server.url.replace('127.0.0.1', 'localhost'), allowlist: ['localhost'], network: { allowedSchemes: ['http'] } }, 'AGENTCTL_E_NETWORK_DENIED', 3, '127.0.0.1'));
-    it('an invalid customCa bundle', () => denied({ network: { allowedSchemes: ['http'], allowPrivate: true, customCa: { env: 'CORP_CA' } } }, 'AGENTCTL_E_NETWORK_CA_INVALID', 2, 'customCa'));
+    it('an invalid customCa bundle', () =>
+      denied({ network: { allowedSchemes: ['http'], allowPrivate: true, customCa: { env: 'CORP_CA' } } }, 'AGENTCTL_E_NETWORK_CA_INVALID', 2, 'outside PEM', { CORP_CA: 'not a PEM bundle at all' }));
 
     it('a bundle that holds a private key is refused, and its bytes show nowhere', async () => {
       const key = `-----BEGIN PRIVATE KEY-----\n${Buffer.from(canary).toString('base64')}\n-----END PRIVATE KEY-----\n`;
