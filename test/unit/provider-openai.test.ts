@@ -1,9 +1,9 @@
 // Provider kind `openai` through a real Host, a real HTTP client and a local server speaking the Responses API.
 import { expect } from 'chai';
 import { Host } from '../../core/host.js';
+import networkPlugin from '../../builtins/network-policy/plugin.js';
 import openAiPlugin from '../../builtins/provider-openai/plugin.js';
-import { isEffectFailure, type EffectFailure, type ModelProvider, type ModelRequest, type ProviderCallContext } from '../../sdk/index.js';
-import { directNetwork } from '../support/direct-network.js';
+import { isEffectFailure, type EffectFailure, type ModelProvider, type ModelRequest, type NetworkClient, type ProviderCallContext } from '../../sdk/index.js';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
 
 const CANARY = 'sk-canary-0d5e9b27c4a1f3';
@@ -15,14 +15,18 @@ const READ_TOOL = {
 
 describe('provider openai (Responses API)', () => {
   let provider: ModelProvider;
+  let network: NetworkClient;
   let server: OpenAiServer;
   let failures: EffectFailure[] = [];
 
   before(() => {
     const host = new Host();
     host.register(openAiPlugin);
+    host.register(networkPlugin);
     host.ready();
     provider = host.provider('openai')!;
+    // The policy client as a run builds it, opened to the local server only.
+    network = host.networkClientFactory()!({ allowlist: ['127.0.0.1'], allowedSchemes: ['http'], allowedPorts: [], connectTimeoutSeconds: 5, maxResponseBytes: 64 * 1024 * 1024, allowPrivate: true, allowProxy: false });
   });
   beforeEach(async () => {
     server = await startOpenAiServer();
@@ -45,7 +49,7 @@ describe('provider openai (Responses API)', () => {
     credential: CANARY,
     // A custom authorization header never replaces the credential's.
     headers: { 'X-Team': 'blue', Authorization: 'Bearer not-this-one' },
-    network: directNetwork(),
+    network,
     signal: new AbortController().signal,
     timeoutMs: 5000,
     effectId: 'eff_0123456789abcdef0123456789abcdef01234567',
