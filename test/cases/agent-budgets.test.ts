@@ -4,21 +4,9 @@ import { expect } from 'chai';
 import { stringify } from 'yaml';
 import { baseEnv, runCli, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, rows } from './helpers.js';
+import { READ_TOOL } from '../support/agents.js';
 
 type Workspace = ReturnType<typeof workspace>;
-
-const READ_TOOL = {
-  kind: 'builtin.workspace.read',
-  description: 'Read one workspace file.',
-  inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
-  outputSchema: { type: 'object' },
-  capability: 'filesystem.read',
-  risk: 'low',
-  effectClass: 'observe',
-  idempotency: 'idempotent',
-  retrySafe: true,
-  timeoutSeconds: 5,
-};
 
 const twoTurns = { tools: ['read_note'], maxTurns: 2, providerOptions: { toolInput: { path: 'note.txt' }, finalText: 'done' } };
 

@@ -8,21 +8,9 @@ import { stringify } from 'yaml';
 import { baseEnv, runCliAsync, workspace } from '../support/cli.js';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
 import { diagnosticWithCode, errorDocument, outcome, rows, runCount, unique } from './helpers.js';
+import { READ_TOOL } from '../support/agents.js';
 
 type Workspace = ReturnType<typeof workspace>;
-
-const READ_TOOL = {
-  kind: 'builtin.workspace.read',
-  description: 'Read one workspace file.',
-  inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
-  outputSchema: { type: 'object' },
-  capability: 'filesystem.read',
-  risk: 'low',
-  effectClass: 'observe',
-  idempotency: 'idempotent',
-  retrySafe: true,
-  timeoutSeconds: 5,
-};
 
 interface Options {
   endpoint?: string;

@@ -101,11 +101,12 @@ ${assignTasks}  tasks:
     expect(first!.code).to.equal('AGENTCTL_E_YAML_SYNTAX');
   });
 
-  it('rejects an unsupported apiVersion and agent tasks', async () => {
+  it('rejects an unsupported apiVersion and a task of an undeclared agent', async () => {
     const [version] = await diagnosticsOf(workflow(`${assignTasks}  tasks: [{ id: a, uses: "action:set" }]\n`).replace('agentctl.dev/v1', 'agentctl.dev/v2'));
     expect(version!.code).to.equal('AGENTCTL_E_API_VERSION');
     const [agent] = await diagnosticsOf(workflow(`${assignTasks}  tasks: [{ id: a, uses: "agent:helper" }]\n`));
-    expect(agent!.code).to.equal('AGENTCTL_E_UNSUPPORTED');
+    expect(agent!.code).to.equal('AGENTCTL_E_UNKNOWN_ACTION');
+    expect(agent!.message).to.contain('not declared in spec.agents');
   });
 
   it('requires when to be one whole template', async () => {
