@@ -12,9 +12,10 @@ const BARE = join(ROOT, 'bench', 'agent-bare.mjs');
 export const AGENT_TURNS = 50;
 
 /**
- * Per repetition, interleaved: agentctl 1 turn, agentctl 50 turns, `agentctl check` of both documents (the
- * compile share: the 50-turn document holds a longer script), bare 1 turn, bare 50 turns (each a fresh database). Then, not timed: the bytes each side recorded for 50 turns, and (where strace exists) the syncs each
- * makes per turn.
+ * Per repetition, interleaved: agentctl 1 turn, agentctl 50 turns, `agentctl check` of both documents (the compile
+ * share: the 50-turn document holds a longer script), bare 1 turn, bare 50 turns (each a fresh database), each timed
+ * in wall and CPU time. Then, not timed: the bytes each side recorded for 50 turns, and (where strace exists) the
+ * syncs each makes per turn.
  */
 export async function measureAgentLoop({ timed, node, cli, tmpRoot, reps }) {
   const dir = join(tmpRoot, 'agent');
