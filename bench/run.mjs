@@ -15,6 +15,8 @@
 //       2,000 tasks at maxConcurrency 8 against the same at 1, per task: ratio < 1
 //   (h) a one-task `isolation: container` run of /bin/true in busybox against the engine's own `run --rm` with the
 //       same controls, per engine (Docker, Podman), paired and alternating: median of the ratios (information)
+//   (i) an agent task of 50 model turns and 49 builtin.echo calls on the fake provider, marginal per turn, against
+//       the same loop with no framework making the same commits and syncs (bench/agent-bare.mjs): ratio <= 1.5
 //
 // (a) and (b) are gated on the MARGINAL per-task cost: (t(N-task run) - t(1-task run)) / (N - 1),
 // where both runs are whole CLI invocations of the same workflow shape with a fresh temp --db.
@@ -30,6 +32,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { benchEngines, measureEngine } from './container.mjs';
+import { AGENT_TURNS, measureAgentLoop } from './agent.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'agentctl.js');
@@ -56,7 +59,7 @@ const RESUME_TASKS = 1000; // task RESUME_TASKS / 2 + 1 waits for an approval
 const WIDE_TASKS = 200;
 const WIDE_BIG_TASKS = 2000;
 const WIDE = 8;
-const LIMITS = { shellRatio: 1.5, assignMs: 0.25, coldRatio: 1.5, replayRatio: 0.05, resumeRatio: 1.2, wideRatio: 1 };
+const LIMITS = { shellRatio: 1.5, assignMs: 0.25, coldRatio: 1.5, replayRatio: 0.05, resumeRatio: 1.2, wideRatio: 1, agentRatio: 1.5 };
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -610,6 +613,30 @@ async function main() {
         console.log(`    ${engine.name}: median paired ratio ${fmt(ratio)} x;  median difference ${fmt(median(h.agentctl.map((ms, i) => ms - h.plain[i])), 1)} ms`);
         rows.push({ id: '(h)', figure: `container run / ${engine.name} run --rm, paired`, value: ratio, unit: 'x', limit: LIMITS.shellRatio, gated: false });
       }
+    }
+    if (want('i')) {
+      // (i) the agent loop per turn ------------------------------------------------------------
+      process.stdout.write(`(i) an agent task of ${AGENT_TURNS} model turns and ${AGENT_TURNS - 1} builtin.echo calls on the fake provider vs the bare loop ... `);
+      const { samples: s, recorded, syncs } = await measureAgentLoop({ timed, node: NODE, cli: CLI, tmpRoot, reps: REPS });
+      console.log('done');
+      const per = (one, many) => (median(many) - median(one)) / (AGENT_TURNS - 1);
+      const agentPer = per(s.agent1, s.agentN);
+      const barePer = per(s.bare1, s.bareN);
+      console.log(`    agentctl run, 1 turn:     median ${fmt(median(s.agent1), 1).padStart(8)} ms  ${list(s.agent1)}`);
+      console.log(`    agentctl run, ${AGENT_TURNS} turns:   median ${fmt(median(s.agentN), 1).padStart(8)} ms  ${list(s.agentN)}`);
+      console.log(`    bare loop, 1 turn:        median ${fmt(median(s.bare1), 1).padStart(8)} ms  ${list(s.bare1)}`);
+      console.log(`    bare loop, ${AGENT_TURNS} turns:      median ${fmt(median(s.bareN), 1).padStart(8)} ms  ${list(s.bareN)}`);
+      console.log(`    marginal per turn: agentctl ${fmt(agentPer)} ms, bare ${fmt(barePer)} ms;  ratio ${fmt(agentPer / barePer)} x   <- gated`);
+      console.log(`    compile share (info): (check ${AGENT_TURNS} turns ${fmt(median(s.checkN), 1)} ms - check 1 turn ${fmt(median(s.check1), 1)} ms) / ${AGENT_TURNS - 1} = ${fmt(per(s.check1, s.checkN))} ms per turn (the longer script in the document)`);
+      console.log(`    bare loop timed inside its process (info): ${fmt(per(s.bareLoop1, s.bareLoopN))} ms per turn`);
+      const cpuAgent = per(s.cpu.agent1, s.cpu.agentN);
+      const cpuBare = per(s.cpu.bare1, s.cpu.bareN);
+      console.log(`    CPU time (user + system) per turn (info): agentctl ${fmt(cpuAgent)} ms, bare ${fmt(cpuBare)} ms;  difference ${fmt(cpuAgent - cpuBare)} ms (framework work, without disk waits)`);
+      const r = (side) => `${side.effects} effects (${side.effectBytes} bytes of JSON), ${side.events} effect audit events (${side.eventBytes} bytes)`;
+      console.log(`    recorded by ${AGENT_TURNS} turns: agentctl ${r(recorded.agentctl)}; bare ${r(recorded.bare)}`);
+      console.log(syncs.skipped ? `    syncs per turn: not counted (${syncs.skipped})` : `    fsync calls per turn (strace): agentctl ${fmt(syncs.agentctl, 2)}, bare ${fmt(syncs.bare, 2)}`);
+      rows.push({ id: '(i)', figure: 'agent loop marginal per turn / bare loop', value: agentPer / barePer, unit: 'x', limit: LIMITS.agentRatio, gated: true });
+      rows.push({ id: '(i)', figure: 'agent loop execute share per turn / bare loop', value: (agentPer - per(s.check1, s.checkN)) / barePer, unit: 'x', limit: LIMITS.agentRatio, gated: false });
     }
   } finally {
     rmSync(tmpRoot, { recursive: true, force: true });

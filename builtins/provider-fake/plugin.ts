@@ -31,6 +31,19 @@ export const fakeOptionsSchema = z.strictObject({
 
 type FakeOptions = z.output<typeof fakeOptionsSchema>;
 
+/**
+ * The options of the last call, by their JSON text. An agent sends the same options every turn, and parsing a long
+ * `turns` script costs far more than its text: each turn would pay for the whole script again. Equal text parses to
+ * equal options, so the text is the key (a caller that changed the object gets it parsed anew).
+ */
+let lastOptions: { text: string; options: FakeOptions } | undefined;
+
+function optionsOf(request: ModelRequest): FakeOptions {
+  const text = JSON.stringify(request.options);
+  if (lastOptions?.text !== text) lastOptions = { text, options: fakeOptionsSchema.parse(request.options) };
+  return lastOptions.options;
+}
+
 /** The answer of turn `index` (0-based): the script's, else the reference's tool-then-text behaviour. */
 function answer(request: ModelRequest, options: FakeOptions, index: number): (TextBlock | ToolCallBlock)[] | { refusal: string } {
   const firstTool = request.tools[0]?.name;
@@ -42,12 +55,13 @@ function answer(request: ModelRequest, options: FakeOptions, index: number): (Te
     return scripted.toolCalls.map((call, position) => {
       const name = call.tool ?? firstTool;
       if (name === undefined) throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_REJECTED', 'fake provider: the script calls a tool and the agent has none');
-      return { type: 'tool_call', id: `call_${index + 1}_${position + 1}`, name, input: call.input };
+      // A copy: the parsed script is kept for the next call, and a response is the caller's to keep.
+      return { type: 'tool_call', id: `call_${index + 1}_${position + 1}`, name, input: structuredClone(call.input) };
     });
   }
   // The reference's rule: one call of the first tool, until a tool result has been seen.
   const sawResult = request.messages.some((message) => message.content.some((block) => block.type === 'tool_result'));
-  if (options.toolInput && !sawResult && firstTool !== undefined) return [{ type: 'tool_call', id: 'fake-call-1', name: firstTool, input: options.toolInput }];
+  if (options.toolInput && !sawResult && firstTool !== undefined) return [{ type: 'tool_call', id: 'fake-call-1', name: firstTool, input: structuredClone(options.toolInput) }];
   return [{ type: 'text', text: options.finalText ?? defaultText(request) }];
 }
 
@@ -67,7 +81,7 @@ export const fakeProvider: ModelProvider = {
   capabilities: { tools: true, structuredOutput: true, reasoning: false, streaming: true },
   optionsSchema: fakeOptionsSchema as unknown as z.ZodType<JsonObject>,
   async call(request, context): Promise<ModelResponse> {
-    const options = fakeOptionsSchema.parse(request.options);
+    const options = optionsOf(request);
     if (options.delayMs) {
       try {
         await sleep(options.delayMs, undefined, { signal: context.signal });

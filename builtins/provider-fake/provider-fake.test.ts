@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import type { JsonObject, ModelMessage, ModelRequest, ProviderCallContext, ToolCallBlock } from '../../sdk/index.js';
+import { fakeOptionsSchema, fakeProvider } from './plugin.js';
+
+const context = (sequence: number): ProviderCallContext => ({
+  provider: { name: 'scripted', kind: 'fake' },
+  headers: {},
+  network: { check: () => Promise.reject(new Error('offline')), request: () => Promise.reject(new Error('offline')) },
+  signal: new AbortController().signal,
+  timeoutMs: 1000,
+  effectId: `eff_${sequence}`,
+  sequence,
+});
+
+/** A request after `turns` earlier answers (the fake answers turn N from the N-th assistant message). */
+const request = (options: JsonObject, turns: number): ModelRequest => ({
+  model: 'scripted',
+  messages: [
+    { role: 'user', content: [{ type: 'text', text: 'go' }] },
+    ...Array.from({ length: turns }, (): ModelMessage => ({ role: 'assistant', content: [{ type: 'text', text: 'earlier' }] })),
+  ],
+  tools: [{ name: 'echo', description: 'Returns its input.', inputSchema: { type: 'object' } }],
+  maxOutputTokens: 100,
+  options,
+});
+
+const script = (calls: number): JsonObject => ({
+  turns: [...Array.from({ length: calls }, (_, i) => ({ toolCalls: [{ tool: 'echo', input: { n: i + 1 } }] })), { text: 'done' }],
+});
+
+describe('fake provider', () => {
+  const parse = fakeOptionsSchema.parse;
+  let parses = 0;
+  beforeEach(() => {
+    parses = 0;
+    fakeOptionsSchema.parse = ((...args: Parameters<typeof parse>) => {
+      parses += 1;
+      return parse(...args);
+    }) as typeof parse;
+  });
+  afterEach(() => {
+    fakeOptionsSchema.parse = parse;
+  });
+
+  it('parses the options of an agent once, not at every turn: 50 turns of a 49-call script parse it once', async () => {
+    const options = script(49);
+    const answers: string[] = [];
+    for (let turn = 0; turn < 50; turn += 1) {
+      const response = await fakeProvider.call(request(options, turn), context(turn + 1));
+      answers.push(response.finishReason);
+    }
+    expect(parses).to.equal(1);
+    expect(answers.filter((reason) => reason === 'tool_calls')).to.have.length(49);
+    expect(answers.at(-1)).to.equal('complete');
+  });
+
+  it('answers from the options as they are at each call: changed options are parsed again', async () => {
+    const options = script(2);
+    const first = await fakeProvider.call(request(options, 0), context(1));
+    expect((first.content[0] as ToolCallBlock).input).to.deep.equal({ n: 1 });
+    (options.turns as JsonObject[])[0] = { text: 'changed' };
+    const second = await fakeProvider.call(request(options, 0), context(2));
+    expect(second.content).to.deep.equal([{ type: 'text', text: 'changed' }]);
+    expect(parses).to.equal(2);
+  });
+
+  it('gives every response its own tool input: changing one answer changes no later one', async () => {
+    const options = { toolInput: { path: 'note.txt' } };
+    const first = await fakeProvider.call(request(options, 0), context(1));
+    ((first.content[0] as ToolCallBlock).input as { path: string }).path = 'other.txt';
+    const second = await fakeProvider.call(request(options, 0), context(2));
+    expect((second.content[0] as ToolCallBlock).input).to.deep.equal({ path: 'note.txt' });
+  });
+});
