@@ -3,7 +3,6 @@
 /** Any value that survives a JSON round trip. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-/** A JSON object. */
 /**
  * JSON text with object keys sorted at every level: equal values give equal text, whatever order their keys were
  * written in. Digests (effect ids, schema digests) are taken of it.
@@ -15,4 +14,5 @@ export function canonicalJson(value: JsonValue): string {
   return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key]!)}`).join(',')}}`;
 }
 
+/** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
