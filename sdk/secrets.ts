@@ -1,6 +1,7 @@
 // Secret references and the resolvers that turn them into values.
 import { z } from 'zod';
 import type { JsonValue } from './json.js';
+import type { ResolvedPolicy } from './policy.js';
 
 /** A reference to a secret value: exactly one key naming the form, e.g. `{ env: 'TOKEN' }`. */
 export type SecretReference = Readonly<Record<string, JsonValue>>;
@@ -15,6 +16,11 @@ export interface SecretResolverContext {
   readonly workspaceRoot: string;
   readonly environment: NodeJS.ProcessEnv;
   readonly signal: AbortSignal;
+  /**
+   * The run's policy, for resolvers it bounds: `secretFileRoots` for `{file: ...}`, `secretProcessAllowlist` for
+   * `{process: ...}` (relative roots are relative to the workspace root).
+   */
+  readonly policy: ResolvedPolicy;
 }
 
 /** Resolves one reference form (the key of the reference object) to a value, or throws an AgentctlError. */

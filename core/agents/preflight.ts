@@ -1,7 +1,7 @@
 // Preflight of the agent tasks that will execute, before any run state exists: their provider credentials (a
 // missing one is exit 6), the network client of the run (customCa resolved and checked), and every provider URL
 // judged by the network policy and resolved. Nothing is sent.
-import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SecretReference } from '../../sdk/index.js';
+import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SecretReference, type SecretResolverContext } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import type { SecretVault } from '../runner/secrets.js';
 import { AGENT_KIND, type AgentFields } from './kind.js';
@@ -28,7 +28,7 @@ export function asCredentialProblem(problem: Diagnostic): Diagnostic {
 }
 
 /** Builds the run's network client and checks every provider URL the executing agent tasks will reach. */
-export async function agentNetworkProblems(host: Host, plan: CompiledPlan, vault: SecretVault, executing: readonly CompiledTask[], context: { workspaceRoot: string; environment: NodeJS.ProcessEnv; signal: AbortSignal }): Promise<Diagnostic[]> {
+export async function agentNetworkProblems(host: Host, plan: CompiledPlan, vault: SecretVault, executing: readonly CompiledTask[], context: SecretResolverContext): Promise<Diagnostic[]> {
   const agents = executing.filter((task) => task.kind === AGENT_KIND).map((task) => plan.actions[task.action]!.fields as unknown as AgentFields);
   const urls = new Map<string, string>();
   for (const { provider } of agents) {

@@ -67,7 +67,7 @@ export async function preflightProblems(request: PreflightRequest, vault: Secret
     const kind = host.actionKind(action.kind)!;
     for (const reference of kind.secretReferences?.(action.fields) ?? []) references.push({ reference, where: `spec.actions.${action.name}` });
   }
-  const resolveContext = { workspaceRoot, environment: request.environment, signal };
+  const resolveContext = { workspaceRoot, environment: request.environment, signal, policy: plan.policy };
   const problems: Diagnostic[] = (await vault.resolve(host, references, resolveContext)).map(asCredentialProblem);
   problems.push(...(await agentNetworkProblems(host, plan, vault, executing, resolveContext)));
   const tasks = executing.map((task) => Object.freeze({ id: task.id, kind: task.kind, action: plan.actions[task.action]!.fields }));
