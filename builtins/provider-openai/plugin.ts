@@ -1,4 +1,4 @@
-// Provider kind `openai`: one model turn is one `POST {endpoint}/responses` of the OpenAI Responses API, sent through
+// Provider kind `openai`: one model turn is one `POST {endpoint}` of the OpenAI Responses API, sent through
 // the host's network client (never a socket of its own), so the workflow's network policy applies to it.
 import { definePlugin, EffectFailure, type HttpResponse, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '../../sdk/index.js';
 import { networkFailure, statusFailure } from './failures.js';
@@ -6,13 +6,13 @@ import { openAiOptionsSchema, optionsSchema } from './options.js';
 import { requestBody } from './request.js';
 import { modelResponse } from './response.js';
 
-const DEFAULT_ENDPOINT = 'https://api.openai.com/v1';
+const DEFAULT_ENDPOINT = 'https://api.openai.com/v1/responses';
 /** The largest answer read; a longer one is AGENTCTL_E_PROVIDER_RESPONSE_INVALID. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-/** The URL of the Responses API: `endpoint` (default https://api.openai.com/v1) replaces the base. */
+/** The URL requests are sent to: `endpoint` as written (the reference's rule: the whole URL), by default OpenAI's. */
 export function responsesUrl(provider: ProviderSettings): string {
-  return `${(provider.endpoint ?? DEFAULT_ENDPOINT).replace(/\/+$/, '')}/responses`;
+  return provider.endpoint ?? DEFAULT_ENDPOINT;
 }
 
 /** The headers sent: the entry's own `headers`, then the standard ones, which win whatever case the entry used. */
@@ -49,7 +49,7 @@ async function call(request: ModelRequest, context: ProviderCallContext): Promis
 
 export const openAiProvider: ModelProvider = Object.freeze({
   kind: 'openai',
-  description: 'OpenAI Responses API (POST {endpoint}/responses), the whole conversation sent every turn.',
+  description: 'OpenAI Responses API (POST {endpoint}), the whole conversation sent every turn.',
   capabilities: Object.freeze({ tools: true, structuredOutput: true, reasoning: true, streaming: true }),
   credentialVariable: 'OPENAI_API_KEY',
   optionsSchema,

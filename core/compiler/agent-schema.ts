@@ -8,7 +8,7 @@ const timeoutSeconds = z.number().int().min(1).max(86400);
 
 export const providerSchema = z.strictObject({
   kind: z.string().min(1).describe('A registered provider kind: fake, openai, ...'),
-  endpoint: z.url({ protocol: /^https?$/, error: 'endpoint must be an http or https URL' }).optional().describe('Base URL of the API; each kind has its default.'),
+  endpoint: z.url({ protocol: /^https?$/, error: 'endpoint must be an http or https URL' }).optional().describe('The URL requests are sent to; each kind has its default.'),
   credential: secretReferenceSchema.optional().describe("A secret reference; default: the kind's variable, e.g. {env: OPENAI_API_KEY}."),
   apiVersion: z.string().min(1).optional(),
   headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name'), secretReferenceSchema).default({}).describe('Extra headers, each a secret reference.'),

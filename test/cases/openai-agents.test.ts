@@ -183,7 +183,7 @@ describe('agents against an OpenAI-format server', function () {
     it('a 302 to an allowed host is not followed: the target records nothing', async () => {
       const target = await startOpenAiServer();
       try {
-        server.enqueue({ redirect: `${target.url}/responses` });
+        server.enqueue({ redirect: target.url });
         target.enqueue({ text: 'must not be asked' });
         const failed = errorDocument(await run({ agent: { tools: [] }, network: { allowedSchemes: ['http'], allowPrivate: true } }), 6);
         diagnosticWithCode(failed, 'AGENTCTL_E_NETWORK_REDIRECT');

@@ -38,7 +38,7 @@ export type Reply =
   | { readonly hang: true };
 
 export interface OpenAiServer {
-  /** The API base, `http://127.0.0.1:PORT/v1`: what a provider entry's `endpoint` holds. */
+  /** The Responses URL, `http://127.0.0.1:PORT/v1/responses`: what a provider entry's `endpoint` holds. */
   readonly url: string;
   readonly requests: RecordedRequest[];
   enqueue(...replies: Reply[]): void;
@@ -133,7 +133,7 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `http://127.0.0.1:${port}/v1/responses`,
     requests,
     enqueue: (...replies) => void queue.push(...replies),
     // Hanging exchanges are cut so that close never waits for them.

@@ -260,6 +260,6 @@ describe('provider openai (Responses API)', () => {
     expect(provider.capabilities).to.deep.equal({ tools: true, structuredOutput: true, reasoning: true, streaming: true });
     expect(provider.credentialVariable).to.equal('OPENAI_API_KEY');
     expect(provider.urls!({ name: 'main', kind: 'openai' })).to.deep.equal(['https://api.openai.com/v1/responses']);
-    expect(provider.urls!({ name: 'local', kind: 'openai', endpoint: 'http://127.0.0.1:8080/v1/' })).to.deep.equal(['http://127.0.0.1:8080/v1/responses']);
+    expect(provider.urls!({ name: 'local', kind: 'openai', endpoint: 'http://127.0.0.1:8080/v1/responses' })).to.deep.equal(['http://127.0.0.1:8080/v1/responses']);
   });
 });
