@@ -5,6 +5,7 @@ import extensionProcess from './extension-process/plugin.js';
 import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
 import network from './network-policy/plugin.js';
+import providerAnthropic from './provider-anthropic/plugin.js';
 import providerFake from './provider-fake/plugin.js';
 import providerOpenAi from './provider-openai/plugin.js';
 import read from './read/plugin.js';
@@ -24,6 +25,7 @@ export const builtinPlugins = [
   isolationContainer,
   secretsEnv,
   network,
+  providerAnthropic,
   providerFake,
   providerOpenAi,
   toolsWorkspace,
