@@ -7,6 +7,7 @@ import isolationProcess from './isolation-process/plugin.js';
 import network from './network-policy/plugin.js';
 import providerAnthropic from './provider-anthropic/plugin.js';
 import providerFake from './provider-fake/plugin.js';
+import providerGoogle from './provider-google/plugin.js';
 import providerOpenAi from './provider-openai/plugin.js';
 import read from './read/plugin.js';
 import secretsEnv from './secrets-env/plugin.js';
@@ -27,6 +28,7 @@ export const builtinPlugins = [
   network,
   providerAnthropic,
   providerFake,
+  providerGoogle,
   providerOpenAi,
   toolsWorkspace,
 ] as const;
