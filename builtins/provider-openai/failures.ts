@@ -6,10 +6,10 @@ import { EffectFailure, errorMessage, isAgentctlError, isNetworkFailure, type Ht
 const IDENTIFIER = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** A non-2xx answer → failed UNAVAILABLE (429, 5xx: the host may retry) or failed REJECTED (any other status). */
-export function statusFailure(response: HttpResponse): EffectFailure {
+export function statusFailure(response: HttpResponse, kind = 'openai'): EffectFailure {
   const { status } = response;
   const detail = errorIdentifiers(response.body);
-  const message = `openai answered ${status}${detail ? ` (${detail})` : ''}`;
+  const message = `${kind} answered ${status}${detail ? ` (${detail})` : ''}`;
   if (status === 429 || status >= 500) return new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_UNAVAILABLE', message, { details: { status } });
   if (status >= 300 && status < 400) return new EffectFailure('failed', 'AGENTCTL_E_NETWORK_REDIRECT', `${message}: redirects are not followed`, { details: { status } });
   return new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_REJECTED', message, { details: { status } });
@@ -31,12 +31,12 @@ function errorIdentifiers(body: Buffer): string {
  * redirect or an oversized body is a complete answer that cannot be used: failed. Anything else after sending (a
  * timeout, a reset) may have reached OpenAI: uncertain, so it is never sent again without an operator.
  */
-export function networkFailure(error: unknown): EffectFailure {
+export function networkFailure(error: unknown, kind = 'openai'): EffectFailure {
   if (!isNetworkFailure(error)) {
-    if (isAgentctlError(error)) return new EffectFailure('uncertain', error.code, `openai request: ${error.message}`, { cause: error });
-    return new EffectFailure('uncertain', 'AGENTCTL_E_PROVIDER_UNCERTAIN', `openai request failed after it may have been sent: ${errorMessage(error)}`, { cause: error });
+    if (isAgentctlError(error)) return new EffectFailure('uncertain', error.code, `${kind} request: ${error.message}`, { cause: error });
+    return new EffectFailure('uncertain', 'AGENTCTL_E_PROVIDER_UNCERTAIN', `${kind} request failed after it may have been sent: ${errorMessage(error)}`, { cause: error });
   }
-  const message = `openai request: ${error.message}`;
+  const message = `${kind} request: ${error.message}`;
   if (error.code === 'AGENTCTL_E_NETWORK_RESPONSE_TOO_LARGE') return new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_RESPONSE_INVALID', message, { cause: error });
   if (error.code === 'AGENTCTL_E_CANCELLED') return new EffectFailure(error.sent ? 'uncertain' : 'failed', error.code, message, { cause: error });
   if (!error.sent || error.code === 'AGENTCTL_E_NETWORK_REDIRECT') return new EffectFailure('failed', error.code, message, { cause: error });

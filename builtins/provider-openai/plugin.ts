@@ -1,5 +1,6 @@
-// Provider kind `openai`: one model turn is one `POST {endpoint}` of the OpenAI Responses API, sent through
-// the host's network client (never a socket of its own), so the workflow's network policy applies to it.
+// Provider kinds `openai` and `azure_openai`: one model turn is one `POST` of the OpenAI Responses API, sent through
+// the host's network client (never a socket of its own), so the workflow's network policy applies to it. Azure speaks
+// the same wire format; only the URL and the credential's header differ.
 import { definePlugin, EffectFailure, type HttpResponse, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '../../sdk/index.js';
 import { networkFailure, statusFailure } from './failures.js';
 import { openAiOptionsSchema, optionsSchema } from './options.js';
@@ -15,35 +16,57 @@ export function responsesUrl(provider: ProviderSettings): string {
   return provider.endpoint ?? DEFAULT_ENDPOINT;
 }
 
+/**
+ * The Azure URL: the deployment's `endpoint` (required) with `api-version` added, `apiVersion` or `v1` (the version of
+ * Azure's v1 Responses API). Without an endpoint there is no URL: `check` refuses such an entry first.
+ */
+export function azureUrl(provider: ProviderSettings): string | undefined {
+  if (provider.endpoint === undefined) return undefined;
+  const separator = provider.endpoint.includes('?') ? '&' : '?';
+  return `${provider.endpoint}${separator}api-version=${encodeURIComponent(provider.apiVersion ?? 'v1')}`;
+}
+
+/** How one kind addresses the API: where to send, and the header that carries the credential. */
+interface Flavour {
+  readonly kind: string;
+  url(provider: ProviderSettings): string | undefined;
+  authorization(credential: string): Record<string, string>;
+}
+
+const OPENAI: Flavour = { kind: 'openai', url: responsesUrl, authorization: (credential) => ({ authorization: `Bearer ${credential}` }) };
+const AZURE: Flavour = { kind: 'azure_openai', url: azureUrl, authorization: (credential) => ({ 'api-key': credential }) };
+
 /** The headers sent: the entry's own `headers`, then the standard ones, which win whatever case the entry used. */
-function requestHeaders(context: ProviderCallContext, credential: string): Record<string, string> {
+function requestHeaders(context: ProviderCallContext, auth: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(context.headers)) headers[name.toLowerCase()] = value;
-  headers.authorization = `Bearer ${credential}`;
+  Object.assign(headers, auth);
   headers['content-type'] = 'application/json';
   return headers;
 }
 
-async function call(request: ModelRequest, context: ProviderCallContext): Promise<ModelResponse> {
+async function call(flavour: Flavour, request: ModelRequest, context: ProviderCallContext): Promise<ModelResponse> {
   if (context.credential === undefined) {
-    throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', `provider ${context.provider.name} (openai) has no credential; nothing was sent`);
+    throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', `provider ${context.provider.name} (${flavour.kind}) has no credential; nothing was sent`);
   }
+  const url = flavour.url(context.provider);
+  if (url === undefined) throw new EffectFailure('failed', 'AGENTCTL_E_AGENT_INVALID', `provider ${context.provider.name} (${flavour.kind}) has no endpoint; nothing was sent`);
   const body = JSON.stringify(requestBody(request, openAiOptionsSchema.parse(request.options)));
   let response: HttpResponse;
   try {
     response = await context.network.request({
-      url: responsesUrl(context.provider),
+      url,
       method: 'POST',
-      headers: requestHeaders(context, context.credential),
+      headers: requestHeaders(context, flavour.authorization(context.credential)),
       body,
       timeoutMs: context.timeoutMs,
       maxResponseBytes: MAX_RESPONSE_BYTES,
       signal: context.signal,
     });
   } catch (error) {
-    throw networkFailure(error);
+    throw networkFailure(error, flavour.kind);
   }
-  if (response.status < 200 || response.status >= 300) throw statusFailure(response);
+  if (response.status < 200 || response.status >= 300) throw statusFailure(response, flavour.kind);
   return modelResponse(response.body);
 }
 
@@ -54,15 +77,30 @@ export const openAiProvider: ModelProvider = Object.freeze({
   credentialVariable: 'OPENAI_API_KEY',
   optionsSchema,
   urls: (provider: ProviderSettings) => [responsesUrl(provider)],
-  call,
+  call: (request: ModelRequest, context: ProviderCallContext) => call(OPENAI, request, context),
+});
+
+export const azureOpenAiProvider: ModelProvider = Object.freeze({
+  kind: 'azure_openai',
+  description: 'Azure OpenAI Responses API (POST {endpoint}?api-version=...), the same wire format as openai.',
+  capabilities: openAiProvider.capabilities,
+  credentialVariable: 'AZURE_OPENAI_API_KEY',
+  requiresEndpoint: true,
+  optionsSchema,
+  urls: (provider: ProviderSettings) => {
+    const url = azureUrl(provider);
+    return url === undefined ? [] : [url];
+  },
+  call: (request: ModelRequest, context: ProviderCallContext) => call(AZURE, request, context),
 });
 
 export default definePlugin({
   name: 'builtin.provider.openai',
   version: '0.1.0',
   hostRange: '^0.1.0',
-  description: 'Provides model provider kind openai (the Responses API), through the network client under policy.',
+  description: 'Provides model provider kinds openai and azure_openai (the Responses API), through the network client under policy.',
   setup(api) {
     api.registerProvider(openAiProvider);
+    api.registerProvider(azureOpenAiProvider);
   },
 });

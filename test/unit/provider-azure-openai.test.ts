@@ -1,0 +1,112 @@
+// Provider kind `azure_openai`: the openai plugin's second kind, the same Responses wire format with Azure's URL and
+// `api-key` header, against a local server that speaks the Responses API.
+import { expect } from 'chai';
+import { Host } from '../../core/host.js';
+import networkPlugin from '../../builtins/network-policy/plugin.js';
+import openAiPlugin from '../../builtins/provider-openai/plugin.js';
+import { isEffectFailure, type EffectFailure, type ModelProvider, type ModelRequest, type NetworkClient, type ProviderCallContext } from '../../sdk/index.js';
+import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
+
+const CANARY = 'azure-canary-91be3c07f4';
+
+describe('provider azure_openai (Responses API on Azure)', () => {
+  let provider: ModelProvider;
+  let network: NetworkClient;
+  let server: OpenAiServer;
+  let failures: EffectFailure[] = [];
+
+  before(() => {
+    const host = new Host();
+    host.register(openAiPlugin);
+    host.register(networkPlugin);
+    host.ready();
+    provider = host.provider('azure_openai')!;
+    network = host.networkClientFactory()!({ allowlist: ['127.0.0.1'], allowedSchemes: ['http'], allowedPorts: [], connectTimeoutSeconds: 5, maxResponseBytes: 64 * 1024 * 1024, allowPrivate: true, allowProxy: false });
+  });
+  beforeEach(async () => {
+    server = await startOpenAiServer();
+    failures = [];
+  });
+  afterEach(async function () {
+    await server.close();
+    if (this.currentTest?.state !== 'passed') return;
+    // The credential is sent in the api-key header and nowhere else (no Authorization), and no error repeats it.
+    for (const request of server.requests) {
+      expect(request.headers['api-key']).to.equal(CANARY);
+      expect(request.headers.authorization).to.equal(undefined);
+      const { 'api-key': _key, ...others } = request.headers;
+      expect(JSON.stringify([request.path, others, request.body])).not.to.contain(CANARY);
+    }
+    for (const failure of failures) expect(JSON.stringify([failure.message, failure.diagnostics, failure.details])).not.to.contain(CANARY);
+  });
+
+  const context = (overrides: Partial<ProviderCallContext> = {}): ProviderCallContext => ({
+    provider: { name: 'azure', kind: 'azure_openai', endpoint: server.url },
+    credential: CANARY,
+    headers: { 'Api-Key': 'not-this-one' },
+    network,
+    signal: new AbortController().signal,
+    timeoutMs: 5000,
+    effectId: 'eff_0123456789abcdef0123456789abcdef01234567',
+    sequence: 1,
+    ...overrides,
+  });
+  const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
+    model: 'my-gpt-deployment',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise a.txt' }] }],
+    tools: [],
+    maxOutputTokens: 256,
+    options: {},
+    ...overrides,
+  });
+  async function failure(promise: Promise<unknown>): Promise<EffectFailure> {
+    try {
+      await promise;
+    } catch (error) {
+      expect(isEffectFailure(error), String(error)).to.equal(true);
+      failures.push(error as EffectFailure);
+      return error as EffectFailure;
+    }
+    return expect.fail('expected the call to fail');
+  }
+
+  it('sends the openai body to endpoint?api-version=..., the credential in api-key', async () => {
+    server.enqueue({ text: 'hello', usage: { input: 3, output: 2 } }, { text: 'again' }, { text: 'third' });
+    const answer = await provider.call(request({ instructions: 'Be brief.', options: { store: false } }), context());
+    expect(answer).to.deep.include({ content: [{ type: 'text', text: 'hello' }], finishReason: 'complete' });
+    expect(answer.usage).to.deep.include({ inputTokens: 3, outputTokens: 2, totalTokens: 5 });
+    await provider.call(request(), context({ provider: { name: 'azure', kind: 'azure_openai', endpoint: server.url, apiVersion: '2025-04-01-preview' } }));
+    await provider.call(request(), context({ provider: { name: 'azure', kind: 'azure_openai', endpoint: `${server.url}?x=1`, apiVersion: 'v1' } }));
+    expect(server.requests.map((item) => item.path)).to.deep.equal(['/v1/responses?api-version=v1', '/v1/responses?api-version=2025-04-01-preview', '/v1/responses?x=1&api-version=v1']);
+    expect(server.requests[0]!.body).to.deep.equal({
+      model: 'my-gpt-deployment',
+      instructions: 'Be brief.',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'Summarise a.txt' }] }],
+      max_output_tokens: 256,
+      store: false,
+    });
+  });
+
+  it('maps failures as openai does, naming azure_openai', async () => {
+    server.enqueue({ error: 503, type: 'server_error' }, { error: 400, type: 'invalid_request_error', code: 'DeploymentNotFound', message: 'deployment of TOP-SECRET' }, { hang: true });
+    const unavailable = await failure(provider.call(request(), context()));
+    expect([unavailable.outcome, unavailable.code, unavailable.message]).to.deep.equal(['failed', 'AGENTCTL_E_PROVIDER_UNAVAILABLE', 'azure_openai answered 503 (server_error)']);
+    const rejected = await failure(provider.call(request(), context()));
+    expect([rejected.outcome, rejected.code, rejected.message]).to.deep.equal(['failed', 'AGENTCTL_E_PROVIDER_REJECTED', 'azure_openai answered 400 (invalid_request_error, DeploymentNotFound)']);
+    const uncertain = await failure(provider.call(request(), context({ timeoutMs: 300 })));
+    expect([uncertain.outcome, uncertain.code]).to.deep.equal(['uncertain', 'AGENTCTL_E_PROVIDER_UNCERTAIN']);
+    const missing = await failure(provider.call(request(), context({ credential: undefined })));
+    expect([missing.outcome, missing.code]).to.deep.equal(['failed', 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING']);
+    expect(server.requests).to.have.length(3);
+  });
+
+  it('declares the openai capabilities and options, its credential variable, a required endpoint and its URL', () => {
+    expect(provider.capabilities).to.deep.equal({ tools: true, structuredOutput: true, reasoning: true, streaming: true });
+    expect(provider.credentialVariable).to.equal('AZURE_OPENAI_API_KEY');
+    expect(provider.requiresEndpoint).to.equal(true);
+    expect(provider.optionsSchema!.safeParse({ store: false, promptCacheTtl: '30m' }).success).to.equal(true);
+    expect(provider.optionsSchema!.safeParse({ deployment: 'x' }).success).to.equal(false);
+    expect(provider.urls!({ name: 'azure', kind: 'azure_openai' })).to.deep.equal([]);
+    expect(provider.urls!({ name: 'azure', kind: 'azure_openai', endpoint: 'https://team.openai.azure.com/openai/v1/responses' })).to.deep.equal(['https://team.openai.azure.com/openai/v1/responses?api-version=v1']);
+  });
+});
