@@ -1,8 +1,7 @@
 // Provider kind `anthropic`: one model turn is one `POST {endpoint}` of Anthropic's Messages API, sent through the
 // host's network client (never a socket of its own), so the workflow's network policy applies to it.
-import { definePlugin, EffectFailure, type HttpResponse, type JsonObject, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '../../sdk/index.js';
+import { definePlugin, postProviderJson, type JsonObject, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '../../sdk/index.js';
 import { z } from 'zod';
-import { networkFailure, statusFailure } from './failures.js';
 import { requestBody } from './request.js';
 import { modelResponse } from './response.js';
 
@@ -16,37 +15,17 @@ export function messagesUrl(provider: ProviderSettings): string {
   return provider.endpoint ?? DEFAULT_ENDPOINT;
 }
 
-/** The headers sent: the entry's own `headers`, then the standard ones, which win whatever case the entry used. */
-function requestHeaders(context: ProviderCallContext, credential: string): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(context.headers)) headers[name.toLowerCase()] = value;
-  headers['x-api-key'] = credential;
-  headers['anthropic-version'] = API_VERSION;
-  headers['content-type'] = 'application/json';
-  return headers;
-}
-
 async function call(request: ModelRequest, context: ProviderCallContext): Promise<ModelResponse> {
-  if (context.credential === undefined) {
-    throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', `provider ${context.provider.name} (anthropic) has no credential; nothing was sent`);
-  }
-  const body = JSON.stringify(requestBody(request));
-  let response: HttpResponse;
-  try {
-    response = await context.network.request({
-      url: messagesUrl(context.provider),
-      method: 'POST',
-      headers: requestHeaders(context, context.credential),
-      body,
-      timeoutMs: context.timeoutMs,
-      maxResponseBytes: MAX_RESPONSE_BYTES,
-      signal: context.signal,
-    });
-  } catch (error) {
-    throw networkFailure(error);
-  }
-  if (response.status < 200 || response.status >= 300) throw statusFailure(response);
-  return modelResponse(response.body);
+  const body = await postProviderJson(context, {
+    kind: 'anthropic',
+    url: messagesUrl(context.provider),
+    auth: { 'x-api-key': context.credential ?? '', 'anthropic-version': API_VERSION },
+    body: requestBody(request),
+    maxResponseBytes: MAX_RESPONSE_BYTES,
+    // Anthropic's error body: {"type": "error", "error": {"type": "invalid_request_error", "message": "..."}}.
+    errorIdentifiers: (parsed) => [(parsed as { error?: { type?: unknown } } | null)?.error?.type],
+  });
+  return modelResponse(body);
 }
 
 export const anthropicProvider: ModelProvider = Object.freeze({

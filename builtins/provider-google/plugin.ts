@@ -1,8 +1,7 @@
 // Provider kind `google`: one model turn is one `POST {endpoint}/{model}:generateContent` of the Gemini API, sent
 // through the host's network client (never a socket of its own), so the workflow's network policy applies to it.
-import { definePlugin, EffectFailure, type HttpResponse, type JsonObject, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '../../sdk/index.js';
+import { definePlugin, postProviderJson, type JsonObject, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '../../sdk/index.js';
 import { z } from 'zod';
-import { networkFailure, statusFailure } from './failures.js';
 import { requestBody } from './request.js';
 import { modelResponse } from './response.js';
 
@@ -19,36 +18,17 @@ export function generateUrl(provider: ProviderSettings, model: string): string {
   return `${modelsUrl(provider).replace(/\/+$/, '')}/${encodeURIComponent(model)}:generateContent`;
 }
 
-/** The headers sent: the entry's own `headers`, then the standard ones, which win whatever case the entry used. */
-function requestHeaders(context: ProviderCallContext, credential: string): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(context.headers)) headers[name.toLowerCase()] = value;
-  headers['x-goog-api-key'] = credential;
-  headers['content-type'] = 'application/json';
-  return headers;
-}
-
 async function call(request: ModelRequest, context: ProviderCallContext): Promise<ModelResponse> {
-  if (context.credential === undefined) {
-    throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', `provider ${context.provider.name} (google) has no credential; nothing was sent`);
-  }
-  const body = JSON.stringify(requestBody(request));
-  let response: HttpResponse;
-  try {
-    response = await context.network.request({
-      url: generateUrl(context.provider, request.model),
-      method: 'POST',
-      headers: requestHeaders(context, context.credential),
-      body,
-      timeoutMs: context.timeoutMs,
-      maxResponseBytes: MAX_RESPONSE_BYTES,
-      signal: context.signal,
-    });
-  } catch (error) {
-    throw networkFailure(error);
-  }
-  if (response.status < 200 || response.status >= 300) throw statusFailure(response);
-  return modelResponse(response.body, request);
+  const body = await postProviderJson(context, {
+    kind: 'google',
+    url: generateUrl(context.provider, request.model),
+    auth: { 'x-goog-api-key': context.credential ?? '' },
+    body: requestBody(request),
+    maxResponseBytes: MAX_RESPONSE_BYTES,
+    // Google's error body: {"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT"}}.
+    errorIdentifiers: (parsed) => [(parsed as { error?: { status?: unknown } } | null)?.error?.status],
+  });
+  return modelResponse(body, request);
 }
 
 export const googleProvider: ModelProvider = Object.freeze({

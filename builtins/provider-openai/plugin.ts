@@ -1,8 +1,7 @@
 // Provider kinds `openai` and `azure_openai`: one model turn is one `POST` of the OpenAI Responses API, sent through
 // the host's network client (never a socket of its own), so the workflow's network policy applies to it. Azure speaks
 // the same wire format; only the URL and the credential's header differ.
-import { definePlugin, EffectFailure, type HttpResponse, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '../../sdk/index.js';
-import { networkFailure, statusFailure } from './failures.js';
+import { definePlugin, EffectFailure, postProviderJson, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '../../sdk/index.js';
 import { openAiOptionsSchema, optionsSchema } from './options.js';
 import { requestBody } from './request.js';
 import { modelResponse } from './response.js';
@@ -36,38 +35,22 @@ interface Flavour {
 const OPENAI: Flavour = { kind: 'openai', url: responsesUrl, authorization: (credential) => ({ authorization: `Bearer ${credential}` }) };
 const AZURE: Flavour = { kind: 'azure_openai', url: azureUrl, authorization: (credential) => ({ 'api-key': credential }) };
 
-/** The headers sent: the entry's own `headers`, then the standard ones, which win whatever case the entry used. */
-function requestHeaders(context: ProviderCallContext, auth: Record<string, string>): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(context.headers)) headers[name.toLowerCase()] = value;
-  Object.assign(headers, auth);
-  headers['content-type'] = 'application/json';
-  return headers;
-}
-
 async function call(flavour: Flavour, request: ModelRequest, context: ProviderCallContext): Promise<ModelResponse> {
-  if (context.credential === undefined) {
-    throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', `provider ${context.provider.name} (${flavour.kind}) has no credential; nothing was sent`);
-  }
   const url = flavour.url(context.provider);
   if (url === undefined) throw new EffectFailure('failed', 'AGENTCTL_E_AGENT_INVALID', `provider ${context.provider.name} (${flavour.kind}) has no endpoint; nothing was sent`);
-  const body = JSON.stringify(requestBody(request, openAiOptionsSchema.parse(request.options)));
-  let response: HttpResponse;
-  try {
-    response = await context.network.request({
-      url,
-      method: 'POST',
-      headers: requestHeaders(context, flavour.authorization(context.credential)),
-      body,
-      timeoutMs: context.timeoutMs,
-      maxResponseBytes: MAX_RESPONSE_BYTES,
-      signal: context.signal,
-    });
-  } catch (error) {
-    throw networkFailure(error, flavour.kind);
-  }
-  if (response.status < 200 || response.status >= 300) throw statusFailure(response, flavour.kind);
-  return modelResponse(response.body);
+  const body = await postProviderJson(context, {
+    kind: flavour.kind,
+    url,
+    auth: flavour.authorization(context.credential ?? ''),
+    body: requestBody(request, openAiOptionsSchema.parse(request.options)),
+    maxResponseBytes: MAX_RESPONSE_BYTES,
+    // OpenAI's error body: {"error": {"type": "invalid_request_error", "code": "...", "message": "..."}}.
+    errorIdentifiers: (parsed) => {
+      const error = (parsed as { error?: { type?: unknown; code?: unknown } } | null)?.error;
+      return [error?.type, error?.code];
+    },
+  });
+  return modelResponse(body);
 }
 
 export const openAiProvider: ModelProvider = Object.freeze({
