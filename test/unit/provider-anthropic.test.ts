@@ -1,10 +1,9 @@
 // Provider kind `anthropic` through a real Host, a real HTTP client and a local server speaking the Messages API.
 import { expect } from 'chai';
-import { Host } from '../../core/host.js';
-import networkPlugin from '../../builtins/network-policy/plugin.js';
 import anthropicPlugin from '../../builtins/provider-anthropic/plugin.js';
-import { isEffectFailure, type EffectFailure, type ModelProvider, type ModelRequest, type NetworkClient, type ProviderCallContext } from '../../sdk/index.js';
+import type { ModelProvider, ModelRequest } from '../../sdk/index.js';
 import { startAnthropicServer, type AnthropicServer } from '../support/anthropic-server.js';
+import { providerHarness } from '../support/provider-harness.js';
 
 const CANARY = 'sk-ant-canary-7c1e04b9a2';
 const READ_TOOL = {
@@ -14,65 +13,24 @@ const READ_TOOL = {
 };
 
 describe('provider anthropic (Messages API)', () => {
-  let provider: ModelProvider;
-  let network: NetworkClient;
-  let server: AnthropicServer;
-  let failures: EffectFailure[] = [];
-
-  before(() => {
-    const host = new Host();
-    host.register(anthropicPlugin);
-    host.register(networkPlugin);
-    host.ready();
-    provider = host.provider('anthropic')!;
-    network = host.networkClientFactory()!({ allowlist: ['127.0.0.1'], allowedSchemes: ['http'], allowedPorts: [], connectTimeoutSeconds: 5, maxResponseBytes: 64 * 1024 * 1024, allowPrivate: true, allowProxy: false });
-  });
-  beforeEach(async () => {
-    server = await startAnthropicServer();
-    failures = [];
-  });
-  afterEach(async function () {
-    await server.close();
-    if (this.currentTest?.state !== 'passed') return;
-    // The credential is sent in the x-api-key header and nowhere else, and no error repeats it.
-    for (const request of server.requests) {
-      expect(request.headers['x-api-key']).to.equal(CANARY);
-      const { 'x-api-key': _key, ...others } = request.headers;
-      expect(JSON.stringify([request.path, others, request.body])).not.to.contain(CANARY);
-    }
-    for (const failure of failures) expect(JSON.stringify([failure.message, failure.diagnostics, failure.details])).not.to.contain(CANARY);
-  });
-
-  const context = (overrides: Partial<ProviderCallContext> = {}): ProviderCallContext => ({
-    provider: { name: 'main', kind: 'anthropic', endpoint: server.url },
-    credential: CANARY,
-    // A custom x-api-key header never replaces the credential's.
+  const harness = providerHarness({
+    plugin: anthropicPlugin,
+    kind: 'anthropic',
+    start: startAnthropicServer,
+    canary: CANARY,
+    authHeader: 'x-api-key',
+    authValue: (credential) => credential,
+    // A same-named header of the entry never replaces the credential's.
     headers: { 'X-Team': 'blue', 'X-Api-Key': 'not-this-one' },
-    network,
-    signal: new AbortController().signal,
-    timeoutMs: 5000,
-    effectId: 'eff_0123456789abcdef0123456789abcdef01234567',
-    sequence: 1,
-    ...overrides,
-  });
-  const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
     model: 'claude-sonnet-4-20250514',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise a.txt' }] }],
-    tools: [],
-    maxOutputTokens: 256,
-    options: {},
-    ...overrides,
   });
-  async function failure(promise: Promise<unknown>): Promise<EffectFailure> {
-    try {
-      await promise;
-    } catch (error) {
-      expect(isEffectFailure(error), String(error)).to.equal(true);
-      failures.push(error as EffectFailure);
-      return error as EffectFailure;
-    }
-    return expect.fail('expected the call to fail');
-  }
+  const { context, request, failure } = harness;
+  let provider: ModelProvider;
+  let server: AnthropicServer;
+  beforeEach(() => {
+    provider = harness.provider;
+    server = harness.server;
+  });
 
   it('sends a two-turn tool loop as Messages API content blocks, field by field', async () => {
     server.enqueue({ toolCalls: [{ name: 'read_file', input: { path: 'a.txt' }, id: 'toolu_a1' }], text: 'Reading it.', usage: { input: 40, output: 12 } }, { text: 'a.txt says hello' });

@@ -1,80 +1,41 @@
 // Provider kind `azure_openai`: the openai plugin's second kind, the same Responses wire format with Azure's URL and
 // `api-key` header, against a local server that speaks the Responses API.
 import { expect } from 'chai';
-import { Host } from '../../core/host.js';
-import networkPlugin from '../../builtins/network-policy/plugin.js';
 import openAiPlugin from '../../builtins/provider-openai/plugin.js';
-import { isEffectFailure, type EffectFailure, type ModelProvider, type ModelRequest, type NetworkClient, type ProviderCallContext } from '../../sdk/index.js';
+import type { ModelProvider } from '../../sdk/index.js';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
+import { providerHarness } from '../support/provider-harness.js';
 
 const CANARY = 'azure-canary-91be3c07f4';
 
 describe('provider azure_openai (Responses API on Azure)', () => {
-  let provider: ModelProvider;
-  let network: NetworkClient;
-  let server: OpenAiServer;
-  let failures: EffectFailure[] = [];
-
-  before(() => {
-    const host = new Host();
-    host.register(openAiPlugin);
-    host.register(networkPlugin);
-    host.ready();
-    provider = host.provider('azure_openai')!;
-    network = host.networkClientFactory()!({ allowlist: ['127.0.0.1'], allowedSchemes: ['http'], allowedPorts: [], connectTimeoutSeconds: 5, maxResponseBytes: 64 * 1024 * 1024, allowPrivate: true, allowProxy: false });
-  });
-  beforeEach(async () => {
-    server = await startOpenAiServer();
-    failures = [];
-  });
-  afterEach(async function () {
-    await server.close();
-    if (this.currentTest?.state !== 'passed') return;
-    // The credential is sent in the api-key header and nowhere else (no Authorization), and no error repeats it.
-    for (const request of server.requests) {
-      expect(request.headers['api-key']).to.equal(CANARY);
-      expect(request.headers.authorization).to.equal(undefined);
-      const { 'api-key': _key, ...others } = request.headers;
-      expect(JSON.stringify([request.path, others, request.body])).not.to.contain(CANARY);
-    }
-    for (const failure of failures) expect(JSON.stringify([failure.message, failure.diagnostics, failure.details])).not.to.contain(CANARY);
-  });
-
-  const context = (overrides: Partial<ProviderCallContext> = {}): ProviderCallContext => ({
-    provider: { name: 'azure', kind: 'azure_openai', endpoint: server.url },
-    credential: CANARY,
+  const harness = providerHarness({
+    plugin: openAiPlugin,
+    kind: 'azure_openai',
+    start: startOpenAiServer,
+    canary: CANARY,
+    authHeader: 'api-key',
+    authValue: (credential) => credential,
+    // A same-named header of the entry never replaces the credential's.
     headers: { 'Api-Key': 'not-this-one' },
-    network,
-    signal: new AbortController().signal,
-    timeoutMs: 5000,
-    effectId: 'eff_0123456789abcdef0123456789abcdef01234567',
-    sequence: 1,
-    ...overrides,
-  });
-  const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
     model: 'my-gpt-deployment',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise a.txt' }] }],
-    tools: [],
-    maxOutputTokens: 256,
-    options: {},
-    ...overrides,
+    providerName: 'azure',
   });
-  async function failure(promise: Promise<unknown>): Promise<EffectFailure> {
-    try {
-      await promise;
-    } catch (error) {
-      expect(isEffectFailure(error), String(error)).to.equal(true);
-      failures.push(error as EffectFailure);
-      return error as EffectFailure;
-    }
-    return expect.fail('expected the call to fail');
-  }
+  const { context, request, failure } = harness;
+  let provider: ModelProvider;
+  let server: OpenAiServer;
+  beforeEach(() => {
+    provider = harness.provider;
+    server = harness.server;
+  });
 
   it('sends the openai body to endpoint?api-version=..., the credential in api-key', async () => {
     server.enqueue({ text: 'hello', usage: { input: 3, output: 2 } }, { text: 'again' }, { text: 'third' });
     const answer = await provider.call(request({ instructions: 'Be brief.', options: { store: false } }), context());
     expect(answer).to.deep.include({ content: [{ type: 'text', text: 'hello' }], finishReason: 'complete' });
     expect(answer.usage).to.deep.include({ inputTokens: 3, outputTokens: 2, totalTokens: 5 });
+    // Azure authenticates with api-key only: no Authorization header is sent.
+    expect(server.requests[0]!.headers.authorization).to.equal(undefined);
     await provider.call(request(), context({ provider: { name: 'azure', kind: 'azure_openai', endpoint: server.url, apiVersion: '2025-04-01-preview' } }));
     await provider.call(request(), context({ provider: { name: 'azure', kind: 'azure_openai', endpoint: `${server.url}?x=1`, apiVersion: 'v1' } }));
     expect(server.requests.map((item) => item.path)).to.deep.equal(['/v1/responses?api-version=v1', '/v1/responses?api-version=2025-04-01-preview', '/v1/responses?x=1&api-version=v1']);

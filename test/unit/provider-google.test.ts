@@ -1,10 +1,9 @@
 // Provider kind `google` through a real Host, a real HTTP client and a local server speaking the Gemini API.
 import { expect } from 'chai';
-import { Host } from '../../core/host.js';
-import networkPlugin from '../../builtins/network-policy/plugin.js';
 import googlePlugin from '../../builtins/provider-google/plugin.js';
-import { isEffectFailure, type EffectFailure, type ModelProvider, type ModelRequest, type NetworkClient, type ProviderCallContext } from '../../sdk/index.js';
+import type { ModelProvider, ModelRequest } from '../../sdk/index.js';
 import { startGoogleServer, type GoogleServer } from '../support/google-server.js';
+import { providerHarness } from '../support/provider-harness.js';
 
 const CANARY = 'AIza-canary-5f2b8e71d3';
 const READ_TOOL = {
@@ -15,64 +14,24 @@ const READ_TOOL = {
 const GEMINI_READ_PARAMETERS = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
 
 describe('provider google (Gemini generateContent)', () => {
-  let provider: ModelProvider;
-  let network: NetworkClient;
-  let server: GoogleServer;
-  let failures: EffectFailure[] = [];
-
-  before(() => {
-    const host = new Host();
-    host.register(googlePlugin);
-    host.register(networkPlugin);
-    host.ready();
-    provider = host.provider('google')!;
-    network = host.networkClientFactory()!({ allowlist: ['127.0.0.1'], allowedSchemes: ['http'], allowedPorts: [], connectTimeoutSeconds: 5, maxResponseBytes: 64 * 1024 * 1024, allowPrivate: true, allowProxy: false });
-  });
-  beforeEach(async () => {
-    server = await startGoogleServer();
-    failures = [];
-  });
-  afterEach(async function () {
-    await server.close();
-    if (this.currentTest?.state !== 'passed') return;
-    // The credential is sent in the x-goog-api-key header and nowhere else (never as a `key=` query), and no error repeats it.
-    for (const request of server.requests) {
-      expect(request.headers['x-goog-api-key']).to.equal(CANARY);
-      const { 'x-goog-api-key': _key, ...others } = request.headers;
-      expect(JSON.stringify([request.path, others, request.body])).not.to.contain(CANARY);
-    }
-    for (const failure of failures) expect(JSON.stringify([failure.message, failure.diagnostics, failure.details])).not.to.contain(CANARY);
-  });
-
-  const context = (overrides: Partial<ProviderCallContext> = {}): ProviderCallContext => ({
-    provider: { name: 'main', kind: 'google', endpoint: server.url },
-    credential: CANARY,
+  const harness = providerHarness({
+    plugin: googlePlugin,
+    kind: 'google',
+    start: startGoogleServer,
+    canary: CANARY,
+    authHeader: 'x-goog-api-key',
+    authValue: (credential) => credential,
+    // A same-named header of the entry never replaces the credential's.
     headers: { 'X-Team': 'blue', 'X-Goog-Api-Key': 'not-this-one' },
-    network,
-    signal: new AbortController().signal,
-    timeoutMs: 5000,
-    effectId: 'eff_0123456789abcdef0123456789abcdef01234567',
-    sequence: 1,
-    ...overrides,
-  });
-  const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
     model: 'gemini-2.5-flash',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise a.txt' }] }],
-    tools: [],
-    maxOutputTokens: 256,
-    options: {},
-    ...overrides,
   });
-  async function failure(promise: Promise<unknown>): Promise<EffectFailure> {
-    try {
-      await promise;
-    } catch (error) {
-      expect(isEffectFailure(error), String(error)).to.equal(true);
-      failures.push(error as EffectFailure);
-      return error as EffectFailure;
-    }
-    return expect.fail('expected the call to fail');
-  }
+  const { context, request, failure } = harness;
+  let provider: ModelProvider;
+  let server: GoogleServer;
+  beforeEach(() => {
+    provider = harness.provider;
+    server = harness.server;
+  });
 
   it('sends a two-turn tool loop as Gemini contents, field by field, with call ids stable per turn', async () => {
     server.enqueue({ toolCalls: [{ name: 'read_file', args: { path: 'a.txt' } }], text: 'Reading it.', usage: { input: 40, output: 12 } }, { text: 'a.txt says hello' });

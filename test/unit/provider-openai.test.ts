@@ -1,10 +1,9 @@
 // Provider kind `openai` through a real Host, a real HTTP client and a local server speaking the Responses API.
 import { expect } from 'chai';
-import { Host } from '../../core/host.js';
-import networkPlugin from '../../builtins/network-policy/plugin.js';
 import openAiPlugin from '../../builtins/provider-openai/plugin.js';
-import { isEffectFailure, type EffectFailure, type ModelProvider, type ModelRequest, type NetworkClient, type ProviderCallContext } from '../../sdk/index.js';
+import type { ModelProvider, ModelRequest } from '../../sdk/index.js';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
+import { providerHarness } from '../support/provider-harness.js';
 
 const CANARY = 'sk-canary-0d5e9b27c4a1f3';
 const READ_TOOL = {
@@ -14,66 +13,24 @@ const READ_TOOL = {
 };
 
 describe('provider openai (Responses API)', () => {
-  let provider: ModelProvider;
-  let network: NetworkClient;
-  let server: OpenAiServer;
-  let failures: EffectFailure[] = [];
-
-  before(() => {
-    const host = new Host();
-    host.register(openAiPlugin);
-    host.register(networkPlugin);
-    host.ready();
-    provider = host.provider('openai')!;
-    // The policy client as a run builds it, opened to the local server only.
-    network = host.networkClientFactory()!({ allowlist: ['127.0.0.1'], allowedSchemes: ['http'], allowedPorts: [], connectTimeoutSeconds: 5, maxResponseBytes: 64 * 1024 * 1024, allowPrivate: true, allowProxy: false });
-  });
-  beforeEach(async () => {
-    server = await startOpenAiServer();
-    failures = [];
-  });
-  afterEach(async function () {
-    await server.close();
-    if (this.currentTest?.state !== 'passed') return;
-    // The credential is sent in the authorization header and nowhere else, and no error repeats it.
-    for (const request of server.requests) {
-      expect(request.headers.authorization).to.equal(`Bearer ${CANARY}`);
-      const { authorization: _authorization, ...others } = request.headers;
-      expect(JSON.stringify([request.path, others, request.body])).not.to.contain(CANARY);
-    }
-    for (const failure of failures) expect(JSON.stringify([failure.message, failure.diagnostics, failure.details])).not.to.contain(CANARY);
-  });
-
-  const context = (overrides: Partial<ProviderCallContext> = {}): ProviderCallContext => ({
-    provider: { name: 'main', kind: 'openai', endpoint: server.url },
-    credential: CANARY,
-    // A custom authorization header never replaces the credential's.
+  const harness = providerHarness({
+    plugin: openAiPlugin,
+    kind: 'openai',
+    start: startOpenAiServer,
+    canary: CANARY,
+    authHeader: 'authorization',
+    authValue: (credential) => `Bearer ${credential}`,
+    // A same-named header of the entry never replaces the credential's.
     headers: { 'X-Team': 'blue', Authorization: 'Bearer not-this-one' },
-    network,
-    signal: new AbortController().signal,
-    timeoutMs: 5000,
-    effectId: 'eff_0123456789abcdef0123456789abcdef01234567',
-    sequence: 1,
-    ...overrides,
-  });
-  const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
     model: 'gpt-5-mini',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise a.txt' }] }],
-    tools: [],
-    maxOutputTokens: 256,
-    options: {},
-    ...overrides,
   });
-  async function failure(promise: Promise<unknown>): Promise<EffectFailure> {
-    try {
-      await promise;
-    } catch (error) {
-      expect(isEffectFailure(error), String(error)).to.equal(true);
-      failures.push(error as EffectFailure);
-      return error as EffectFailure;
-    }
-    return expect.fail('expected the call to fail');
-  }
+  const { context, request, failure } = harness;
+  let provider: ModelProvider;
+  let server: OpenAiServer;
+  beforeEach(() => {
+    provider = harness.provider;
+    server = harness.server;
+  });
 
   it('sends a two-turn tool loop as Responses input items, field by field', async () => {
     server.enqueue({ toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' }, callId: 'call_a1' }], usage: { input: 40, output: 12 } }, { text: 'a.txt says hello' });
