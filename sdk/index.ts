@@ -59,7 +59,7 @@ export type {
   ToolCallBlock,
   ToolResultBlock,
 } from './provider.js';
-export { postProviderJson, providerNetworkFailure, providerStatusFailure, type ProviderExchange } from './provider-http.js';
+export { invalidAnswer, parseProviderAnswer, postProviderJson, providerNetworkFailure, providerStatusFailure, type ProviderExchange } from './provider-http.js';
 export type { ToolContext, ToolKind, ToolSettings } from './tools.js';
 export { canonicalJson, type JsonObject, type JsonValue } from './json.js';
 export { jsonSchemaProblems, jsonSchemaValidator } from './json-schema.js';

@@ -4,6 +4,7 @@
 import { EffectFailure, errorMessage, isAgentctlError } from './errors.js';
 import { isNetworkFailure } from './network.js';
 import type { ProviderCallContext } from './provider.js';
+import type { z } from 'zod';
 
 /** Error identifiers (`invalid_request_error`, `INVALID_ARGUMENT`) are short tokens; anything else is not repeated. */
 const IDENTIFIER = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -86,4 +87,25 @@ export function providerNetworkFailure(kind: string, error: unknown): EffectFail
   if (error.code === 'AGENTCTL_E_CANCELLED') return new EffectFailure(error.sent ? 'uncertain' : 'failed', error.code, message, { cause: error });
   if (!error.sent || error.code === 'AGENTCTL_E_NETWORK_REDIRECT') return new EffectFailure('failed', error.code, message, { cause: error });
   return new EffectFailure('uncertain', 'AGENTCTL_E_PROVIDER_UNCERTAIN', message, { cause: error });
+}
+
+/** A 2xx answer that cannot be used: failed (the provider answered; nothing is in doubt). */
+export function invalidAnswer(kind: string, message: string): EffectFailure {
+  return new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_RESPONSE_INVALID', `${kind} answer: ${message}`);
+}
+
+/** A 2xx body parsed as JSON and checked against `schema`; AGENTCTL_E_PROVIDER_RESPONSE_INVALID when it is not. */
+export function parseProviderAnswer<Schema extends z.ZodType>(kind: string, body: Buffer, schema: Schema): z.output<Schema> {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw invalidAnswer(kind, `the body is not JSON (${body.length} bytes)`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw invalidAnswer(kind, `${issue.path.join('.') || 'the body'}: ${issue.message}`);
+  }
+  return parsed.data;
 }

@@ -1,7 +1,7 @@
 // The body of a Messages API answer → ModelResponse. Only the fields used are checked; `thinking` and other blocks
 // are skipped, since the neutral response has no place for them.
 import { z } from 'zod';
-import { EffectFailure, type FinishReason, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+import { invalidAnswer, parseProviderAnswer, type FinishReason, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
 
 const count = z.number().int().nonnegative();
 const block = z.looseObject({ type: z.string(), text: z.string().optional(), id: z.string().optional(), name: z.string().optional(), input: z.unknown().optional() });
@@ -19,22 +19,11 @@ const responseSchema = z.looseObject({
   }),
 });
 
-const invalid = (message: string) => new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_RESPONSE_INVALID', `anthropic answer: ${message}`);
+const invalid = (message: string) => invalidAnswer('anthropic', message);
 
 /** Parses a 2xx body. Throws a failed EffectFailure AGENTCTL_E_PROVIDER_RESPONSE_INVALID when it cannot be read. */
 export function modelResponse(body: Buffer): ModelResponse {
-  let json: unknown;
-  try {
-    json = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw invalid(`the body is not JSON (${body.length} bytes)`);
-  }
-  const parsed = responseSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw invalid(`${issue.path.join('.') || 'the body'}: ${issue.message}`);
-  }
-  const answer = parsed.data;
+  const answer = parseProviderAnswer('anthropic', body, responseSchema);
   const truncated = answer.stop_reason === 'max_tokens';
   const content: (TextBlock | ToolCallBlock)[] = [];
   let calls = 0;

@@ -1,7 +1,7 @@
 // The body of a generateContent answer → ModelResponse. Only the fields used are checked; thought parts are skipped,
 // since the neutral response has no place for them.
 import { z } from 'zod';
-import { EffectFailure, type FinishReason, type JsonValue, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+import { invalidAnswer, parseProviderAnswer, type FinishReason, type JsonValue, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
 
 const count = z.number().int().nonnegative();
 const part = z.looseObject({
@@ -26,25 +26,14 @@ const responseSchema = z.looseObject({
 });
 
 const REFUSALS = new Set(['SAFETY', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'RECITATION']);
-const invalid = (message: string) => new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_RESPONSE_INVALID', `google answer: ${message}`);
+const invalid = (message: string) => invalidAnswer('google', message);
 
 /**
  * Parses a 2xx body. Gemini gives calls no id, so each gets `call_<m>_<n>`: m the request's message count, n its rank
  * in the answer. The same turn always has the same message count, so the ids are the same when a run resumes.
  */
 export function modelResponse(body: Buffer, request: ModelRequest): ModelResponse {
-  let json: unknown;
-  try {
-    json = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw invalid(`the body is not JSON (${body.length} bytes)`);
-  }
-  const parsed = responseSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw invalid(`${issue.path.join('.') || 'the body'}: ${issue.message}`);
-  }
-  const answer = parsed.data;
+  const answer = parseProviderAnswer('google', body, responseSchema);
   const first = answer.candidates?.[0];
   const reason = first?.finishReason ?? 'STOP';
   if (first === undefined && answer.promptFeedback?.blockReason === undefined) throw invalid('no candidate and no promptFeedback.blockReason');
