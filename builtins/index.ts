@@ -9,6 +9,8 @@ import providerFake from './provider-fake/plugin.js';
 import providerOpenAi from './provider-openai/plugin.js';
 import read from './read/plugin.js';
 import secretsEnv from './secrets-env/plugin.js';
+import secretsFile from './secrets-file/plugin.js';
+import secretsProcess from './secrets-process/plugin.js';
 import shellExec from './shell-exec/plugin.js';
 import toolsWorkspace from './tools-workspace/plugin.js';
 import write from './write/plugin.js';
@@ -23,6 +25,8 @@ export const builtinPlugins = [
   isolationProcess,
   isolationContainer,
   secretsEnv,
+  secretsFile,
+  secretsProcess,
   network,
   providerFake,
   providerOpenAi,
