@@ -17,7 +17,7 @@ export default definePlugin({
         checkReadable(real, path);
         return '';
       }
-      return secretText(readBounded(real, path), () => refuse('AGENTCTL_E_SECRET_FILE_NOT_UTF8', path, 'is not valid UTF-8'));
+      return secretText(readBounded(real, path), () => refuse('AGENTCTL_E_SECRET_FILE_ENCODING', path, 'is not valid UTF-8'));
     });
   },
 });

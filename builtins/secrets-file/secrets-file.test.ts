@@ -65,7 +65,7 @@ describe('builtin.secrets.file', () => {
     ['a FIFO (without blocking)', 'secrets/fifo', {}, 'AGENTCTL_E_SECRET_FILE_NOT_REGULAR'],
     ['a device', '/dev/null', { roots: ['/dev'] }, 'AGENTCTL_E_SECRET_FILE_NOT_REGULAR'],
     ['more than 64 KiB', 'secrets/big', {}, 'AGENTCTL_E_SECRET_FILE_TOO_LARGE'],
-    ['not UTF-8', 'secrets/latin1', {}, 'AGENTCTL_E_SECRET_FILE_NOT_UTF8'],
+    ['not UTF-8', 'secrets/latin1', {}, 'AGENTCTL_E_SECRET_FILE_ENCODING'],
     ['a missing file', 'secrets/none', {}, 'AGENTCTL_E_SECRET_MISSING'],
     ['not a string', 7, {}, 'AGENTCTL_E_SECRET_REFERENCE_INVALID'],
   ];

@@ -9,7 +9,7 @@ function secretText(bytes: Uint8Array, command: string): string {
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    throw new AgentctlError('AGENTCTL_E_SECRET_PROCESS_NOT_UTF8', `{process: ...} helper ${JSON.stringify(command)} printed something that is not valid UTF-8`);
+    throw new AgentctlError('AGENTCTL_E_SECRET_PROCESS_ENCODING', `{process: ...} helper ${JSON.stringify(command)} printed something that is not valid UTF-8`);
   }
   if (text.endsWith('\r\n')) return text.slice(0, -2);
   return text.endsWith('\n') ? text.slice(0, -1) : text;

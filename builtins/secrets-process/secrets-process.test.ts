@@ -94,7 +94,7 @@ describe('builtin.secrets.process', function () {
     ['a helper not found', { command: 'helper-none' }, { allow: ['helper-none'] }, 'AGENTCTL_E_SECRET_PROCESS_NOT_FOUND'],
     ['a relative path', { command: './helper-ok' }, {}, 'AGENTCTL_E_SECRET_REFERENCE_INVALID'],
     ['output over outputLimitBytes', { command: 'helper-loud', outputLimitBytes: 100 }, {}, 'AGENTCTL_E_SECRET_PROCESS_OUTPUT_TOO_LARGE'],
-    ['output that is not UTF-8', { command: 'helper-latin1' }, {}, 'AGENTCTL_E_SECRET_PROCESS_NOT_UTF8'],
+    ['output that is not UTF-8', { command: 'helper-latin1' }, {}, 'AGENTCTL_E_SECRET_PROCESS_ENCODING'],
     ['timeoutSeconds over 60', { command: 'helper-ok', timeoutSeconds: 61 }, {}, 'AGENTCTL_E_SECRET_REFERENCE_INVALID'],
     ['outputLimitBytes over 65536', { command: 'helper-ok', outputLimitBytes: 65537 }, {}, 'AGENTCTL_E_SECRET_REFERENCE_INVALID'],
     ['65 arguments', { command: 'helper-ok', args: Array.from({ length: 65 }, () => 'x') }, {}, 'AGENTCTL_E_SECRET_REFERENCE_INVALID'],
