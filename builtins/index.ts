@@ -11,6 +11,8 @@ import providerGoogle from './provider-google/plugin.js';
 import providerOpenAi from './provider-openai/plugin.js';
 import read from './read/plugin.js';
 import secretsEnv from './secrets-env/plugin.js';
+import secretsFile from './secrets-file/plugin.js';
+import secretsProcess from './secrets-process/plugin.js';
 import shellExec from './shell-exec/plugin.js';
 import toolsWorkspace from './tools-workspace/plugin.js';
 import write from './write/plugin.js';
@@ -25,6 +27,8 @@ export const builtinPlugins = [
   isolationProcess,
   isolationContainer,
   secretsEnv,
+  secretsFile,
+  secretsProcess,
   network,
   providerAnthropic,
   providerFake,

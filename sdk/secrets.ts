@@ -21,6 +21,11 @@ export interface SecretResolverContext {
    * `{process: ...}` (relative roots are relative to the workspace root).
    */
   readonly policy: ResolvedPolicy;
+  /**
+   * Set by `agentctl auth check`: only check that the value is available, without reading a file's content or
+   * running a helper, and return an empty string; refuse exactly as resolution would for what can be checked.
+   */
+  readonly checkOnly?: boolean;
 }
 
 /** Resolves one reference form (the key of the reference object) to a value, or throws an AgentctlError. */

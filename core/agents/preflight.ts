@@ -21,10 +21,13 @@ export function agentSecretUses(fields: AgentFields): SecretUse[] {
   ];
 }
 
-/** A provider credential that cannot be resolved is a missing credential (exit 6), whatever the resolver said. */
+/**
+ * A provider credential that cannot be resolved is a missing credential (exit 6), whatever the resolver refused: the
+ * diagnostic gets that code, and the resolver's own code stays visible at the end of its message.
+ */
 export function asCredentialProblem(problem: Diagnostic): Diagnostic {
-  if (!/^spec\.providers\.[^.]+\.credential$/.test(problem.path ?? '') || problem.code !== 'AGENTCTL_E_SECRET_MISSING') return problem;
-  return { ...problem, code: 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', help: `set the credential of ${problem.path!.split('.')[2]} before the run; nothing was created` };
+  if (!/^spec\.providers\.[^.]+\.credential$/.test(problem.path ?? '') || !problem.code.startsWith('AGENTCTL_E_SECRET_')) return problem;
+  return { ...problem, code: 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', message: `${problem.message} [${problem.code}]`, help: `set the credential of ${problem.path!.split('.')[2]} before the run; nothing was created` };
 }
 
 /** Builds the run's network client and checks every provider URL the executing agent tasks will reach. */

@@ -14,6 +14,7 @@ import { runCommand } from './commands/run.js';
 import { resumeCommand } from './commands/resume.js';
 import { approvalsCommand } from './commands/approvals.js';
 import { effectsCommand } from './commands/effects.js';
+import { authCommand } from './commands/auth.js';
 import { doctorCommand } from './commands/doctor.js';
 import type { GlobalArgs } from './handler.js';
 import { colorEnabled, emitError, type OutputOptions } from './output.js';
@@ -58,7 +59,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     return;
   }
   const compose = composer(options.plugins);
-  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, pluginsCommand(compose), schemaCommand(compose), versionCommand];
+  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), pluginsCommand(compose), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))

@@ -1,6 +1,7 @@
 // An in-process server that speaks the OpenAI Responses API wire format on 127.0.0.1, for tests of anything that calls
 // a model. It records every request and answers from a queue of scripted replies, one per request.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
 export interface RecordedRequest {
@@ -111,12 +112,15 @@ function record(request: IncomingMessage, text: string): RecordedRequest {
   return { method: request.method ?? '', path: request.url ?? '', headers, body };
 }
 
-/** Starts a server on a random port of 127.0.0.1. Each request takes the next reply; none left → 500. */
-export async function startOpenAiServer(): Promise<OpenAiServer> {
+/**
+ * Starts a server on a random port of 127.0.0.1. Each request takes the next reply; none left → 500. With `tls` (a
+ * key and certificate in PEM), it speaks HTTPS and its URL is `https://...`.
+ */
+export async function startOpenAiServer(tls?: { readonly key: string; readonly cert: string }): Promise<OpenAiServer> {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
-  const server = createServer((request, response) => {
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -125,7 +129,8 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
       const model = (recorded.body as { model?: unknown } | null)?.model;
       answer(queue.shift(), typeof model === 'string' ? model : 'unknown', response);
     });
-  });
+  };
+  const server = tls ? createHttpsServer(tls, handle) : createServer(handle);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -133,7 +138,7 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/v1/responses`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/v1/responses`,
     requests,
     enqueue: (...replies) => void queue.push(...replies),
     // Hanging exchanges are cut so that close never waits for them.

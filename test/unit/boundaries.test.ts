@@ -74,10 +74,15 @@ const coreRule: Rule = (file) =>
         return 'local' in to && within(to.local, 'builtins') ? [`${file.path} imports ${specifier}`] : [];
       });
 
+const ORDINARY_WORDS = new Set(['file']);
+
 /** Kinds are keys, not branches: core/ never names a builtin's kind, isolation mode or secret form, nor switches on a kind. */
 function namingRule(names: readonly string[]): Rule {
+  // The `file` secret form is also an ordinary word of the core (a CLI positional, a diagnostic field), so it is
+  // looked for only where a secret form is named: a resolver lookup or a form check.
+  const quoted = (name: string) => (ORDINARY_WORDS.has(name) ? [`for('${name}')`, `hasSecretForm('${name}')`] : [`'${name}'`, `"${name}"`, `\`${name}\``]);
   return (file) => [
-    ...names.filter((name) => file.text.includes(`'${name}'`) || file.text.includes(`"${name}"`) || file.text.includes(`\`${name}\``)).map((name) => `${file.path} names ${name}`),
+    ...names.filter((name) => quoted(name).some((text) => file.text.includes(text))).map((name) => `${file.path} names ${name}`),
     ...(/switch\s*\(\s*[\w.]*(kind|mode|form)\s*\)/i.test(file.text) ? [`${file.path} switches on a kind`] : []),
   ];
 }

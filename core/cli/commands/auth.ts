@@ -1,0 +1,111 @@
+// `agentctl auth check FILE`: every secret reference of a workflow, where it is used, and whether its value is
+// available here — without reading a secret file's content or running a helper, and without a database.
+import { dirname, resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type Diagnostic, type JsonValue, type SecretReference } from '../../../sdk/index.js';
+import { AGENT_KIND } from '../../agents/kind.js';
+import { compileText } from '../../compiler/compile.js';
+import { readBoundedFile } from '../../compiler/source.js';
+import { referenceForm } from '../../runner/secrets.js';
+import type { Host } from '../../host.js';
+import type { Compose } from '../composition.js';
+import { handler, type GlobalArgs } from '../handler.js';
+import { collectInputs, type InputArgs } from '../inputs.js';
+import { emit, neutralize, palette } from '../output.js';
+import { inputOptions } from './document.js';
+import { isDirectory } from './run.js';
+
+interface CheckArgs extends GlobalArgs, InputArgs {
+  file: string;
+  workspace?: string;
+}
+
+/** One use of a secret reference and whether its value is available. */
+interface SecretCheck {
+  where: string;
+  form: string | null;
+  reference: SecretReference;
+  /** The reference as written in YAML flow style, e.g. `{file: /run/secrets/openai}`. */
+  text: string;
+  present: boolean;
+  /** Why it is not present (the resolver's code and message), or null. */
+  code: string | null;
+  problem: string | null;
+}
+
+/** Every secret reference of the plan, used or not: actions, providers (default credentials too), tools, customCa. */
+export function secretUses(host: Host, plan: CompiledPlan): { reference: SecretReference; where: string }[] {
+  const uses: { reference: SecretReference; where: string }[] = [];
+  for (const action of Object.values(plan.actions)) {
+    if (action.kind === AGENT_KIND) continue;
+    for (const reference of host.actionKind(action.kind)?.secretReferences?.(action.fields) ?? []) uses.push({ reference, where: `spec.actions.${action.name}` });
+  }
+  for (const provider of Object.values(plan.providers ?? {})) {
+    if (provider.credential) uses.push({ reference: provider.credential, where: `spec.providers.${provider.name}.credential` });
+    for (const [name, reference] of Object.entries(provider.headers)) uses.push({ reference, where: `spec.providers.${provider.name}.headers.${name}` });
+  }
+  for (const tool of Object.values(plan.tools ?? {})) tool.secrets.forEach((reference, index) => uses.push({ reference, where: `spec.tools.${tool.name}.secrets[${index}]` }));
+  if (plan.policy.network.customCa) uses.push({ reference: plan.policy.network.customCa, where: 'spec.policy.network.customCa' });
+  return uses;
+}
+
+/** A reference in YAML flow style, as a user would write it. */
+export function flow(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(flow).join(', ')}]`;
+  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([key, item]) => `${key}: ${flow(item as JsonValue)}`).join(', ')}}`;
+  return typeof value === 'string' && /^[\w./@:+-]+$/.test(value) ? value : JSON.stringify(value);
+}
+
+const check = (compose: Compose): CommandModule<GlobalArgs, CheckArgs> => ({
+  command: 'check <file>',
+  describe: 'List every secret reference of a workflow and whether it is present here, without reading or running it',
+  builder: (yargs) =>
+    inputOptions(
+      yargs
+        .positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })
+        .option('workspace', { type: 'string', describe: "workspace folder (default: the workflow file's folder)" }),
+    ) as never,
+  handler: handler<CheckArgs>(async (argv, output) => {
+    const host = compose();
+    const { plan } = await compileText(host, argv.file, readBoundedFile(argv.file, 'workflow file'), { inputs: collectInputs(argv) });
+    const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
+    if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
+    // checkOnly: resolvers stat files and look helpers up; nothing is read or run, so no value exists to leak.
+    const context = { workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, signal: new AbortController().signal, policy: plan.policy, checkOnly: true };
+    const checks: SecretCheck[] = [];
+    for (const { reference, where } of secretUses(host, plan)) {
+      const form = referenceForm(reference) ?? null;
+      let failure: Diagnostic | undefined;
+      if (!form || !host.hasSecretForm(form)) failure = diagnostic('AGENTCTL_E_SECRET_FORM_UNKNOWN', { message: `no secret resolver handles ${flow(reference)}`, path: where });
+      else {
+        try {
+          await host.hooks.secretResolver.for(form).promise(reference, context);
+        } catch (error) {
+          failure = diagnostic(isAgentctlError(error) ? error.code : 'AGENTCTL_E_SECRET_MISSING', { message: errorMessage(error), path: where });
+        }
+      }
+      checks.push({ where, form, reference, text: flow(reference), present: !failure, code: failure?.code ?? null, problem: failure?.message ?? null });
+    }
+    const ready = checks.every((item) => item.present);
+    const diagnostics = checks.filter((item) => !item.present).map((item) => diagnostic(item.code!, { message: `${item.where}: ${item.problem}`, path: item.where }));
+    emit(output, 'AuthCheck', { file: argv.file, workflow: plan.name, ready, secrets: checks }, () => table(checks, ready, output.colorStdout), { ok: ready, diagnostics });
+    return ready ? 0 : EXIT.remote;
+  }),
+});
+
+function table(checks: readonly SecretCheck[], ready: boolean, color: boolean): string {
+  const colors = palette(color);
+  if (checks.length === 0) return 'no secret references';
+  const rows = [['WHERE', 'FORM', 'REFERENCE', 'PRESENT'], ...checks.map((item) => [item.where, item.form ?? '?', item.text, item.present ? 'yes' : `no: ${item.code} ${item.problem}`])].map((row) => row.map(neutralize));
+  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const lines = rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join('  '));
+  lines.push(ready ? colors.green('all present') : colors.red(`${checks.filter((item) => !item.present).length} of ${checks.length} not present`));
+  return lines.join('\n');
+}
+
+export const authCommand = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> => ({
+  command: 'auth',
+  describe: 'Check the secret references a workflow needs',
+  builder: (yargs) => yargs.command(check(compose)).demandCommand(1, 'name an auth subcommand: check') as never,
+  handler: () => undefined,
+});
