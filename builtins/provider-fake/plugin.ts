@@ -1,6 +1,7 @@
 // The `fake` provider: deterministic, in-process, no network and no credential. Every credential-free example and
 // test uses it. It answers from its providerOptions: one tool call then a final text (the reference's behaviour),
 // or a script of several turns.
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { definePlugin, EffectFailure, type JsonObject, type ModelProvider, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
@@ -23,6 +24,11 @@ export const fakeOptionsSchema = z.strictObject({
   delayMs: z.number().int().min(0).max(600_000).optional().describe('Wait this long before answering (cancellable).'),
   failFirst: z.number().int().min(0).max(20).optional().describe("The task's first N requests fail as a retryable 503."),
   turns: z.array(turn).min(1).max(64).optional().describe('A script: the answer of each turn in order, beyond the reference.'),
+  credentialSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'credentialSha256 is the hex SHA-256 of the expected credential')
+    .optional()
+    .describe("Beyond the reference: answer only when the provider entry's resolved credential has this SHA-256, as a real API checks its key."),
   usage: z
     .strictObject({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0) })
     .optional()
@@ -75,12 +81,21 @@ function defaultText(request: ModelRequest): string {
   return 'fake: ';
 }
 
+/** The credential check of a real API, offline: a missing or different credential is a definite 401. */
+function checkCredential(expected: unknown, credential: string | undefined): void {
+  if (typeof expected !== 'string') return;
+  if (credential === undefined || createHash('sha256').update(credential).digest('hex') !== expected) {
+    throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_REJECTED', `fake provider answered 401: the credential ${credential === undefined ? 'is missing' : 'does not match credentialSha256'}`);
+  }
+}
+
 export const fakeProvider: ModelProvider = {
   kind: 'fake',
   description: 'Deterministic in-process provider: no network, no credential.',
   capabilities: { tools: true, structuredOutput: true, reasoning: false, streaming: true },
   optionsSchema: fakeOptionsSchema as unknown as z.ZodType<JsonObject>,
   async call(request, context): Promise<ModelResponse> {
+    checkCredential(request.options.credentialSha256, context.credential);
     const options = optionsOf(request);
     if (options.delayMs) {
       try {

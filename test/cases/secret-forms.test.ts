@@ -159,6 +159,29 @@ describe('file and process secrets through the CLI', function () {
       assertNowhere(result);
     });
 
+    it("{file: /absolute/path} for the fake provider: its credential check passes with the file's value and refuses another", async () => {
+      const path = ws.write('secrets/fake-key', `${canary}\n`);
+      const fake = (expected: string) =>
+        stringify({
+          apiVersion: 'agentctl.dev/v1',
+          kind: 'Workflow',
+          metadata: { name: 'fake-credential' },
+          spec: {
+            providers: { scripted: { kind: 'fake', credential: { file: path } } },
+            policy: { approval: 'never', secretFileRoots: [ws.file('secrets')] },
+            agents: { analyst: { provider: 'scripted', model: 'scripted', instructions: 'Be brief.', providerOptions: { credentialSha256: expected, finalText: 'checked' } } },
+            tasks: [{ id: 'ask', uses: 'agent:analyst' }],
+          },
+        });
+      const digest = createHash('sha256').update(canary).digest('hex');
+      const passed = await runAgent(fake(digest));
+      expect(outcome(passed, 0).data.state).to.equal('succeeded');
+      assertNowhere(passed);
+      const refused = await runAgent(fake(createHash('sha256').update('another key').digest('hex')));
+      expect(diagnosticWithCode(errorDocument(refused, 6), 'AGENTCTL_E_PROVIDER_REJECTED').message).to.contain('401');
+      assertNowhere(refused);
+    });
+
     it('{process:} reaches the server and no byte of the state folder', async () => {
       const helper = script('get-token', `echo ${canary}`);
       server.enqueue({ text: 'hi' });
