@@ -8,6 +8,8 @@ import { isEffectFailure, type EffectFailure, type ModelProvider, type ModelRequ
 
 export interface RecordingServer {
   readonly url: string;
+  /** Queues replies; `{hang: true}` never answers until the server closes. */
+  enqueue(...replies: { hang: true }[]): void;
   readonly requests: readonly { readonly path: string; readonly headers: Readonly<Record<string, string>>; readonly body: unknown }[];
   close(): Promise<void>;
 }
@@ -33,6 +35,11 @@ export interface Harness<Server extends RecordingServer> {
   request(overrides?: Partial<ModelRequest>): ModelRequest;
   /** The EffectFailure a call ends with (asserted to be one); its text is scanned for the canary afterwards. */
   failure(promise: Promise<unknown>): Promise<EffectFailure>;
+  /**
+   * Adds the cases every HTTP provider shares through `postProviderJson`: a request that gets no answer within
+   * `timeoutMs` is uncertain; a refused connection is a definite failure with the network's code.
+   */
+  transportCases(): void;
 }
 
 /** Registers the hooks in the calling `describe` and returns the live fixtures. */
@@ -89,6 +96,22 @@ export function providerHarness<Server extends RecordingServer>(options: Harness
       options: {},
       ...overrides,
     }),
+    transportCases() {
+      it('reports a request that got no answer within timeoutMs as uncertain AGENTCTL_E_PROVIDER_UNCERTAIN', async () => {
+        server.enqueue({ hang: true });
+        const started = Date.now();
+        const uncertain = await this.failure(provider.call(this.request(), this.context({ timeoutMs: 300 })));
+        expect(Date.now() - started).to.be.within(290, 3000);
+        expect([uncertain.outcome, uncertain.code]).to.deep.equal(['uncertain', 'AGENTCTL_E_PROVIDER_UNCERTAIN']);
+        expect(server.requests).to.have.length(1);
+      });
+      it('reports a refused connection as failed with the network code: nothing was sent', async () => {
+        const closed = await options.start();
+        await closed.close();
+        const refused = await this.failure(provider.call(this.request(), this.context({ provider: { name: 'main', kind: options.kind, endpoint: closed.url } })));
+        expect([refused.outcome, refused.code]).to.deep.equal(['failed', 'AGENTCTL_E_NETWORK_CONNECT']);
+      });
+    },
     async failure(promise) {
       try {
         await promise;

@@ -155,21 +155,7 @@ describe('provider anthropic (Messages API)', () => {
     expect(rejected.diagnostics[0]).to.deep.include({ plugin: 'builtin.provider.anthropic', hook: 'provider:anthropic' });
   });
 
-  it('reports a request that got no answer within timeoutMs as uncertain AGENTCTL_E_PROVIDER_UNCERTAIN', async () => {
-    server.enqueue({ hang: true });
-    const started = Date.now();
-    const uncertain = await failure(provider.call(request(), context({ timeoutMs: 300 })));
-    expect(Date.now() - started).to.be.within(290, 3000);
-    expect([uncertain.outcome, uncertain.code]).to.deep.equal(['uncertain', 'AGENTCTL_E_PROVIDER_UNCERTAIN']);
-    expect(server.requests).to.have.length(1);
-  });
-
-  it('reports a refused connection as failed with the network code: nothing was sent', async () => {
-    const closed = await startAnthropicServer();
-    await closed.close();
-    const refused = await failure(provider.call(request(), context({ provider: { name: 'main', kind: 'anthropic', endpoint: closed.url } })));
-    expect([refused.outcome, refused.code]).to.deep.equal(['failed', 'AGENTCTL_E_NETWORK_CONNECT']);
-  });
+  harness.transportCases();
 
   it('reports an answer it cannot read as failed AGENTCTL_E_PROVIDER_RESPONSE_INVALID', async () => {
     server.enqueue(
