@@ -3,14 +3,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { record, type RecordedRequest } from './scripted-server.js';
 
-export interface RecordedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: Readonly<Record<string, string>>;
-  /** The parsed JSON body, or the raw text when it is not JSON. */
-  readonly body: unknown;
-}
+export type { RecordedRequest } from './scripted-server.js';
 
 export interface Usage {
   readonly input?: number;
@@ -101,16 +96,6 @@ function answer(reply: Reply | undefined, model: string, response: ServerRespons
   send(200, JSON.stringify(responseOf(reply, model)));
 }
 
-function record(request: IncomingMessage, text: string): RecordedRequest {
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Recorded as text: a test may want to see what was not JSON.
-  }
-  const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]));
-  return { method: request.method ?? '', path: request.url ?? '', headers, body };
-}
 
 /**
  * Starts a server on a random port of 127.0.0.1. Each request takes the next reply; none left → 500. With `tls` (a

@@ -22,7 +22,8 @@ export interface ScriptedServer<Reply> {
   close(): Promise<void>;
 }
 
-function record(request: IncomingMessage, text: string): RecordedRequest {
+/** One request as a test server records it: headers flattened, the body parsed when it is JSON. */
+export function record(request: IncomingMessage, text: string): RecordedRequest {
   let body: unknown = text;
   try {
     body = JSON.parse(text);

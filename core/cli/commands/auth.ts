@@ -12,7 +12,7 @@ import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
 import { emit, neutralize, palette } from '../output.js';
-import { inputOptions } from './document.js';
+import { workflowHereOptions } from './document.js';
 import { isDirectory } from './run.js';
 
 interface CheckArgs extends GlobalArgs, InputArgs {
@@ -59,12 +59,7 @@ export function flow(value: JsonValue): string {
 const check = (compose: Compose): CommandModule<GlobalArgs, CheckArgs> => ({
   command: 'check <file>',
   describe: 'List every secret reference of a workflow and whether it is present here, without reading or running it',
-  builder: (yargs) =>
-    inputOptions(
-      yargs
-        .positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })
-        .option('workspace', { type: 'string', describe: "workspace folder (default: the workflow file's folder)" }),
-    ) as never,
+  builder: (yargs) => workflowHereOptions(yargs) as never,
   handler: handler<CheckArgs>(async (argv, output) => {
     const host = compose();
     const { plan } = await compileText(host, argv.file, readBoundedFile(argv.file, 'workflow file'), { inputs: collectInputs(argv) });

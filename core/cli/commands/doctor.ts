@@ -12,7 +12,7 @@ import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
 import { emit, neutralize, palette } from '../output.js';
-import { inputOptions } from './document.js';
+import { workflowHereOptions } from './document.js';
 import { isDirectory } from './run.js';
 
 interface DoctorArgs extends GlobalArgs, InputArgs {
@@ -34,12 +34,7 @@ interface Placement {
 export const doctorCommand = (compose: Compose): CommandModule<GlobalArgs, DoctorArgs> => ({
   command: 'doctor <file>',
   describe: 'Check that a workflow could start here (secrets, commands, container engines and images) without running it',
-  builder: (yargs) =>
-    inputOptions(
-      yargs
-        .positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })
-        .option('workspace', { type: 'string', describe: "workspace folder (default: the workflow file's folder)" }),
-    ) as never,
+  builder: (yargs) => workflowHereOptions(yargs) as never,
   handler: handler<DoctorArgs>(async (argv, output) => {
     const host = compose();
     const inputs = collectInputs(argv);

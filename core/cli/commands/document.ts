@@ -29,6 +29,18 @@ export function inputOptions<T>(yargs: import('yargs').Argv<T>) {
     .conflicts('inputs', 'inputs-file');
 }
 
+/**
+ * `<file>`, `--workspace` and the input options of a command that inspects one workflow on this machine without
+ * running it (doctor, auth check).
+ */
+export function workflowHereOptions<T>(yargs: import('yargs').Argv<T>) {
+  return inputOptions(
+    yargs
+      .positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })
+      .option('workspace', { type: 'string', describe: "workspace folder (default: the workflow file's folder)" }),
+  );
+}
+
 /** The workflow text and the name diagnostics give it: FILE, or standard input for `-` (bounded to 1 MiB). */
 async function readWorkflow(file: string): Promise<{ name: string; text: string }> {
   if (file === STDIN_ARGUMENT) return { name: STDIN_NAME, text: await readBoundedStdin('workflow from standard input') };
