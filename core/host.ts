@@ -3,11 +3,18 @@
 import semver from 'semver';
 import { AgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginApi, type PluginDefinition, type ToolKind } from '../sdk/index.js';
 import { AGENT_KIND, agentKind } from './agents/kind.js';
+import { FLOW_KIND, flowKind } from './flow/kind.js';
 import { createHooks, type Hooks } from './hooks.js';
 import { pluginApi, type PluginRecord, type PluginRegistrar } from './plugin-api.js';
 import { ErrorCodeRegistry } from './plugin-errors.js';
 import { createProcessService } from './process-service.js';
 import { HOST_VERSION } from './version.js';
+
+/** The kinds that are agentctl's own: agent tasks and control tasks. */
+const CORE_KINDS: ReadonlyMap<string, ActionKind<any, any>> = new Map<string, ActionKind<any, any>>([
+  [AGENT_KIND, agentKind],
+  [FLOW_KIND, flowKind],
+]);
 
 /** The keyed registries; each key has exactly one owning plugin. */
 export type Registry = 'kind' | 'isolation' | 'provider' | 'tool' | 'network';
@@ -97,9 +104,9 @@ export class Host implements PluginRegistrar {
     return [...this.#plugins.values()];
   }
 
-  /** A registered kind, or the core's own `agent` kind (which no plugin can register or dispatch). */
+  /** A registered kind, or one of the core's own kinds, `agent` and `flow` (which no plugin can register or dispatch). */
   actionKind(name: string): ActionKind<any, any> | undefined {
-    return this.#kinds.get(name)?.value ?? (name === AGENT_KIND ? agentKind : undefined);
+    return this.#kinds.get(name)?.value ?? CORE_KINDS.get(name);
   }
 
   /** The plugin that owns an action kind. */
@@ -160,7 +167,7 @@ export class Host implements PluginRegistrar {
 
   /** Registers `value` under `key` for `plugin`; a second owner is refused naming both. */
   claim<T>(registry: Registry, key: string, value: T, plugin: string): void {
-    if (registry === 'kind' && key === AGENT_KIND) throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `action kind ${AGENT_KIND} is agentctl's own (uses: agent:NAME); plugin ${plugin} cannot register it`);
+    if (registry === 'kind' && CORE_KINDS.has(key)) throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `action kind ${key} is agentctl's own (${key === AGENT_KIND ? 'uses: agent:NAME' : 'control tasks'}); plugin ${plugin} cannot register it`);
     const maps = { kind: this.#kinds, isolation: this.#isolation, provider: this.#providers, tool: this.#toolKinds, network: this.#network };
     const map = maps[registry] as Map<string, Owned<T>>;
     const existing = map.get(key);

@@ -3,6 +3,7 @@ import { AGENT_KIND, type AgentFields } from './agents/kind.js';
 import type { Host } from './host.js';
 import type { CompiledPlan, JsonValue, ProcessDescription } from '../sdk/index.js';
 import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
+import { taskScope } from './runner/scope.js';
 import type { TaskPolicyView } from './policy-preview.js';
 
 export interface PlanTaskView {
@@ -23,6 +24,14 @@ export interface PlanTaskView {
   timeoutSeconds: number;
   /** What policy will say about the task's effects, judged before the run as `run` would. */
   policy: TaskPolicyView;
+  /** A foreach, matrix or loop child: its parent, position and binding. */
+  expansion: { parent: string; form: string; index: number; binding: JsonValue } | null;
+  /** A control task (aggregate, router, sub-workflow boundary), evaluated by agentctl with no effect. */
+  control: string | null;
+  /** The sub-workflow invocation a task belongs to. */
+  subworkflow: { name: string; prefix: string } | null;
+  /** The router that decides whether the task runs. */
+  routedBy: string | null;
 }
 
 export interface PlanProcessView extends ProcessDescription {
@@ -55,9 +64,8 @@ export interface PlanAgentView {
 }
 
 export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap<string, TaskPolicyView>): PlanView {
-  const scope: TemplateScope = { inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: {} };
   const tasks = plan.tasks.map((task): PlanTaskView => {
-    const rendered = renderKnown(task.with, scope);
+    const rendered = renderKnown(task.with, taskScope(plan, task, {}));
     return {
       id: task.id,
       uses: task.uses,
@@ -73,6 +81,10 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
       retry: { ...task.retry },
       timeoutSeconds: task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds,
       policy: policy.get(task.id)!,
+      expansion: task.expansion ? { ...task.expansion } : null,
+      control: task.control ? (task.control.type === 'boundary' ? `${task.control.role} boundary of ${task.control.workflow}@${task.control.version}` : task.control.type === 'aggregate' ? `${task.control.form} aggregate` : 'router') : null,
+      subworkflow: task.namespace ? { name: task.namespace.workflow, prefix: task.namespace.prefix } : null,
+      routedBy: task.route?.router ?? null,
     };
   });
   const processes: PlanProcessView[] = [];

@@ -4,6 +4,7 @@ import type { CompiledPlan, CompiledTask, DescribedEffect, Diagnostic, JsonValue
 import type { Host } from './host.js';
 import { corePolicy } from './policy/engine.js';
 import { hasTemplate, parseTemplate, renderString, type TemplateScope } from './compiler/templates.js';
+import { taskScope } from './runner/scope.js';
 
 /** What policy will say about one task, before the run. */
 export interface TaskPolicyView {
@@ -29,9 +30,8 @@ const RESTRICTIVENESS = { allow: 0, needs_approval: 1, deny: 2 } as const;
  * default database unless told otherwise, so a task aimed at agentctl's own state is flagged before the run.
  */
 export function previewPolicy(host: Host, plan: CompiledPlan, workspaceRoot: string, statePaths: readonly string[] = []): Map<string, TaskPolicyView> {
-  const scope: TemplateScope = { inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: {} };
   const views = new Map<string, TaskPolicyView>();
-  for (const task of plan.tasks) views.set(task.id, previewTask(host, plan, task, scope, workspaceRoot, statePaths));
+  for (const task of plan.tasks) views.set(task.id, previewTask(host, plan, task, taskScope(plan, task, {}), workspaceRoot, statePaths));
   return views;
 }
 

@@ -86,7 +86,7 @@ export {
   type ContainerOptions,
   type ProcessActionFields,
 } from './process-action.js';
-export type { CompiledAction, CompiledAgent, CompiledPlan, CompiledProvider, CompiledTask, CompiledTool, ModelPricing, PricingTable, RunBudgets, RuntimeSettings } from './plan.js';
+export type { CompiledAction, CompiledAgent, CompiledPlan, CompiledProvider, CompiledTask, CompiledTool, ControlNode, ModelPricing, PricingTable, RunBudgets, RuntimeSettings, TaskExpansion, TaskNamespace } from './plan.js';
 export {
   definePlugin,
   defineActionKind,

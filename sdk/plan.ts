@@ -31,7 +31,65 @@ export interface CompiledTask {
   readonly failure: 'stop' | 'continue';
   readonly outputSchema?: JsonValue;
   readonly profile: EffectProfile;
+  /** Task-local `vars` and expansion bindings (`matrix`, `matrixIndex`, `loopIndex`, ...), over `spec.vars`. */
+  readonly vars?: Readonly<Record<string, JsonValue>>;
+  /** Vars bound to another task's output at run time (a loop iteration's `loopPrevious`): var name → task id. */
+  readonly bindings?: Readonly<Record<string, string>>;
+  /** Set on the tasks of a sub-workflow invocation: how its templates see `tasks` and `inputs`. */
+  readonly namespace?: TaskNamespace;
+  /** Set on the tasks of a router's destination: they run only when `router` selects `destination`. */
+  readonly route?: { readonly router: string; readonly destination: string };
+  /** Where a compiled child came from: the expanded parent, its position and what it was bound to. */
+  readonly expansion?: TaskExpansion;
+  /** A pure node the core evaluates itself (an aggregate, a router, a sub-workflow boundary); it has no effects. */
+  readonly control?: ControlNode;
 }
+
+/** The tasks of one sub-workflow invocation read `tasks.LOCAL` as `PREFIX + LOCAL`, and `inputs` from a boundary task. */
+export interface TaskNamespace {
+  /** `INVOCATION--`, nested invocations included. */
+  readonly prefix: string;
+  /** The id of the invocation's input boundary task, whose output is the sub-workflow's `inputs`. */
+  readonly inputs: string;
+  /** The sub-workflow definition. */
+  readonly workflow: string;
+}
+
+/** A child of `foreach`, `matrix` or `loop`. */
+export interface TaskExpansion {
+  readonly parent: string;
+  readonly form: 'foreach' | 'matrix' | 'loop';
+  readonly index: number;
+  /** The bound values: the item, the matrix cell, or the loop index. */
+  readonly binding: JsonValue;
+}
+
+/** What a control task computes. */
+export type ControlNode =
+  | {
+      /** The parent of a foreach, matrix or loop: `{items}` (and `iterations` for a loop) from its children's ends. */
+      readonly type: 'aggregate';
+      readonly form: 'foreach' | 'matrix' | 'loop';
+      readonly children: readonly string[];
+      /** For a loop: the guard, checked once more after the last iteration (still true fails the loop). */
+      readonly loop?: { readonly while: string; readonly maxIterations: number };
+    }
+  | {
+      /** `uses: router`: selects destinations by one typed value. Case tasks are compiled ids. */
+      readonly type: 'router';
+      readonly select: string;
+      readonly cases: readonly { readonly equals: JsonValue; readonly tasks: readonly string[] }[];
+      readonly default: readonly string[];
+    }
+  | {
+      /** A sub-workflow invocation's typed input (rendered `with` over defaults) or output (its output map). */
+      readonly type: 'boundary';
+      readonly role: 'input' | 'output';
+      readonly workflow: string;
+      readonly version: string;
+      readonly schema: JsonValue;
+      readonly defaults?: Readonly<Record<string, JsonValue>>;
+    };
 
 /**
  * Run-wide limits (`spec.runtime.budgets`), each a positive integer; an absent field is no limit. Every limit but

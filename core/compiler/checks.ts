@@ -51,12 +51,16 @@ export function checkOutputSchema(schema: JsonValue, path: PathSegment[], report
 }
 
 export function checkOutputs({ envelope, ids }: WorkflowParts, report: Report): void {
-  const scope: ReferenceScope = { envelope, needs: ids, taskIds: ids, owner: 'spec.outputs' };
+  const scope: ReferenceScope = { ...workflowNames(envelope), needs: ids, taskIds: ids, owner: 'spec.outputs' };
   for (const template of templateStrings(envelope.spec.outputs)) checkTemplate(template.text, ['spec', 'outputs', ...template.path], scope, report);
 }
 
 export interface ReferenceScope {
-  readonly envelope: Envelope;
+  /** Input names templates may read, and where they are declared (for the message). */
+  readonly inputs: ReadonlySet<string>;
+  readonly inputsDeclared: string;
+  /** Var names: spec.vars, the task's own vars and its expansion bindings. */
+  readonly vars: ReadonlySet<string>;
   readonly needs: ReadonlySet<string>;
   readonly taskIds: ReadonlySet<string>;
   readonly owner: string;
@@ -79,9 +83,10 @@ export function checkTemplate(text: string, path: PathSegment[], scope: Referenc
 
 function checkReference(expression: Expression, path: PathSegment[], scope: ReferenceScope, report: Report): void {
   const [root, name, third] = expression.path;
-  const spec = scope.envelope.spec;
-  if ((root === 'inputs' || root === 'vars') && (name === undefined || !Object.hasOwn(spec[root], name))) {
-    report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": ${root}.${name ?? ''} is not declared in spec.${root}`);
+  if (root === 'inputs' && (name === undefined || !scope.inputs.has(name))) {
+    report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": inputs.${name ?? ''} is not declared in ${scope.inputsDeclared}`);
+  } else if (root === 'vars' && (name === undefined || !scope.vars.has(name))) {
+    report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": vars.${name ?? ''} is not declared in spec.vars or the task's vars`);
   } else if (root === 'memory') {
     report('AGENTCTL_E_UNSUPPORTED', path, `"${expression.source}": working memory is not available in this version; nothing can write memory.${name ?? ''}`);
   } else if (root === 'tasks') {
@@ -93,6 +98,11 @@ function checkReference(expression: Expression, path: PathSegment[], scope: Refe
       report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": ${scope.owner} reads tasks.${name} but does not list it in needs`, `add "${name}" to needs`);
     }
   }
+}
+
+/** The inputs and vars a top-level template may read. */
+export function workflowNames(envelope: Envelope): Pick<ReferenceScope, 'inputs' | 'inputsDeclared' | 'vars'> {
+  return { inputs: new Set(Object.keys(envelope.spec.inputs)), inputsDeclared: 'spec.inputs', vars: new Set(Object.keys(envelope.spec.vars)) };
 }
 
 /** "did you mean X?" when a known name is close, then the known names. */

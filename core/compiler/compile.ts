@@ -6,10 +6,13 @@ import type { Host } from '../host.js';
 import { AGENT_KIND } from '../agents/kind.js';
 import { compileAgents } from './agents.js';
 import { checkBudgets } from './budgets.js';
-import { workflowEnvelope } from './envelope.js';
+import { workflowEnvelope, type SubworkflowDocument } from './envelope.js';
 import { topologicalOrder } from './graph.js';
 import { fieldsAt, issuesToDiagnostics, unknownField } from './issues.js';
-import { checkInput, checkOutputs, checkOutputSchema, checkTemplate, suggestion, type ReferenceScope, type Report } from './checks.js';
+import { checkOutputs, suggestion, type Report } from './checks.js';
+import { expandTasks, type Expanded } from './expand.js';
+import { checkDefinition, checkLevel, levelsOf, type Level } from './tasks.js';
+import { flowAction } from '../flow/kind.js';
 import { completeParts, salvageParts, type WorkflowParts } from './partial.js';
 import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
 import { hasTemplate, templateStrings } from './templates.js';
@@ -44,10 +47,11 @@ export async function compileText(host: Host, file: string, text: string, option
   const agents = compileAgents(host, parts, declaredActions, report);
   const actions = { ...declaredActions, ...agents.actions };
   checkTemplatePlacement(source, diagnostics, report);
-  const tasks = compileTasks(host, parts, actions, report);
+  const expanded = compileTasks(host, parts, actions, report);
   checkOutputs(parts, report);
-  checkBudgets(parts, report);
-  const ordered = orderTasks(tasks, parts, report);
+  checkBudgets(parts, { tasks: expanded.tasks.filter((task) => !task.control).length, expansionItems: expanded.expansionItems, loopIterations: expanded.loopIterations }, report);
+  const ordered = orderTasks(expanded, report);
+  const flowActions = Object.fromEntries(ordered.filter((task) => task.control).map((task) => [task.action, flowAction(task.control!.type)]));
   if (diagnostics.length > 0) fail(diagnostics, file);
   const inputs = mergeInputs(envelope.spec.inputs, options.inputs ?? {});
 
@@ -62,7 +66,7 @@ export async function compileText(host: Host, file: string, text: string, option
     outputs: envelope.spec.outputs as Record<string, JsonValue>,
     policy: envelope.spec.policy,
     runtime: envelope.spec.runtime,
-    actions,
+    actions: { ...actions, ...flowActions },
     tasks: ordered,
     providers: agents.providers,
     agents: agents.agents,
@@ -144,12 +148,20 @@ function checkIsolation(host: Host, action: string, description: ActionDescripti
  * is refused everywhere, actions included, as the unknown field it is: no schema defines it.
  */
 function checkTemplatePlacement(source: SourceDocument, diagnostics: Diagnostic[], report: Report): void {
-  const evaluated = (path: PathSegment[]) =>
-    (path[0] === 'spec' && path[1] === 'tasks' && (path[3] === 'with' || (path[3] === 'when' && path.length === 4))) || (path[0] === 'spec' && path[1] === 'outputs' && path.length > 2);
+  // A sub-workflow definition's tasks and outputs are evaluated like the workflow's own.
+  const local = (path: PathSegment[]): PathSegment[] => (path[0] === 'spec' && path[1] === 'subworkflows' && path.length > 3 ? ['spec', ...path.slice(3)] : path);
+  const evaluated = (full: PathSegment[]) => {
+    const path = local(full);
+    if (path[0] !== 'spec') return false;
+    if (path[1] === 'outputs') return path.length > 2;
+    if (path[1] !== 'tasks') return false;
+    const [field, sub] = [path[3], path[4]];
+    return field === 'with' || (field === 'when' && path.length === 4) || (field === 'loop' && sub === 'while' && path.length === 5) || (field === 'route' && sub === 'select' && path.length === 5);
+  };
   const inAction = (path: PathSegment[]) => path[0] === 'spec' && path[1] === 'actions';
   const visit = (value: unknown, path: PathSegment[]): void => {
     if (typeof value === 'string') {
-      if (hasTemplate(value) && !evaluated(path) && !inAction(path)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', path, `templates are not evaluated at ${formatPath(path)}; "${value}" would stay literal text`, 'templates work in a task\'s with and when, and in spec.outputs');
+      if (hasTemplate(value) && !evaluated(path) && !inAction(path)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', path, `templates are not evaluated at ${formatPath(path)}; "${value}" would stay literal text`, 'templates work in a task\'s with, when, loop.while and route.select, and in spec.outputs (and the same places of a sub-workflow)');
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => visit(item, [...path, index]));
     } else if (value !== null && typeof value === 'object') {
@@ -163,71 +175,36 @@ function checkTemplatePlacement(source: SourceDocument, diagnostics: Diagnostic[
   visit(source.value, []);
 }
 
-function compileTasks(host: Host, parts: WorkflowParts, actions: Record<string, CompiledAction>, report: Report): CompiledTask[] {
-  const { envelope, ids } = parts;
-  const seen = new Set<string>();
-  const tasks: CompiledTask[] = [];
-  for (const { task, index } of parts.tasks) {
-    const path: PathSegment[] = ['spec', 'tasks', index];
-    if (seen.has(task.id)) report('AGENTCTL_E_DUPLICATE_TASK', [...path, 'id'], `task id "${task.id}" is used twice`);
-    seen.add(task.id);
-    const [form, actionName] = task.uses.split(':') as [string, string];
-    const key = form === 'agent' ? `agent:${actionName}` : actionName;
-    const action = Object.hasOwn(actions, key) ? actions[key] : undefined;
-    if (form === 'agent') {
-      if (!Object.hasOwn(envelope.spec.agents, actionName)) {
-        report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses agent "${actionName}", which is not declared in spec.agents`, suggestion(actionName, Object.keys(envelope.spec.agents), 'declared agents', 'agent:'));
-      }
-    } else if (!Object.hasOwn(envelope.spec.actions, actionName)) {
-      report('AGENTCTL_E_UNKNOWN_ACTION', [...path, 'uses'], `task ${task.id} uses action "${actionName}", which is not declared in spec.actions`, suggestion(actionName, Object.keys(envelope.spec.actions), 'declared actions', 'action:'));
-    }
-    // Whatever is wrong with the action, the task's own references are still checked in this pass.
-    const needs = new Set<string>();
-    task.needs.forEach((need, needIndex) => {
-      if (!ids.has(need)) report('AGENTCTL_E_UNKNOWN_DEPENDENCY', [...path, 'needs', needIndex], `task ${task.id} needs "${need}", which is not a task`, suggestion(need, ids, 'declared task ids'));
-      else if (needs.has(need)) report('AGENTCTL_E_SCHEMA', [...path, 'needs', needIndex], `task ${task.id} lists "${need}" twice in needs`);
-      needs.add(need);
-    });
-    const scope: ReferenceScope = { envelope, needs, taskIds: ids, owner: `task ${task.id}` };
-    const templates = [...templateStrings(task.with)];
-    for (const template of templates) checkTemplate(template.text, [...path, 'with', ...template.path], scope, report);
-    if (action) checkInput(host, action, task.with, templates.map((template) => template.path), [...path, 'with'], report);
-    if (task.outputSchema !== undefined) checkOutputSchema(task.outputSchema as JsonValue, [...path, 'outputSchema'], report);
-    if (task.when !== undefined) {
-      const parsed = checkTemplate(task.when, [...path, 'when'], scope, report);
-      if (parsed && !parsed.whole) report('AGENTCTL_E_TEMPLATE_SYNTAX', [...path, 'when'], `when must be exactly one template, e.g. "\${{ inputs.enabled }}"`);
-    }
-    if (!action) continue;
-    tasks.push({
-      id: task.id,
-      index,
-      uses: task.uses,
-      action: action.name,
-      kind: action.kind,
-      needs: [...needs],
-      with: task.with as JsonValue,
-      ...(task.when === undefined ? {} : { when: task.when }),
-      retry: task.retry,
-      ...(task.timeoutSeconds === undefined ? {} : { timeoutSeconds: task.timeoutSeconds }),
-      failure: task.failure,
-      ...(task.outputSchema === undefined ? {} : { outputSchema: task.outputSchema as JsonValue }),
-      profile: action.profile,
-    });
+/** Both passes over the task documents: each checked where it is written, then expanded into the plan's tasks. */
+function compileTasks(host: Host, parts: WorkflowParts, actions: Record<string, CompiledAction>, report: Report): Expanded {
+  const context = { host, parts, actions, report };
+  const { top, definitions } = levelsOf(parts);
+  const checkedOf = (level: Level) => ({ order: level.tasks.map((entry) => entry.task.id), checked: checkLevel(context, level) });
+  const checkedDefinitions = new Map<string, { level: ReturnType<typeof checkedOf>; document: SubworkflowDocument }>();
+  for (const [name, level] of definitions) {
+    const document = parts.envelope.spec.subworkflows[name]!;
+    checkDefinition(name, document, level, report);
+    checkedDefinitions.set(name, { level: checkedOf(level), document });
   }
-  return tasks;
+  const expanded = expandTasks({ top: checkedOf(top), definitions: checkedDefinitions, report });
+  const seen = new Set<string>();
+  for (const task of expanded.tasks) {
+    if (seen.has(task.id)) report('AGENTCTL_E_DUPLICATE_TASK', expanded.sources.get(task.id) ?? ['spec', 'tasks'], `the compiled task id "${task.id}" is used twice (a task id collides with an expanded or namespaced one)`, 'rename the task');
+    seen.add(task.id);
+  }
+  return expanded;
 }
 
-function orderTasks(tasks: CompiledTask[], { tasks: declared }: WorkflowParts, report: Report): CompiledTask[] {
+function orderTasks({ tasks, sources }: Expanded, report: Report): CompiledTask[] {
   const result = topologicalOrder(tasks);
   if ('order' in result) {
     const byId = new Map(tasks.map((task) => [task.id, task]));
     return result.order.map((id) => byId.get(id)!);
   }
   const first = result.cycle[0]!;
-  const index = declared.find((entry) => entry.task.id === first)?.index ?? 0;
   // A cycle of thousands of tasks is named by its first steps, not printed whole.
   const steps = result.cycle.length > 12 ? `${result.cycle.slice(0, 10).join(' → ')} → … → ${first} (${result.cycle.length - 1} tasks)` : result.cycle.join(' → ');
-  report('AGENTCTL_E_DEPENDENCY_CYCLE', ['spec', 'tasks', index, 'needs'], `tasks form a cycle: ${steps}`, 'remove one of the needs entries of this cycle');
+  report('AGENTCTL_E_DEPENDENCY_CYCLE', [...(sources.get(first) ?? ['spec', 'tasks', 0]), 'needs'], `tasks form a cycle: ${steps}`, 'remove one of the needs entries of this cycle');
   return tasks;
 }
 

@@ -26,8 +26,8 @@ export const budgetsSchema = z.strictObject({
   maxInputTokens: budget('Model input tokens (enforced once agents exist).'),
   maxOutputTokens: budget('Model output tokens (enforced once agents exist).'),
   maxTotalTokens: budget('Model input plus output tokens (enforced once agents exist).'),
-  maxExpansionItems: budget('foreach and matrix children (enforced once expansion exists).'),
-  maxLoopIterations: budget('Loop iterations (enforced once loops exist).'),
+  maxExpansionItems: budget('foreach and matrix children of the whole plan, counted at compile time.'),
+  maxLoopIterations: budget('Loop iterations of the whole plan (the sum of maxIterations), counted at compile time.'),
   maxCostMicrousd: budget('Model cost in micro-US-dollars; needs spec.runtime.pricing (enforced once agents exist).'),
 });
 
@@ -55,12 +55,45 @@ export const runtimeSchema = z.strictObject({
   pricing: pricingSchema.optional(),
 });
 
-export const taskSchema = z.strictObject({
+/** Children a foreach or matrix may have: `maxItems` defaults to 32 and never exceeds 256 (SPEC §2). */
+export const EXPANSION_LIMITS = { defaultItems: 32, maxItems: 256, maxIterations: 64 } as const;
+
+const maxItems = z.number().int().min(1).max(EXPANSION_LIMITS.maxItems).default(EXPANSION_LIMITS.defaultItems);
+
+export const foreachSchema = z.strictObject({
+  items: z.array(z.json()).describe('A static list: each item becomes one child task.'),
+  as: name('a foreach binding').default('item').describe('The var each child reads its item from.'),
+  maxItems,
+});
+
+export const matrixSchema = z.strictObject({
+  axes: z.record(name('a matrix axis'), z.array(z.json())).describe('Each axis a static list; children are the Cartesian product.'),
+  maxItems,
+});
+
+export const loopSchema = z.strictObject({
+  maxIterations: z.number().int().min(1).max(EXPANSION_LIMITS.maxIterations),
+  while: z.string().describe('One template, evaluated before each iteration; false ends the loop.'),
+  initial: z.json().default(null).describe('vars.loopPrevious of iteration 0.'),
+});
+
+export const routeSchema = z.strictObject({
+  select: z.string().describe('One template: the value the cases are compared with.'),
+  cases: z.array(z.strictObject({ equals: z.json(), tasks: z.array(name('a destination')).min(1) })).min(1, 'a router needs at least one case'),
+  default: z.array(name('a destination')).default([]),
+});
+
+const taskFields = {
   id: name('a task id'),
-  uses: z.string().regex(/^(action|agent):[A-Za-z][A-Za-z0-9_-]*$/, 'uses must be action:NAME or agent:NAME'),
+  uses: z.string().regex(/^((action|agent|workflow):[A-Za-z][A-Za-z0-9_-]*|router)$/, 'uses must be action:NAME, agent:NAME, workflow:NAME or router'),
   needs: z.array(name('a needs entry')).default([]),
+  vars: z.record(name('a var name'), z.json()).optional().describe('Task-local vars, over spec.vars.'),
   with: z.json().default({}),
   when: z.string().optional().describe('A template that must evaluate to a boolean; false skips the task.'),
+  foreach: foreachSchema.optional(),
+  matrix: matrixSchema.optional(),
+  loop: loopSchema.optional(),
+  route: routeSchema.optional(),
   retry: z
     .strictObject({
       maxAttempts: z.number().int().min(1).max(20).default(1),
@@ -70,6 +103,19 @@ export const taskSchema = z.strictObject({
   timeoutSeconds: limits.timeoutSeconds.optional(),
   failure: z.enum(['stop', 'continue']).default('stop'),
   outputSchema: z.record(z.string(), z.json()).optional().describe('JSON Schema (2020-12) the task output must match.'),
+};
+
+export const taskSchema = z.strictObject(taskFields);
+
+/** A reusable graph behind one `uses: workflow:NAME` task (compiled into the invoking plan). */
+export const subworkflowSchema = z.strictObject({
+  version: z.string().regex(/^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, 'version must be a semantic version such as 1.0.0'),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.json()).default({ type: 'object' }).describe('JSON Schema of the invocation input.'),
+  outputSchema: z.record(z.string(), z.json()).default({ type: 'object' }).describe('JSON Schema of the output map.'),
+  inputs: z.record(name('an input name'), z.json()).default({}).describe('Default input values, under the invocation\'s with.'),
+  outputs: z.record(name('an output name'), z.json()).default({}),
+  tasks: z.array(taskSchema).min(1, 'a sub-workflow needs at least one task'),
 });
 
 /** Common action fields; the rest are the kind's. */
@@ -94,6 +140,7 @@ export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchem
       agents: z.record(name('an agent name'), agentSchema).default({}),
       tools: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'a tool name is a letter, then up to 63 letters, digits, "_" or "-"'), toolSchema).default({}),
       actions: z.record(name('an action name'), action).default({}),
+      subworkflows: z.record(name('a sub-workflow name'), subworkflowSchema).default({}),
       tasks: z.array(taskSchema).min(1, 'a workflow needs at least one task'),
     }),
   });
@@ -102,3 +149,4 @@ export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchem
 export const workflowEnvelope = envelopeSchema(actionBaseSchema);
 export type Envelope = z.output<typeof workflowEnvelope>;
 export type TaskDocument = z.output<typeof taskSchema>;
+export type SubworkflowDocument = z.output<typeof subworkflowSchema>;

@@ -2,7 +2,7 @@
 // section, action and task is taken on its own, so one pass reports every problem instead of one phase at a time.
 import { policySchema } from '../../sdk/index.js';
 import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
-import { actionBaseSchema, runtimeSchema, taskSchema, type Envelope, type TaskDocument } from './envelope.js';
+import { actionBaseSchema, runtimeSchema, subworkflowSchema, taskSchema, type Envelope, type TaskDocument } from './envelope.js';
 
 /** A task that matched the task schema, with its position in spec.tasks. */
 export interface IndexedTask {
@@ -63,6 +63,7 @@ export function salvageParts(document: unknown): WorkflowParts {
       agents: entries(spec.agents, agentSchema),
       tools: entries(spec.tools, toolSchema),
       actions,
+      subworkflows: entries(spec.subworkflows, subworkflowSchema),
       tasks: tasks.map((entry) => entry.task),
     },
   };

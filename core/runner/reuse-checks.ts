@@ -4,6 +4,7 @@ import type { CompiledAction, CompiledPlan, CompiledTask, JsonValue } from '../.
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError } from '../compiler/templates.js';
+import { taskScope } from './scope.js';
 import type { ArtifactStore } from '../store/artifacts.js';
 import type { parser } from '../store/inspection.js';
 import { outputDigestOf } from '../store/lineage.js';
@@ -109,7 +110,7 @@ function resolvedInputDigest(context: CandidateContext): { digest?: string; prob
   const { plan, task } = context;
   const kind = context.host.actionKind(plan.actions[task.action]!.kind)!;
   try {
-    const parsed = inputSchemaOf(kind, plan.actions[task.action]!.fields).safeParse(renderValue(task.with, { inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: context.outputs }));
+    const parsed = inputSchemaOf(kind, plan.actions[task.action]!.fields).safeParse(renderValue(task.with, taskScope(plan, task, context.outputs)));
     if (!parsed.success) return { problem: `the input does not match ${kind.name} now` };
     return { digest: `sha256:${sha256(canonicalJson(parsed.data as JsonValue))}` };
   } catch (error) {

@@ -6,6 +6,8 @@ import { setMaxListeners } from 'node:events';
 import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
+import { taskScope } from './scope.js';
+import { routeSkip } from './control.js';
 import type { NewRun, Row, RunState, Store, TaskState } from '../store/store.js';
 import { OutcomeNotRecorded, type Approver } from './effects.js';
 import { newRunIdentity } from './identity.js';
@@ -164,7 +166,7 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
     const state = String(row.state) as TaskState;
     if (finished.has(state)) {
       dispositions[taskId] = 'reused';
-      if (state === 'succeeded') outputs[taskId] = { output: JSON.parse(String(row.output_json ?? 'null')) as JsonValue };
+      if (state === 'succeeded' || state === 'skipped') outputs[taskId] = { output: JSON.parse(String(row.output_json ?? 'null')) as JsonValue };
       scheduler.restore(taskId, state);
       continue;
     }
@@ -230,13 +232,17 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
       const skipped = scheduler.complete(result.task.id, result.state);
       for (const skip of skipped) {
         const reason = `needs ${skip.blockedBy}, which ended ${skip.blockedState}`;
-        store.writeTask(runId, skip.task.id, { state: 'skipped', error: { code: 'AGENTCTL_E_DEPENDENCY_FAILED', message: `skipped: ${reason}` }, finished: true }, { type: 'task.skipped', data: { reason } });
+        // A router's destination skipped on the way (a sub-workflow's output boundary) keeps the router's decision.
+        const decision = skip.task.route ? routeSkip(skip.task, outputs[skip.task.route.router]?.output) : undefined;
+        if (decision !== undefined) outputs[skip.task.id] = { output: decision };
+        store.writeTask(runId, skip.task.id, { state: 'skipped', ...(decision === undefined ? {} : { output: decision }), error: { code: 'AGENTCTL_E_DEPENDENCY_FAILED', message: `skipped: ${reason}` }, finished: true }, { type: 'task.skipped', data: { reason } });
       }
       return skipped;
     });
     settled[scheduler.position(result.task.id)] = true;
     for (const skip of skips) settled[scheduler.position(skip.task.id)] = true;
-    if (result.state === 'succeeded') outputs[result.task.id] = { output: result.output ?? null };
+    // A skipped task's output is its recorded decision (null for a false when): readable, e.g. by spec.outputs.
+    if (result.state === 'succeeded' || result.state === 'skipped') outputs[result.task.id] = { output: result.output ?? null };
     await committed(`task.${result.state}`, { attempt: result.attempt, durationMs: result.durationMs, ...(result.error ? { code: result.error.code } : {}) }, result.task.id);
     if (stops(result) && !failure) failure = result;
     if (result.state === 'waiting_for_approval' && !pausedBy) pausedBy = result;
@@ -266,7 +272,8 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
   const launch = (task: CompiledTask) => {
     const position = scheduler.position(task.id);
     const attempt = start.attempts.get(task.id);
-    const body = executeTask({ host, store, plan, task, runId, scope: scope(), signal, budget, vault, committed, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
+    const routerOutput = task.route && Object.hasOwn(outputs, task.route.router) ? { routerOutput: outputs[task.route.router]!.output } : {};
+    const body = executeTask({ host, store, plan, task, runId, scope: taskScope(plan, task, outputs), ...routerOutput, signal, budget, vault, committed, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
     running.set(
       position,
       body.then(

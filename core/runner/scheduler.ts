@@ -14,6 +14,8 @@ export class Scheduler {
   readonly #unmet: number[];
   readonly #dependents: number[][];
   readonly #states: TaskState[];
+  /** For each aggregate: the positions of its children, whose failure or skip it records instead of inheriting. */
+  readonly #tolerated = new Map<number, ReadonlySet<number>>();
   /** Positions of ready tasks, ascending: ties are broken by plan order. */
   #ready: number[] = [];
 
@@ -26,6 +28,7 @@ export class Scheduler {
     tasks.forEach((task, position) => {
       for (const need of task.needs) this.#dependents[this.#position.get(need)!]!.push(position);
       if (task.needs.length === 0) this.#ready.push(position);
+      if (task.control?.type === 'aggregate') this.#tolerated.set(position, new Set(task.control.children.map((child) => this.#position.get(child)!)));
     });
   }
 
@@ -36,7 +39,10 @@ export class Scheduler {
     return taken.map((position) => this.#tasks[position]!);
   }
 
-  /** Records a task's end. Returns the pending tasks that can now never run (dependents of a failed or skipped task). */
+  /**
+   * Records a task's end. Returns the pending tasks that can now never run (dependents of a failed or skipped task);
+   * an aggregate is not among them for its own children: it runs once they have all ended, to record how.
+   */
   complete(taskId: string, state: TaskState): Skip[] {
     const position = this.#position.get(taskId)!;
     this.#states[position] = state;
@@ -55,6 +61,11 @@ export class Scheduler {
       const blocker = queue.shift()!;
       for (const dependent of this.#dependents[blocker]!) {
         if (this.#states[dependent] !== 'pending') continue;
+        if (this.#tolerated.get(dependent)?.has(blocker)) {
+          this.#unmet[dependent]! -= 1;
+          if (this.#unmet[dependent] === 0) this.#insertReady(dependent);
+          continue;
+        }
         this.#states[dependent] = 'skipped';
         this.#ready = this.#ready.filter((ready) => ready !== dependent);
         skips.push({ task: this.#tasks[dependent]!, blockedBy: this.#tasks[blocker]!.id, blockedState: this.#states[blocker]! });

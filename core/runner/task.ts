@@ -15,6 +15,7 @@ import { meteredProcessService, type EffectBudget, type Meter, type RunBudget } 
 import { AgentBudget } from '../agents/budget.js';
 import { AGENT_KIND, promptOf, type AgentFields } from '../agents/kind.js';
 import { runAgent } from '../agents/loop.js';
+import { evaluateControl, routeSkip } from './control.js';
 import type { ApprovalOverride } from '../agents/tools.js';
 
 export interface TaskRequest {
@@ -34,6 +35,8 @@ export interface TaskRequest {
   readonly committed: (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => Promise<void>;
   /** The run's budgets: a refusal fails the task and, being fatal, the run. */
   readonly budget?: RunBudget;
+  /** For a router's destination: the router's recorded output, which says whether this task runs. */
+  readonly routerOutput?: JsonValue;
 }
 
 export interface TaskOutcome {
@@ -73,7 +76,14 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
 
   for (let attempt = request.firstAttempt ?? 1; ; attempt += 1) {
     try {
+      const unselected = routeSkip(task, request.routerOutput);
+      if (unselected !== undefined) return outcome('skipped', attempt, { output: unselected });
       if (task.when !== undefined && !evaluateWhen(task)(request.scope)) return outcome('skipped', attempt, { output: null });
+      if (task.control) {
+        const value = renderValue(task.with, request.scope);
+        resolved.input = { value, digest: `sha256:${sha256(canonicalJson(value))}` };
+        return outcome('succeeded', attempt, { output: evaluateControl(request) });
+      }
       request.budget?.startTask(task.id);
       const output = await dispatch(request, attempt, resolved);
       return outcome('succeeded', attempt, { output });

@@ -116,6 +116,9 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
         const needs = task.needs.length > 0 ? ` after ${task.needs.join(', ')}` : '';
         const policy = task.policy.decision === 'deny' ? `policy deny ${task.policy.code}` : `policy ${task.policy.decision}`;
         lines.push(`${String(index + 1).padStart(3)}. ${task.id}  ${task.kind}  ${task.effectClass}/${task.risk}  ${task.predictability}  ${policy}${needs}`);
+        if (task.control) lines.push(`       ${task.control}`);
+        if (task.expansion) lines.push(`       ${task.expansion.form} child ${task.expansion.index} of ${task.expansion.parent}: ${JSON.stringify(task.expansion.binding)}`);
+        if (task.routedBy) lines.push(`       runs only when router ${task.routedBy} selects it`);
         if (task.policy.decision === 'deny' || task.policy.decision === 'needs_approval') lines.push(`       ${task.policy.message}`);
       });
       for (const process of view.processes) {
