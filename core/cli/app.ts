@@ -8,6 +8,7 @@ import { artifactsCommand } from './commands/artifacts.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { pluginsCommand, versionCommand } from './commands/info.js';
+import { packsCommand } from './commands/packs.js';
 import { replayCommand } from './commands/replay.js';
 import { forkCommand, repairCommand, retryCommand } from './commands/derive.js';
 import { runCommand } from './commands/run.js';
@@ -59,7 +60,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     return;
   }
   const compose = composer(options.plugins);
-  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), pluginsCommand(compose), schemaCommand(compose), versionCommand];
+  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), packsCommand(compose), pluginsCommand(compose), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))
@@ -67,6 +68,8 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     .usage('$0 <command> [options]\n\nRuns declarative, policy-gated YAML workflows with a durable effect ledger.')
     .option('output', { choices: ['human', 'json'] as const, default: 'human' as const, describe: 'human summary, or one JSON document', global: true })
     .option('color', { choices: ['auto', 'always', 'never'] as const, default: 'auto' as const, describe: 'color in human output (NO_COLOR is honoured)', global: true })
+    .option('locked', { type: 'boolean', default: false, describe: 'refuse packs that differ from agentctl.pack.lock, or a workflow with packs and no lock', global: true })
+    .option('offline', { type: 'boolean', default: false, describe: 'load packs only from local and vendored sources', global: true })
     .completion('completion', 'Print a bash/zsh completion script')
     .demandCommand(1, 'name a command; see agentctl --help')
     .strict()

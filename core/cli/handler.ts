@@ -4,7 +4,12 @@ import { colorEnabled, emitError, toAgentctlError, type OutputOptions } from './
 export interface GlobalArgs {
   output: 'human' | 'json';
   color: 'auto' | 'always' | 'never';
+  locked?: boolean;
+  offline?: boolean;
 }
+
+/** How declarative packs load for this invocation (`--locked`, `--offline`). */
+export const packOptions = (argv: GlobalArgs) => ({ locked: argv.locked === true, offline: argv.offline === true });
 
 export function outputOptions(argv: GlobalArgs): OutputOptions {
   return { mode: argv.output, color: colorEnabled(argv.color, process.stderr, process.env), colorStdout: colorEnabled(argv.color, process.stdout, process.env) };

@@ -16,15 +16,23 @@ import { flowAction } from '../flow/kind.js';
 import { completeParts, salvageParts, type WorkflowParts } from './partial.js';
 import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
 import { hasTemplate, templateStrings } from './templates.js';
+import { loadDeclarativePacks, type LoadedPack, type PackLoadOptions } from '../packs/load.js';
+import { withPacks } from '../packs/inject.js';
 
 export interface CompileOptions {
   /** Input values that override the declared defaults (already merged from the CLI). */
   readonly inputs?: Readonly<Record<string, JsonValue>>;
+  /** How declarative packs load (`--locked`, `--offline`). */
+  readonly packs?: PackLoadOptions;
 }
 
 export interface CompileResult {
   readonly plan: CompiledPlan;
   readonly source: SourceDocument;
+  /** The declarative packs the workflow loaded, in name order. */
+  readonly packs: readonly LoadedPack[];
+  /** Problems that do not stop the workflow (an unsigned pack under packTrust.unsigned: warn, ...). */
+  readonly warnings: readonly Diagnostic[];
 }
 
 export async function compileFile(host: Host, file: string, options: CompileOptions = {}): Promise<CompileResult> {
@@ -37,16 +45,19 @@ export async function compileText(host: Host, file: string, text: string, option
   const report = (code: Diagnostic['code'], path: PathSegment[], message: string, help?: string) =>
     diagnostics.push(diagnostic(code, { message, file, ...source.locate(path), path: formatPath(path), ...(help ? { help } : {}) }));
 
+  // Declarative packs join the document as PACK.ITEM entries before anything else reads it.
+  const load = loadDeclarativePacks(file, source.value, options.packs);
+  const document = withPacks(source.value, load.packs, file);
   // One pass: a document that fails the envelope schema is still checked part by part (actions, tasks, templates).
-  const parsed = workflowEnvelope.safeParse(source.value);
+  const parsed = workflowEnvelope.safeParse(document);
   if (!parsed.success) diagnostics.push(...issuesToDiagnostics(parsed.error.issues, source, [], workflowEnvelope));
-  const parts = parsed.success ? completeParts(parsed.data) : salvageParts(source.value);
+  const parts = parsed.success ? completeParts(parsed.data) : salvageParts(document);
   const envelope = parts.envelope;
 
-  const declaredActions = compileActions(host, source, diagnostics, report);
+  const declaredActions = compileActions(host, source, document, diagnostics, report);
   const agents = compileAgents(host, parts, declaredActions, report);
   const actions = { ...declaredActions, ...agents.actions };
-  checkTemplatePlacement(source, diagnostics, report);
+  checkTemplatePlacement(source, document, diagnostics, report);
   const expanded = compileTasks(host, parts, actions, report);
   checkOutputs(parts, report);
   checkBudgets(parts, { tasks: expanded.tasks.filter((task) => !task.control).length, expansionItems: expanded.expansionItems, loopIterations: expanded.loopIterations }, report);
@@ -73,7 +84,7 @@ export async function compileText(host: Host, file: string, text: string, option
     tools: agents.tools,
   };
   try {
-    return { plan: await host.hooks.compile.promise(plan, { file, source: text }), source };
+    return { plan: await host.hooks.compile.promise(plan, { file, source: text }), source, packs: load.packs, warnings: load.warnings };
   } catch (error) {
     if (isAgentctlError(error) && error.code !== 'AGENTCTL_E_PLUGIN_FAILED') throw error;
     const message = errorMessage(error);
@@ -94,9 +105,9 @@ function fail(diagnostics: Diagnostic[], file: string): never {
 }
 
 /** Every action with a known kind is checked against its kind, read from the document itself (not the envelope). */
-function compileActions(host: Host, source: SourceDocument, diagnostics: Diagnostic[], report: Report): Record<string, CompiledAction> {
+function compileActions(host: Host, source: SourceDocument, document: unknown, diagnostics: Diagnostic[], report: Report): Record<string, CompiledAction> {
   const actions: Record<string, CompiledAction> = {};
-  const spec = (source.value as { spec?: { actions?: unknown } } | null)?.spec;
+  const spec = (document as { spec?: { actions?: unknown } } | null)?.spec;
   const declared = spec?.actions !== null && typeof spec?.actions === 'object' && !Array.isArray(spec.actions) ? (spec.actions as Record<string, unknown>) : {};
   for (const [name, raw] of Object.entries(declared)) {
     const path: PathSegment[] = ['spec', 'actions', name];
@@ -147,7 +158,7 @@ function checkIsolation(host: Host, action: string, description: ActionDescripti
  * silently stay literal text, so they are refused. (Action fields are reported by compileActions.) A `__proto__` key
  * is refused everywhere, actions included, as the unknown field it is: no schema defines it.
  */
-function checkTemplatePlacement(source: SourceDocument, diagnostics: Diagnostic[], report: Report): void {
+function checkTemplatePlacement(source: SourceDocument, document: unknown, diagnostics: Diagnostic[], report: Report): void {
   // A sub-workflow definition's tasks and outputs are evaluated like the workflow's own.
   const local = (path: PathSegment[]): PathSegment[] => (path[0] === 'spec' && path[1] === 'subworkflows' && path.length > 3 ? ['spec', ...path.slice(3)] : path);
   const evaluated = (full: PathSegment[]) => {
@@ -172,7 +183,7 @@ function checkTemplatePlacement(source: SourceDocument, diagnostics: Diagnostic[
       }
     }
   };
-  visit(source.value, []);
+  visit(document, []);
 }
 
 /** Both passes over the task documents: each checked where it is written, then expanded into the plan's tasks. */

@@ -2,11 +2,15 @@
 import { z } from 'zod';
 import { policySchema } from '../../sdk/index.js';
 import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
+import { packReferenceSchema, packTrustSchema } from '../packs/reference.js';
 
 export const API_VERSIONS = ['agentctl.dev/v1', 'agentctl.dev/v1alpha1'] as const;
 export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
 const name = (what: string) => z.string().regex(NAME_PATTERN, `${what} must start with a letter and contain only letters, digits, "_" and "-"`);
+/** Names of actions, agents and sub-workflows: the workflow's own, or `PACK.ITEM` from a declarative pack. */
+export const QUALIFIED_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+const qualified = (what: string) => z.string().regex(QUALIFIED_PATTERN, `${what} must start with a letter and contain only letters, digits, "_" and "-" (PACK.ITEM for a pack's item)`);
 
 export const limits = {
   timeoutSeconds: z.number().int().min(1).max(86400),
@@ -85,7 +89,7 @@ export const routeSchema = z.strictObject({
 
 const taskFields = {
   id: name('a task id'),
-  uses: z.string().regex(/^((action|agent|workflow):[A-Za-z][A-Za-z0-9_-]*|router)$/, 'uses must be action:NAME, agent:NAME, workflow:NAME or router'),
+  uses: z.string().regex(/^((action|agent|workflow):[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*|router)$/, 'uses must be action:NAME, agent:NAME, workflow:NAME (NAME may be PACK.ITEM) or router'),
   needs: z.array(name('a needs entry')).default([]),
   vars: z.record(name('a var name'), z.json()).optional().describe('Task-local vars, over spec.vars.'),
   with: z.json().default({}),
@@ -137,10 +141,12 @@ export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchem
       policy: policySchema.default(policySchema.parse({})),
       runtime: runtimeSchema.default(runtimeSchema.parse({})),
       providers: z.record(name('a provider name'), providerSchema).default({}),
-      agents: z.record(name('an agent name'), agentSchema).default({}),
+      agents: z.record(qualified('an agent name'), agentSchema).default({}),
       tools: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'a tool name is a letter, then up to 63 letters, digits, "_" or "-"'), toolSchema).default({}),
-      actions: z.record(name('an action name'), action).default({}),
-      subworkflows: z.record(name('a sub-workflow name'), subworkflowSchema).default({}),
+      actions: z.record(qualified('an action name'), action).default({}),
+      subworkflows: z.record(qualified('a sub-workflow name'), subworkflowSchema).default({}),
+      packs: z.array(packReferenceSchema).default([]).describe('Declarative packs in the reference format; see docs/packs.md.'),
+      packTrust: packTrustSchema.default(packTrustSchema.parse({})),
       tasks: z.array(taskSchema).min(1, 'a workflow needs at least one task'),
     }),
   });

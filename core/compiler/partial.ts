@@ -3,6 +3,7 @@
 import { policySchema } from '../../sdk/index.js';
 import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
 import { actionBaseSchema, runtimeSchema, subworkflowSchema, taskSchema, type Envelope, type TaskDocument } from './envelope.js';
+import { packTrustSchema } from '../packs/reference.js';
 
 /** A task that matched the task schema, with its position in spec.tasks. */
 export interface IndexedTask {
@@ -64,6 +65,8 @@ export function salvageParts(document: unknown): WorkflowParts {
       tools: entries(spec.tools, toolSchema),
       actions,
       subworkflows: entries(spec.subworkflows, subworkflowSchema),
+      packs: [],
+      packTrust: packTrustSchema.parse({}),
       tasks: tasks.map((entry) => entry.task),
     },
   };

@@ -4,7 +4,7 @@
 // Conventions in README.md, docs/*.md and builtins/*/README.md:
 // - In a ```sh block, each line starting with `agentctl ` or `npx agentctl ` (optionally after NAME=value
 //   environment assignments) is run, in document order, in one temporary folder per markdown file that holds
-//   a copy of examples/. It must exit 0, or the code given by a trailing comment `# exit N`. Other lines
+//   a copy of examples/ and of the declarative packs under packs/. It must exit 0, or the code given by a trailing comment `# exit N`. Other lines
 //   (`npm ci`, `npm test`, ...) are not run. `RUN_ID` stands for the run id printed by an earlier command.
 // - A fenced block whose info string has `file=NAME` is written to NAME in that folder before the commands run.
 // - A ```yaml block that starts with `apiVersion:` must pass `agentctl check`, or exit with `check=N` from
@@ -175,6 +175,10 @@ for (const file of markdownFiles()) {
     before(() => {
       folder = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-docs-')));
       cpSync(join(ROOT, 'examples'), join(folder, 'examples'), { recursive: true });
+      // Declarative packs ship with their example workflows; code packs (with package.json) are not needed here.
+      for (const pack of readdirSync(join(ROOT, 'packs'))) {
+        if (!existsSync(join(ROOT, 'packs', pack, 'package.json'))) cpSync(join(ROOT, 'packs', pack), join(folder, 'packs', pack), { recursive: true });
+      }
       const written = new Set<string>();
       for (const block of blocks) {
         const target = block.attributes.file;

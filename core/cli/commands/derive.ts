@@ -1,6 +1,7 @@
 // `agentctl retry FILE RUN`, `repair FILE RUN` and `fork RUN`: new runs derived from a recorded one.
 import type { CommandModule } from 'yargs';
 import { AgentctlError, type JsonValue } from '../../../sdk/index.js';
+import type { PackLoadOptions } from '../../packs/load.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import type { Host } from '../../host.js';
@@ -11,7 +12,7 @@ import { parser } from '../../store/inspection.js';
 import { Store, type Row } from '../../store/store.js';
 import type { Compose } from '../composition.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
-import { handler, type GlobalArgs } from '../handler.js';
+import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
 import { emit, palette, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
@@ -102,7 +103,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
     const host = compose({ configure: (h) => output.mode === 'human' && !argv.plan && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
     const file = argv.file ?? String(source.workflow_file ?? 'workflow.yaml');
     const workflow = text ?? String(source.workflow_source);
-    const plan = await targetPlan(host, mode, file, workflow, source, inputs);
+    const plan = await targetPlan(host, mode, file, workflow, source, inputs, packOptions(argv));
     const derivation = await planDerivation({ host, store, plan, source, mode, from, failed, restartSuccessful: Boolean(argv['restart-successful']) });
     if (argv.plan) return reportPlan(derivation, output);
     if (!derivation.plan.compatible) throw blockedError(derivation);
@@ -130,8 +131,8 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
  * The workflow the derived run executes, with the source run's recorded inputs (those the workflow still declares)
  * under any given on the command line. retry refuses any change of the workflow text; repair a change of its name.
  */
-async function targetPlan(host: Host, mode: DeriveMode, file: string, text: string, source: Row, overrides: Record<string, JsonValue>) {
-  const { plan: bare } = await compileText(host, file, text, {});
+async function targetPlan(host: Host, mode: DeriveMode, file: string, text: string, source: Row, overrides: Record<string, JsonValue>, packs: PackLoadOptions) {
+  const { plan: bare } = await compileText(host, file, text, { packs });
   if (mode === 'retry' && bare.digest !== String(source.workflow_digest)) {
     throw new AgentctlError('AGENTCTL_E_RETRY_WORKFLOW_CHANGED', `${file} is not the workflow run ${String(source.id)} ran (its digest differs)`, {
       help: `to run a corrected workflow, use: agentctl repair ${file} ${String(source.id)} --from TASK --plan`,
@@ -144,7 +145,7 @@ async function targetPlan(host: Host, mode: DeriveMode, file: string, text: stri
   }
   const recorded = (parser(String(source.id))('runs', 'inputs_json', source) ?? {}) as Record<string, JsonValue>;
   const carried = Object.fromEntries(Object.entries(recorded).filter(([key]) => Object.hasOwn(bare.inputs, key)));
-  return (await compileText(host, file, text, { inputs: { ...carried, ...overrides } })).plan;
+  return (await compileText(host, file, text, { inputs: { ...carried, ...overrides }, packs })).plan;
 }
 
 function reportPlan(derivation: Derivation, output: OutputOptions): number {

@@ -11,7 +11,7 @@ import { DEFAULT_DB } from '../database-option.js';
 import { describePlan } from '../../plan-view.js';
 import { workflowJsonSchema } from '../../schema.js';
 import type { Compose } from '../composition.js';
-import { handler, type GlobalArgs } from '../handler.js';
+import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
 import { emit, palette } from '../output.js';
 
@@ -77,9 +77,9 @@ export const checkCommand = (compose: Compose): CommandModule<GlobalArgs, FileAr
   handler: handler<FileArgs>(async (argv, output) => {
     const host = compose();
     const workflow = await readWorkflow(argv.file);
-    const { plan, source } = await compileText(host, workflow.name, workflow.text);
+    const { plan, source, warnings } = await compileText(host, workflow.name, workflow.text, { packs: packOptions(argv) });
     const verdicts = previewPolicy(host, plan, workspaceRootOf(argv, plan), defaultStatePaths());
-    const diagnostics = policyDiagnostics(plan, verdicts, taskLocation(source));
+    const diagnostics = [...warnings, ...policyDiagnostics(plan, verdicts, taskLocation(source))];
     const denials = diagnostics.filter((item) => item.severity === 'error');
     // A task that policy will certainly deny is a policy error (exit 3), found before anything runs.
     if (denials.length > 0) {
@@ -108,7 +108,7 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
     const host = compose();
     const inputs = collectInputs(argv);
     const workflow = await readWorkflow(argv.file);
-    const { plan } = await compileText(host, workflow.name, workflow.text, { inputs });
+    const { plan } = await compileText(host, workflow.name, workflow.text, { inputs, packs: packOptions(argv) });
     const view = describePlan(host, plan, previewPolicy(host, plan, workspaceRootOf(argv, plan), defaultStatePaths()));
     emit(output, 'Plan', view, () => {
       const lines = [`workflow ${view.workflow} (${view.order.length} tasks, maxConcurrency ${view.runtime.maxConcurrency})`];

@@ -2,7 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { SCHEMA_VERSION } from '../../store/migrations.js';
 import type { Compose } from '../composition.js';
-import { CLI_API_VERSION, HOST_VERSION } from '../../version.js';
+import { CLI_API_VERSION, HOST_VERSION, REFERENCE_FORMAT_VERSION } from '../../version.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
 
@@ -10,8 +10,8 @@ export const versionCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'version',
   describe: 'Print the agentctl version',
   handler: handler<GlobalArgs>(async (_argv, output) => {
-    const data = { version: HOST_VERSION, cliApiVersion: CLI_API_VERSION, databaseSchemaVersion: SCHEMA_VERSION, node: process.versions.node };
-    emit(output, 'Version', data, () => `agentctl ${HOST_VERSION} (node ${process.versions.node}, database schema ${SCHEMA_VERSION})`);
+    const data = { version: HOST_VERSION, cliApiVersion: CLI_API_VERSION, databaseSchemaVersion: SCHEMA_VERSION, referenceFormatVersion: REFERENCE_FORMAT_VERSION, node: process.versions.node };
+    emit(output, 'Version', data, () => `agentctl ${HOST_VERSION} (node ${process.versions.node}, database schema ${SCHEMA_VERSION}, reference format ${REFERENCE_FORMAT_VERSION})`);
     return 0;
   }),
 };

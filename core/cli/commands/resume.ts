@@ -7,7 +7,7 @@ import { resumeRun } from '../../runner/run.js';
 import { liveness } from '../../store/liveness.js';
 import { Store } from '../../store/store.js';
 import type { Compose } from '../composition.js';
-import { handler, type GlobalArgs } from '../handler.js';
+import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { palette } from '../output.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 import { driveAndReport } from './run.js';
@@ -36,7 +36,7 @@ export const resumeCommand = (compose: Compose): CommandModule<GlobalArgs, Resum
       const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
       // The recorded workflow and inputs, never the file on disk: the run continues what it started.
       const inputs = JSON.parse(String(row.inputs_json)) as Record<string, JsonValue>;
-      const { plan } = await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs });
+      const { plan } = await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv) });
       return await driveAndReport(store, timeout, output, (driving) =>
         resumeRun({
           host,

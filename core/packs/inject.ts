@@ -1,0 +1,59 @@
+// A loaded pack's items join the workflow under `PACK.ITEM`: actions in spec.actions, agents in spec.agents and
+// sub-workflows in spec.subworkflows, so the compiler checks and compiles them like the workflow's own. Inside a pack,
+// `uses` names the pack's own items and are qualified the same way; names that already name
+// another loaded pack's item (`action:example.base.assign`) are kept.
+import { AgentctlError, diagnostic } from '../../sdk/index.js';
+import type { LoadedPack } from './load.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The workflow document with every pack's items added; the document itself is not changed. */
+export function withPacks(document: unknown, packs: readonly LoadedPack[], file: string): unknown {
+  if (!isObject(document) || !isObject(document.spec)) return document;
+  const spec: Json = { ...document.spec };
+  const sections = ['actions', 'agents', 'subworkflows'] as const;
+  for (const section of sections) {
+    const own = isObject(spec[section]) ? (spec[section] as Json) : {};
+    for (const key of Object.keys(own)) {
+      if (key.includes('.')) refuse('AGENTCTL_E_SCHEMA', `spec.${section}.${key}: names with "." are reserved for pack items (PACK.ITEM)`, file, `spec.${section}`);
+    }
+    spec[section] = { ...own };
+  }
+  if (packs.length === 0) return { ...document, spec };
+  const names = new Set(packs.map((pack) => pack.entry.name));
+  for (const { manifest } of packs) {
+    if (Object.keys(manifest.tools).length > 0) {
+      refuse('AGENTCTL_E_UNSUPPORTED', `pack ${manifest.name} declares tools (${Object.keys(manifest.tools).join(', ')}): pack tools are not supported yet`, file, 'spec.packs', 'declare the tool in the workflow\'s spec.tools, or use the pack\'s actions as action tools');
+    }
+    const qualify = (reference: string) => (isQualified(reference, names) ? reference : `${manifest.name}.${reference}`);
+    const add = (section: (typeof sections)[number], name: string, value: unknown) => {
+      const target = spec[section] as Json;
+      const key = `${manifest.name}.${name}`;
+      if (Object.hasOwn(target, key)) refuse('AGENTCTL_E_PACK_RESOLUTION', `pack ${manifest.name} collides at ${section}.${key}`, file, 'spec.packs');
+      target[key] = value;
+    };
+    for (const [name, action] of Object.entries(manifest.actions)) add('actions', name, action);
+    // An agent's tools are the invoking workflow's (packs declare none in this version), so they stay as written.
+    for (const [name, agent] of Object.entries(manifest.agents)) add('agents', name, agent);
+    for (const [name, workflow] of Object.entries(manifest.workflows)) add('subworkflows', name, { ...workflow, tasks: workflow.tasks.map((task) => ({ ...task, uses: qualifyUses(task.uses, qualify) })) });
+  }
+  return { ...document, spec };
+}
+
+/** `action:assign` inside pack P becomes `action:P.assign`; `router` stays. */
+function qualifyUses(uses: string, qualify: (name: string) => string): string {
+  const match = /^(action|agent|workflow):(.+)$/.exec(uses);
+  return match ? `${match[1]}:${qualify(match[2]!)}` : uses;
+}
+
+/** A name that already names an item of a loaded pack. */
+function isQualified(name: string, packs: ReadonlySet<string>): boolean {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && packs.has(name.slice(0, dot));
+}
+
+function refuse(code: 'AGENTCTL_E_SCHEMA' | 'AGENTCTL_E_UNSUPPORTED' | 'AGENTCTL_E_PACK_RESOLUTION', message: string, file: string, path: string, help?: string): never {
+  throw new AgentctlError(code, message, { diagnostics: [diagnostic(code, { message, file, path, ...(help ? { help } : {}) })] });
+}
