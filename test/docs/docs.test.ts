@@ -7,7 +7,7 @@
 //   a copy of examples/ and of the declarative packs under packs/. It must exit 0, or the code given by a trailing comment `# exit N`. Other lines
 //   (`npm ci`, `npm test`, ...) are not run. `RUN_ID` stands for the run id printed by an earlier command.
 // - A fenced block whose info string has `file=NAME` is written to NAME in that folder before the commands run.
-// - A ```yaml block that starts with `apiVersion:` must pass `agentctl check`, or exit with `check=N` from
+// - A ```yaml block that starts with `apiVersion:` and declares `kind: Workflow` must pass `agentctl check`, or exit with `check=N` from
 //   its info string.
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,7 +115,7 @@ function commandsOf(block: Block): Command[] {
   return commands;
 }
 
-const isWorkflow = (block: Block) => /^ya?ml$/.test(block.language) && /^(\s*(#.*)?\n)*apiVersion:/.test(block.body);
+const isWorkflow = (block: Block) => /^ya?ml$/.test(block.language) && /^(\s*(#.*)?\n)*apiVersion:/.test(block.body) && /^kind: Workflow\s*$/m.test(block.body);
 
 function markdownFiles(): string[] {
   const files = [join(ROOT, 'README.md')];
