@@ -7,7 +7,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporaryFolder } from '../../core/testing/fixtures.js';
 import { ROOT } from '../support/cli.js';
-import { installPackDependencies } from '../support/packs.js';
+import { installDependencies } from '../support/packs.js';
 
 const PACKS = join(ROOT, 'packs');
 const packs = existsSync(PACKS) ? readdirSync(PACKS).sort() : [];
@@ -28,7 +28,7 @@ describe('packs', () => {
       before(() => {
         folder = join(temporaryFolder('agentctl-pack-'), name);
         cpSync(join(PACKS, name), folder, { recursive: true, filter: (path) => !path.includes('node_modules') });
-        installPackDependencies(folder);
+        installDependencies(folder);
       });
       after(() => rmSync(join(folder, '..'), { recursive: true, force: true }));
 
