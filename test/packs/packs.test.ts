@@ -3,7 +3,7 @@
 // dependencies installed (offline, see test/support/packs.ts), against the built agentctl.
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporaryFolder } from '../../core/testing/fixtures.js';
 import { ROOT } from '../support/cli.js';
@@ -36,6 +36,20 @@ describe('packs', () => {
         const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { type?: string; peerDependencies?: Record<string, string> };
         expect(manifest.type).to.equal('module');
         expect(manifest.peerDependencies).to.have.property('agentctl');
+      });
+
+      it('type-checks (// @ts-check) against the published declarations, which catch a mistake', function () {
+        this.timeout(60_000);
+        // One compiler run: the pack's own files must be clean, and a file with a typo must be the only one reported.
+        writeFileSync(join(folder, 'typo.mjs'), "// @ts-check\nimport { hello } from './index.mjs';\nexport const typo = hello.kind.nmae;\n");
+        const sources = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((path) => /\.m?js$/.test(path) && !path.startsWith('node_modules'));
+        const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+        const flags = ['--noEmit', '--allowJs', '--checkJs', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023', '--skipLibCheck'];
+        const result = spawnSync(process.execPath, [tsc, ...flags, '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), ...sources], { cwd: folder, encoding: 'utf8' });
+        rmSync(join(folder, 'typo.mjs'));
+        const errors = result.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
+        expect(errors).to.have.length(1);
+        expect(errors[0]).to.match(/^typo\.mjs\(3,\d+\): error TS2339: Property 'nmae' does not exist/);
       });
 
       it('passes its own npm test', () => {
