@@ -62,6 +62,11 @@ export type {
 export { invalidAnswer, parseProviderAnswer, postProviderJson, providerNetworkFailure, providerStatusFailure, type ProviderExchange } from './provider-http.js';
 export type { ToolContext, ToolKind, ToolSettings } from './tools.js';
 export { canonicalJson, type JsonObject, type JsonValue } from './json.js';
+/**
+ * zod, the schema library of action kinds and options: the host's own copy, so a pack's schemas are built by the same
+ * zod version that checks them, and a pack needs no dependency of its own for it.
+ */
+export { z } from 'zod';
 export { jsonSchemaProblems, jsonSchemaValidator } from './json-schema.js';
 export { OutputCapture, type OutputOverflow } from './output-capture.js';
 export { decodeOutput, outputCut, processFailure, redactedOutput, tail, type ProcessReading } from './process-outcome.js';
@@ -102,6 +107,18 @@ export {
   type TapOnly,
   type TapOptions,
 } from './plugin.js';
+export {
+  defineIsolation,
+  defineProvider,
+  defineSecretResolver,
+  defineTool,
+  type ContributionIdentity,
+  type IsolationDefinition,
+  type ProviderDefinition,
+  type SecretResolverContribution,
+  type SecretResolverDefinition,
+  type ToolDefinition,
+} from './define.js';
 export { networkPolicySchema, POLICY_STAGES, policySchema, type PolicyRequest, type PolicyStage, type PolicyVerdict, type PolicyVote, type ResolvedPolicy } from './policy.js';
 export { secretReferenceSchema, type SecretReference, type SecretResolver, type SecretResolverContext, type TaskSecrets } from './secrets.js';
 export {

@@ -33,6 +33,7 @@ export const containerOptionsSchema = z
   })
   .describe('Where and how a container-isolated action runs (with isolation: container only).');
 
+/** The `container` block of a process action, after its schema applied the defaults. */
 export type ContainerOptions = z.output<typeof containerOptionsSchema>;
 
 /**
@@ -43,6 +44,7 @@ export const ENGINE_VARIABLES: readonly string[] = ['PATH', 'HOME', 'HOSTNAME', 
 /** Prefixes of the engines' own variables (DOCKER_HOST, CONTAINER_HOST, CONTAINERS_CONF, PODMAN_USERNS, ...). */
 export const ENGINE_VARIABLE_PREFIXES: readonly string[] = ['DOCKER_', 'CONTAINER_', 'CONTAINERS_', 'PODMAN_', 'BUILDAH_'];
 
+/** Whether an environment variable name is a container engine's own, which a container action may not set. */
 export const isEngineVariable = (name: string) => ENGINE_VARIABLES.includes(name) || ENGINE_VARIABLE_PREFIXES.some((prefix) => name.startsWith(prefix));
 
 /** The fields of a process action, for a kind to spread into its own strict schema and check with `checkProcessAction`. */

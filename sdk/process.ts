@@ -3,6 +3,7 @@
 // nothing, not even node: modules by name, so a copy of the compiled file runs wherever node runs (e.g. inside a
 // container image next to the script).
 
+/** The protocol version an extension answers in its handshake (`protocolVersion` of the action). */
 export const PROCESS_EXTENSION_PROTOCOL = 'agentctl.dev/process-extension/v1';
 
 /** Requests larger than this are refused: agentctl's own input is far smaller. */
@@ -14,6 +15,7 @@ export interface InvocationContext {
   readonly effectId: string;
 }
 
+/** What `serveExtension` needs: the extension's declaration (as its action declares it) and the invocation itself. */
 export interface ExtensionDefinition<Input = any, Output = unknown> {
   /** The extension's name, reported in the handshake. */
   readonly name: string;

@@ -28,6 +28,7 @@ export interface ToolResultBlock {
   readonly isError?: boolean;
 }
 
+/** One block of a message: text, a tool call, or a tool result. */
 export type ContentBlock = TextBlock | ToolCallBlock | ToolResultBlock;
 
 /** One message of the conversation. The host writes `user` and `tool` messages; `assistant` ones are responses. */

@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runAction, testActionKind, type ActionResult } from 'agentctl/sdk/testing';
+import { ActionKindTester, runAction, useWorkspace, type ActionResult } from 'agentctl/sdk/testing';
 
 const FIXTURE = fileURLToPath(new URL('../../test/fixtures/extension-fixture.mjs', import.meta.url));
 const SCHEMA = { type: 'object', required: ['value'], additionalProperties: false, properties: { value: { type: 'string' } } };
@@ -23,39 +22,36 @@ const fixture = (behaviour: string, fields: Record<string, unknown> = {}) => ({
   ...fields,
 });
 
+/** The launches the fixture logged in the workspace (the test's own, which outlives the run). */
 const launches = (result: ActionResult) => {
   const log = join(result.workspace, 'launches.log');
-  const lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
-  rmSync(result.workspace, { recursive: true, force: true });
-  return lines;
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
 };
 
-/** A workspace this file removes itself (the kit removes its own before a test could read the launch log). */
-const workspace = () => realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-extension-')));
-
-testActionKind('extension.process', {
+new ActionKindTester().run('extension.process', {
   valid: [
     { name: 'a handshake that matches, then the output of the invocation', action: fixture('ok'), input: { value: 'hi' }, policy: POLICY, output: { value: 'HI' } },
     { name: 'schemas compare as JSON values: key order does not matter', action: fixture('reordered'), input: { value: 'a' }, policy: POLICY, output: { value: 'A' } },
     { name: 'with from a template, checked after rendering', action: fixture('ok'), input: { value: '${{ inputs.v }}' }, inputs: { v: 'x' }, policy: POLICY, output: { value: 'X' } },
   ],
   invalid: [
-    { name: 'another protocolVersion', action: fixture('ok', { protocolVersion: 'agentctl.dev/process-extension/v2' }), input: { value: 'a' }, policy: POLICY, code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'a capability listed twice', action: fixture('ok', { capabilities: ['a', 'a'] }), input: { value: 'a' }, policy: POLICY, code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'an inputSchema that does not compile', action: fixture('ok', { inputSchema: { type: 'text' } }), input: { value: 'a' }, policy: POLICY, code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'an outputSchema that is not a schema', action: fixture('ok', { outputSchema: 'string' }), input: { value: 'a' }, policy: POLICY, code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'idempotency is required', action: fixture('ok', { idempotency: undefined }), input: { value: 'a' }, policy: POLICY, code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'an unknown action field', action: fixture('ok', { schemas: {} }), input: { value: 'a' }, policy: POLICY, code: 'AGENTCTL_E_UNKNOWN_FIELD' },
-    { name: 'a static with that violates inputSchema', action: fixture('ok'), input: { value: 7 }, policy: POLICY, code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'a rendered with that violates inputSchema', action: fixture('ok'), input: { value: '${{ inputs.n }}' }, inputs: { n: 7 }, policy: POLICY, code: 'AGENTCTL_E_TASK_INPUT_INVALID' },
-    { name: 'node not allowlisted', action: fixture('ok'), input: { value: 'a' }, policy: { processAllowlist: ['sh'] }, code: 'AGENTCTL_E_POLICY_PROCESS_DENIED' },
-    { name: 'toolsDeny process.exec', action: fixture('ok'), input: { value: 'a' }, policy: { ...POLICY, toolsDeny: ['process.exec'] }, code: 'AGENTCTL_E_POLICY_TOOL_DENIED' },
-    { name: 'a command that does not resolve fails preflight', action: fixture('ok', { command: 'agentctl-no-such-extension' }), input: { value: 'a' }, policy: POLICY, code: 'AGENTCTL_E_COMMAND_NOT_FOUND' },
+    { name: 'another protocolVersion', action: fixture('ok', { protocolVersion: 'agentctl.dev/process-extension/v2' }), input: { value: 'a' }, policy: POLICY, error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'a capability listed twice', action: fixture('ok', { capabilities: ['a', 'a'] }), input: { value: 'a' }, policy: POLICY, error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'an inputSchema that does not compile', action: fixture('ok', { inputSchema: { type: 'text' } }), input: { value: 'a' }, policy: POLICY, error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'an outputSchema that is not a schema', action: fixture('ok', { outputSchema: 'string' }), input: { value: 'a' }, policy: POLICY, error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'idempotency is required', action: fixture('ok', { idempotency: undefined }), input: { value: 'a' }, policy: POLICY, error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'an unknown action field', action: fixture('ok', { schemas: {} }), input: { value: 'a' }, policy: POLICY, error: { code: 'AGENTCTL_E_UNKNOWN_FIELD' } },
+    { name: 'a static with that violates inputSchema', action: fixture('ok'), input: { value: 7 }, policy: POLICY, error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'a rendered with that violates inputSchema', action: fixture('ok'), input: { value: '${{ inputs.n }}' }, inputs: { n: 7 }, policy: POLICY, error: { code: 'AGENTCTL_E_TASK_INPUT_INVALID' } },
+    { name: 'node not allowlisted', action: fixture('ok'), input: { value: 'a' }, policy: { processAllowlist: ['sh'] }, error: { code: 'AGENTCTL_E_POLICY_PROCESS_DENIED' } },
+    { name: 'toolsDeny process.exec', action: fixture('ok'), input: { value: 'a' }, policy: { ...POLICY, toolsDeny: ['process.exec'] }, error: { code: 'AGENTCTL_E_POLICY_TOOL_DENIED' } },
+    { name: 'a command that does not resolve fails preflight', action: fixture('ok', { command: 'agentctl-no-such-extension' }), input: { value: 'a' }, policy: POLICY, error: { code: 'AGENTCTL_E_COMMAND_NOT_FOUND' } },
   ],
 });
 
 describe('extension.process outcomes', () => {
-  const run = (behaviour: string, fields: Record<string, unknown> = {}) => runAction('extension.process', { action: fixture(behaviour, fields), input: { value: 'hi' }, policy: POLICY, workspace: workspace() });
+  const workspace = useWorkspace();
+  const run = (behaviour: string, fields: Record<string, unknown> = {}) => runAction('extension.process', { action: fixture(behaviour, fields), input: { value: 'hi' }, policy: POLICY, workspace: workspace.path });
 
   it('records one effect with the contract, the schema digests and the input digest; two launches named after it', async () => {
     const result = await run('ok');

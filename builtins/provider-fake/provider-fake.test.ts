@@ -1,28 +1,26 @@
 import { expect } from 'chai';
+import { ProviderTester } from 'agentctl/sdk/testing';
 import type { JsonObject, ModelMessage, ModelRequest, ProviderCallContext, ToolCallBlock } from '../../sdk/index.js';
-import { fakeOptionsSchema, fakeProvider } from './plugin.js';
+import plugin, { fakeOptionsSchema } from './plugin.js';
 
-const context = (sequence: number): ProviderCallContext => ({
-  provider: { name: 'scripted', kind: 'fake' },
-  headers: {},
-  network: { check: () => Promise.reject(new Error('offline')), request: () => Promise.reject(new Error('offline')) },
-  signal: new AbortController().signal,
-  timeoutMs: 1000,
-  effectId: `eff_${sequence}`,
-  sequence,
-});
+// The plugin registered alone in a real host; its stub network answers nothing, and the fake must never use it.
+const tester = new ProviderTester(plugin);
+const fakeProvider = tester.provider;
+
+const context = (sequence: number): ProviderCallContext => tester.context({ provider: { name: 'scripted', kind: 'fake' }, effectId: `eff_${sequence}`, sequence, timeoutMs: 1000 });
 
 /** A request after `turns` earlier answers (the fake answers turn N from the N-th assistant message). */
-const request = (options: JsonObject, turns: number): ModelRequest => ({
-  model: 'scripted',
-  messages: [
-    { role: 'user', content: [{ type: 'text', text: 'go' }] },
-    ...Array.from({ length: turns }, (): ModelMessage => ({ role: 'assistant', content: [{ type: 'text', text: 'earlier' }] })),
-  ],
-  tools: [{ name: 'echo', description: 'Returns its input.', inputSchema: { type: 'object' } }],
-  maxOutputTokens: 100,
-  options,
-});
+const request = (options: JsonObject, turns: number): ModelRequest =>
+  tester.request({
+    model: 'scripted',
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      ...Array.from({ length: turns }, (): ModelMessage => ({ role: 'assistant', content: [{ type: 'text', text: 'earlier' }] })),
+    ],
+    tools: [{ name: 'echo', description: 'Returns its input.', inputSchema: { type: 'object' } }],
+    maxOutputTokens: 100,
+    options,
+  });
 
 const script = (calls: number): JsonObject => ({
   turns: [...Array.from({ length: calls }, (_, i) => ({ toolCalls: [{ tool: 'echo', input: { n: i + 1 } }] })), { text: 'done' }],
@@ -40,6 +38,7 @@ describe('fake provider', () => {
   });
   afterEach(() => {
     fakeOptionsSchema.parse = parse;
+    expect(tester.network.requests).to.deep.equal([]);
   });
 
   it('parses the options of an agent once, not at every turn: 50 turns of a 49-call script parse it once', async () => {

@@ -3,20 +3,17 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { policySchema, type SecretResolver } from '../../sdk/index.js';
+import { SecretResolverTester } from 'agentctl/sdk/testing';
 import plugin from './plugin.js';
 
 const folder = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-secret-file-')));
 after(() => rmSync(folder, { recursive: true, force: true }));
 
-function resolver(): SecretResolver {
-  let found: SecretResolver | undefined;
-  void plugin.setup({ registerSecretResolver: (_form: string, resolve: SecretResolver) => void (found = resolve) } as never);
-  return found!;
-}
+// The plugin registered alone in a real host; references go through the host's secret hook, as preflight sends them.
+const tester = new SecretResolverTester(plugin);
 
 const resolve = (path: unknown, options: { roots?: string[]; checkOnly?: boolean } = {}) =>
-  resolver()({ file: path as string }, { workspaceRoot: folder, environment: {}, signal: new AbortController().signal, policy: policySchema.parse({ secretFileRoots: options.roots ?? ['secrets'] }), checkOnly: options.checkOnly });
+  tester.resolve({ file: path as string }, { workspaceRoot: folder, policy: { secretFileRoots: options.roots ?? ['secrets'] }, checkOnly: options.checkOnly });
 
 async function refusal(promise: Promise<string>): Promise<{ code: string; message: string }> {
   try {

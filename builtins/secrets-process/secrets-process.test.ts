@@ -2,17 +2,14 @@ import { expect } from 'chai';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { policySchema, type SecretResolver } from '../../sdk/index.js';
+import { SecretResolverTester } from 'agentctl/sdk/testing';
 import plugin from './plugin.js';
 
 const folder = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-secret-process-')));
 after(() => rmSync(folder, { recursive: true, force: true }));
 
-function resolver(): SecretResolver {
-  let found: SecretResolver | undefined;
-  void plugin.setup({ registerSecretResolver: (_form: string, resolve: SecretResolver) => void (found = resolve) } as never);
-  return found!;
-}
+// The plugin registered alone in a real host; references go through the host's secret hook, as preflight sends them.
+const tester = new SecretResolverTester(plugin);
 
 /** Writes an executable shell script into the test folder and returns its path. */
 const helper = (name: string, body: string) => {
@@ -23,11 +20,10 @@ const helper = (name: string, body: string) => {
 };
 
 const resolve = (process: unknown, options: { allow?: string[]; checkOnly?: boolean; environment?: NodeJS.ProcessEnv } = {}) =>
-  resolver()({ process: process as never }, {
+  tester.resolve({ process: process as never }, {
     workspaceRoot: folder,
     environment: options.environment ?? { PATH: `${folder}:/usr/bin:/bin` },
-    signal: new AbortController().signal,
-    policy: policySchema.parse({ secretProcessAllowlist: options.allow ?? ['helper-ok', 'helper-slow', 'helper-fail', 'helper-loud', 'helper-latin1', 'helper-marker'] }),
+    policy: { secretProcessAllowlist: options.allow ?? ['helper-ok', 'helper-slow', 'helper-fail', 'helper-loud', 'helper-latin1', 'helper-marker'] },
     checkOnly: options.checkOnly,
   });
 

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAction, testActionKind } from 'agentctl/sdk/testing';
+import { ActionKindTester, runAction } from 'agentctl/sdk/testing';
 
 const allow = (...names: string[]) => ({ processAllowlist: names });
 
-testActionKind('builtin.shell.exec', {
+new ActionKindTester().run('builtin.shell.exec', {
   valid: [
     { name: 'echo by bare name', action: { command: 'echo', args: ['a b', '$HOME'] }, policy: allow('echo'), output: { exitCode: 0, stdout: 'a b $HOME\n', stderr: '' } },
     { name: 'an empty environment', action: { command: '/usr/bin/env' }, policy: allow('env'), output: { exitCode: 0, stdout: '', stderr: '' } },
@@ -29,23 +29,23 @@ testActionKind('builtin.shell.exec', {
     },
   ],
   invalid: [
-    { name: 'basename not allowlisted', action: { command: 'echo' }, policy: allow('true'), code: 'AGENTCTL_E_POLICY_PROCESS_DENIED' },
-    { name: 'env name not allowlisted', action: { command: 'env', env: { X: 'y' } }, policy: allow('env'), code: 'AGENTCTL_E_POLICY_ENV_DENIED' },
-    { name: 'cwd escapes with ..', action: { command: 'true', cwd: '../' }, policy: allow('true'), code: 'AGENTCTL_E_POLICY_PATH_ESCAPE' },
-    { name: 'cwd outside the workspace', action: { command: 'true', cwd: '/tmp' }, policy: allow('true'), code: 'AGENTCTL_E_POLICY_PATH_ESCAPE' },
-    { name: 'relative command paths are refused', action: { command: './run.sh' }, policy: allow('run.sh'), code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'a command that does not exist fails preflight', action: { command: 'agentctl-no-such-command' }, policy: allow('agentctl-no-such-command'), code: 'AGENTCTL_E_COMMAND_NOT_FOUND' },
-    { name: 'non-zero exit fails', action: { command: 'false' }, policy: allow('false'), code: 'AGENTCTL_E_PROCESS_EXIT' },
-    { name: 'a missing secret fails preflight', action: { command: 'env', env: { T: { env: 'ABSENT' } } }, policy: { ...allow('env'), environmentAllowlist: ['T'] }, code: 'AGENTCTL_E_SECRET_MISSING' },
-    { name: 'an unknown secret form', action: { command: 'env', env: { T: { vault: 'x' } } }, policy: { ...allow('env'), environmentAllowlist: ['T'] }, code: 'AGENTCTL_E_SECRET_FORM_UNKNOWN' },
-    { name: 'limits are bounded to 16 MiB', action: { command: 'true', stdoutLimitBytes: 17 * 1024 * 1024 }, policy: allow('true'), code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'templates are not allowed in action fields', action: { command: 'echo', args: ['${{ inputs.x }}'] }, policy: allow('echo'), code: 'AGENTCTL_E_TEMPLATE_NOT_ALLOWED' },
-    { name: 'with takes only args and stdin', action: { command: 'true' }, input: { argv: ['x'] }, policy: allow('true'), code: 'AGENTCTL_E_UNKNOWN_FIELD' },
-    { name: 'a NUL byte in with.args', action: { command: 'echo' }, input: { args: ['a\u0000b'] }, policy: allow('echo'), code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'with.stdin over 1 MiB', action: { command: 'cat' }, input: { stdin: 'x'.repeat(1024 * 1024 + 1) }, policy: allow('cat'), code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'with.args must be strings', action: { command: 'echo' }, input: { args: [1] }, policy: allow('echo'), code: 'AGENTCTL_E_SCHEMA' },
-    { name: 'a template rendering a NUL byte fails the task', action: { command: 'echo' }, input: { args: ['${{ inputs.bad }}'] }, inputs: { bad: 'a\u0000b' }, policy: allow('echo'), code: 'AGENTCTL_E_TASK_INPUT_INVALID' },
-    { name: 'toolsAllow without process.exec', action: { command: 'true' }, policy: { ...allow('true'), toolsAllow: ['filesystem.read'] }, code: 'AGENTCTL_E_POLICY_TOOL_DENIED' },
+    { name: 'basename not allowlisted', action: { command: 'echo' }, policy: allow('true'), error: { code: 'AGENTCTL_E_POLICY_PROCESS_DENIED' } },
+    { name: 'env name not allowlisted', action: { command: 'env', env: { X: 'y' } }, policy: allow('env'), error: { code: 'AGENTCTL_E_POLICY_ENV_DENIED' } },
+    { name: 'cwd escapes with ..', action: { command: 'true', cwd: '../' }, policy: allow('true'), error: { code: 'AGENTCTL_E_POLICY_PATH_ESCAPE' } },
+    { name: 'cwd outside the workspace', action: { command: 'true', cwd: '/tmp' }, policy: allow('true'), error: { code: 'AGENTCTL_E_POLICY_PATH_ESCAPE' } },
+    { name: 'relative command paths are refused', action: { command: './run.sh' }, policy: allow('run.sh'), error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'a command that does not exist fails preflight', action: { command: 'agentctl-no-such-command' }, policy: allow('agentctl-no-such-command'), error: { code: 'AGENTCTL_E_COMMAND_NOT_FOUND' } },
+    { name: 'non-zero exit fails', action: { command: 'false' }, policy: allow('false'), error: { code: 'AGENTCTL_E_PROCESS_EXIT' } },
+    { name: 'a missing secret fails preflight', action: { command: 'env', env: { T: { env: 'ABSENT' } } }, policy: { ...allow('env'), environmentAllowlist: ['T'] }, error: { code: 'AGENTCTL_E_SECRET_MISSING' } },
+    { name: 'an unknown secret form', action: { command: 'env', env: { T: { vault: 'x' } } }, policy: { ...allow('env'), environmentAllowlist: ['T'] }, error: { code: 'AGENTCTL_E_SECRET_FORM_UNKNOWN' } },
+    { name: 'limits are bounded to 16 MiB', action: { command: 'true', stdoutLimitBytes: 17 * 1024 * 1024 }, policy: allow('true'), error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'templates are not allowed in action fields', action: { command: 'echo', args: ['${{ inputs.x }}'] }, policy: allow('echo'), error: { code: 'AGENTCTL_E_TEMPLATE_NOT_ALLOWED' } },
+    { name: 'with takes only args and stdin', action: { command: 'true' }, input: { argv: ['x'] }, policy: allow('true'), error: { code: 'AGENTCTL_E_UNKNOWN_FIELD' } },
+    { name: 'a NUL byte in with.args', action: { command: 'echo' }, input: { args: ['a\u0000b'] }, policy: allow('echo'), error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'with.stdin over 1 MiB', action: { command: 'cat' }, input: { stdin: 'x'.repeat(1024 * 1024 + 1) }, policy: allow('cat'), error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'with.args must be strings', action: { command: 'echo' }, input: { args: [1] }, policy: allow('echo'), error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'a template rendering a NUL byte fails the task', action: { command: 'echo' }, input: { args: ['${{ inputs.bad }}'] }, inputs: { bad: 'a\u0000b' }, policy: allow('echo'), error: { code: 'AGENTCTL_E_TASK_INPUT_INVALID' } },
+    { name: 'toolsAllow without process.exec', action: { command: 'true' }, policy: { ...allow('true'), toolsAllow: ['filesystem.read'] }, error: { code: 'AGENTCTL_E_POLICY_TOOL_DENIED' } },
   ],
 });
 

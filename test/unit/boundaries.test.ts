@@ -63,6 +63,45 @@ const builtinRule: Rule = (file) =>
     return within(to.local, pluginFolder(file.path)) ? [] : [`${file.path} imports ${specifier}`];
   });
 
+const SDK_ENTRIES = new Set(['agentctl/sdk', 'agentctl/sdk/process']);
+const isPackTest = (path: string) => /\.test\.[cm]?[jt]s$/.test(path) || /^packs\/[^/]+\/test\//.test(path);
+
+/** The packages a pack declares in its own package.json, besides agentctl. */
+function packDependencies(pack: string): Set<string> {
+  const manifest = JSON.parse(readFileSync(join(ROOT, pack, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  return new Set(['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].flatMap((field) => Object.keys(manifest[field] ?? {})).filter((name) => name !== 'agentctl'));
+}
+
+/** A package's name from a bare specifier (`@scope/name/sub` → `@scope/name`). */
+const packageName = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+/**
+ * A pack is built as an outside author builds one: it imports agentctl only through `agentctl/sdk` and
+ * `agentctl/sdk/process` (its tests also `agentctl/sdk/testing`), node's own modules, the packages its package.json
+ * declares, and files of its own folder — never core/, sdk/ or builtins/ by path.
+ */
+function packRule(dependencies: (pack: string) => Set<string>): Rule {
+  return (file) =>
+    importsOf(file.text).flatMap((specifier) => {
+      const to = target(file, specifier);
+      if ('local' in to) return within(to.local, pluginFolder(file.path)) ? [] : [`${file.path} imports ${specifier}`];
+      if (SDK_ENTRIES.has(to.package) || (to.package === 'agentctl/sdk/testing' && isPackTest(file.path))) return [];
+      if (to.package.startsWith('node:')) return [];
+      const own = packageName(to.package);
+      return own !== 'agentctl' && dependencies(pluginFolder(file.path)).has(own) ? [] : [`${file.path} imports ${specifier}`];
+    });
+}
+
+/** Every source file of packs/ (JavaScript or TypeScript), without installed dependencies. */
+function* packFiles(folder: string): Generator<SourceFile> {
+  for (const name of readdirSync(folder)) {
+    const path = join(folder, name);
+    if (name === 'node_modules') continue;
+    if (statSync(path).isDirectory()) yield* packFiles(path);
+    else if (/\.[cm]?[jt]s$/.test(name)) yield { path: relative(ROOT, path).split(sep).join('/'), text: readFileSync(path, 'utf8') };
+  }
+}
+
 const COMPOSITION_ROOT = 'core/cli/composition.ts';
 
 /** Only the composition root names the builtins. */
@@ -103,6 +142,12 @@ describe('code boundaries', () => {
     expect(tree('builtins').flatMap(builtinRule)).to.deep.equal([]);
   });
 
+  it('packs/ import agentctl only through agentctl/sdk*, besides node modules, their declared dependencies and their own folder', () => {
+    const files = [...packFiles(join(ROOT, 'packs'))];
+    expect(files.map((file) => file.path)).to.include('packs/hello/index.mjs');
+    expect(files.flatMap(packRule(packDependencies))).to.deep.equal([]);
+  });
+
   it('no file of core/ but the composition root imports builtins/', () => {
     expect(tree('core').flatMap(coreRule)).to.deep.equal([]);
     expect(importsOf(readFileSync(join(ROOT, COMPOSITION_ROOT), 'utf8'))).to.include('../../builtins/index.js');
@@ -123,6 +168,15 @@ describe('code boundaries', () => {
     expect(builtinRule(file('builtins/write/plugin.ts', "import { resolveCommand } from '../isolation-process/plugin.js';"))).to.have.length(1);
     expect(builtinRule(file('builtins/write/plugin.ts', "import { runAction } from 'agentctl/sdk/testing';"))).to.have.length(1);
     expect(builtinRule(file('builtins/write/write.test.ts', "import { runAction } from 'agentctl/sdk/testing';"))).to.deep.equal([]);
+    const pack = packRule(() => new Set(['yaml']));
+    expect(pack(file('packs/x/index.mjs', "import { Host } from '../../core/host.js';"))).to.have.length(1);
+    expect(pack(file('packs/x/index.mjs', "import { definePlugin } from '../../sdk/index.js';"))).to.have.length(1);
+    expect(pack(file('packs/x/index.mjs', "import { main } from 'agentctl/dist/core/cli/app.js';"))).to.have.length(1);
+    expect(pack(file('packs/x/index.mjs', "import agentctl from 'agentctl';"))).to.have.length(1);
+    expect(pack(file('packs/x/index.mjs', "import { runAction } from 'agentctl/sdk/testing';"))).to.have.length(1);
+    expect(pack(file('packs/x/index.mjs', "import left from 'left-pad';"))).to.have.length(1);
+    expect(pack(file('packs/x/test/x.test.mjs', "import { runAction } from 'agentctl/sdk/testing';"))).to.deep.equal([]);
+    expect(pack(file('packs/x/index.mjs', "import { z } from 'agentctl/sdk';\nimport { readFile } from 'node:fs/promises';\nimport { parse } from 'yaml';\nimport { a } from './lib/a.mjs';"))).to.deep.equal([]);
     expect(coreRule(file('core/setup.ts', "import { builtinPlugins } from '../builtins/index.js';"))).to.have.length(1);
     expect(namingRule(['builtin.write'])(file('core/x.ts', "if (kind === 'builtin.write') {}"))).to.have.length(1);
     expect(namingRule([])(file('core/x.ts', 'switch (task.kind) {}'))).to.have.length(1);
