@@ -4,6 +4,7 @@ import type { EffectAccess, EffectOptions, EffectProfile, EffectRequest } from '
 import type { FileService } from './files.js';
 import type { DispatchProcessService, IsolationOptions, ProcessLimits, ProcessService } from './isolation.js';
 import type { JsonValue } from './json.js';
+import type { NetworkClient } from './network.js';
 import type { SecretReference, TaskSecrets } from './secrets.js';
 
 /** The read-only view a dispatch function gets of one task execution. */
@@ -21,6 +22,11 @@ export interface DispatchContext<Action = unknown, Input = unknown> {
   readonly process: DispatchProcessService;
   /** Reads and writes workspace files, confined to the workspace root and the writable roots at the system call. */
   readonly files: FileService;
+  /**
+   * The run's HTTP client under the network policy (allowlist, schemes, ports, pinned DNS, private ranges, redirects,
+   * body cap, timeouts): present when the kind declares `usesNetwork` and a plugin provides the client.
+   */
+  readonly network?: NetworkClient;
   /** Absolute form of a workspace-relative path; policy authorizes it when an effect declares it. */
   resolvePath(path: string): string;
   /**
@@ -104,6 +110,11 @@ export interface ActionKind<ActionSchema extends z.ZodType = z.ZodType, InputSch
   /** Shape of the task's rendered `with`. */
   readonly inputSchema: InputSchema;
   readonly effect: EffectProfile;
+  /**
+   * The kind makes HTTP requests through `DispatchContext.network`: preflight then builds the run's network client
+   * (resolving `policy.network.customCa`) before any run exists, and dispatch gets it. Without it, `network` is absent.
+   */
+  readonly usesNetwork?: boolean;
   /**
    * The profile of one action's effects, when the action declares part of it (e.g. extension.process declares its
    * idempotency). `plan`, policy and the ledger use it; without it every action of the kind has `effect`.

@@ -30,16 +30,19 @@ export function asCredentialProblem(problem: Diagnostic): Diagnostic {
   return { ...problem, code: 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', message: `${problem.message} [${problem.code}]`, help: `set the credential of ${problem.path!.split('.')[2]} before the run; nothing was created` };
 }
 
-/** Builds the run's network client and checks every provider URL the executing agent tasks will reach. */
+/** Builds the run's network client (for agent tasks and action kinds that use the network) and checks every provider URL the executing agent tasks will reach. */
 export async function agentNetworkProblems(host: Host, plan: CompiledPlan, vault: SecretVault, executing: readonly CompiledTask[], context: SecretResolverContext): Promise<Diagnostic[]> {
   const agents = executing.filter((task) => task.kind === AGENT_KIND).map((task) => plan.actions[task.action]!.fields as unknown as AgentFields);
   const urls = new Map<string, string>();
   for (const { provider } of agents) {
     for (const url of host.provider(provider.kind)?.urls?.(provider) ?? []) urls.set(url, `spec.providers.${provider.name}`);
   }
-  if (urls.size === 0) return [];
+  // Action kinds that make HTTP requests get the same client, built here so a bad customCa fails before the run.
+  const networked = executing.find((task) => host.actionKind(task.kind)?.usesNetwork === true);
+  if (urls.size === 0 && !networked) return [];
   const factory = host.networkClientFactory();
-  if (!factory) return [diagnostic('AGENTCTL_E_NETWORK_UNAVAILABLE', { message: `no plugin provides the network client, and ${[...urls.keys()][0]} must be reached` })];
+  const needs = urls.size > 0 ? `${[...urls.keys()][0]} must be reached` : `task ${networked!.id} (${networked!.kind}) makes HTTP requests`;
+  if (!factory) return [diagnostic('AGENTCTL_E_NETWORK_UNAVAILABLE', { message: `no plugin provides the network client, and ${needs}` })];
   const policy = plan.policy.network;
   let customCa: string | undefined;
   if (policy.customCa) {

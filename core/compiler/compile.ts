@@ -46,7 +46,7 @@ export async function compileText(host: Host, file: string, text: string, option
     diagnostics.push(diagnostic(code, { message, file, ...source.locate(path), path: formatPath(path), ...(help ? { help } : {}) }));
 
   // Declarative packs join the document as PACK.ITEM entries before anything else reads it.
-  const load = loadDeclarativePacks(file, source.value, options.packs);
+  const load = loadDeclarativePacks(file, source.value, options.packs ?? {}, processKinds(host));
   const document = withPacks(source.value, load.packs, file);
   // One pass: a document that fails the envelope schema is still checked part by part (actions, tasks, templates).
   const parsed = workflowEnvelope.safeParse(document);
@@ -218,6 +218,9 @@ function orderTasks({ tasks, sources }: Expanded, report: Report): CompiledTask[
   report('AGENTCTL_E_DEPENDENCY_CYCLE', [...(sources.get(first) ?? ['spec', 'tasks', 0]), 'needs'], `tasks form a cycle: ${steps}`, 'remove one of the needs entries of this cycle');
   return tasks;
 }
+
+/** Whether a kind starts processes, by its declared effect class (unknown kinds are judged when compiled). */
+export const processKinds = (host: Host) => (kind: string) => host.actionKind(kind)?.effect.effectClass === 'process_execution';
 
 /** Declared defaults overridden by the caller's values. Unknown names are refused: a typo must not go unnoticed. */
 export function mergeInputs(declared: Record<string, unknown>, overrides: Readonly<Record<string, JsonValue>>): Record<string, JsonValue> {

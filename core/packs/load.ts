@@ -19,6 +19,9 @@ export interface PackLoadOptions {
   readonly offline?: boolean;
 }
 
+/** Whether an action kind starts processes (its effect class is process_execution): the host answers. */
+export type ProcessKinds = (kind: string) => boolean;
+
 export interface LoadedPack {
   readonly entry: LockEntry;
   readonly manifest: PackManifest;
@@ -60,7 +63,7 @@ export function packSpec(document: unknown): { references: PackReference[]; trus
 /** The folder pack paths are resolved against: the workflow's own (the current one for standard input). */
 export const packRoot = (workflowFile: string) => (workflowFile === '<stdin>' ? process.cwd() : dirname(resolve(workflowFile)));
 
-export function loadDeclarativePacks(workflowFile: string, document: unknown, options: PackLoadOptions = {}): PackLoad {
+export function loadDeclarativePacks(workflowFile: string, document: unknown, options: PackLoadOptions, runsProcesses: ProcessKinds): PackLoad {
   const spec = packSpec(document);
   if (!spec) return { packs: [], warnings: [] };
   const root = packRoot(workflowFile);
@@ -78,7 +81,7 @@ export function loadDeclarativePacks(workflowFile: string, document: unknown, op
     warnings.push(diagnostic('AGENTCTL_E_PACK_LOCK_MISSING', { severity: 'warning', message: `packs referenced by path and integrity without a lock are deprecated; run \`agentctl packs lock\` and commit ${LOCK_FILE}`, file: workflowFile, path: 'spec.packs' }));
   }
   for (const reference of spec.references) checkLegacyIntegrity(reference, packs, workflowFile);
-  warnings.push(...applyTrust(packs, spec.trust, workflowFile));
+  warnings.push(...applyTrust(packs, spec.trust, workflowFile, runsProcesses));
   return { packs, warnings, ...(existsSync(lockFile) ? { lock: lockFile } : {}) };
 }
 
@@ -231,15 +234,13 @@ function checkLegacyIntegrity(reference: PackReference, packs: readonly LoadedPa
   }
 }
 
-const PROCESS_KINDS = new Set(['builtin.shell.exec', 'extension.process']);
-
 /** spec.packTrust for unsigned packs (every pack in this version), dependencies included. */
-function applyTrust(packs: readonly LoadedPack[], trust: PackTrust, file: string): Diagnostic[] {
+function applyTrust(packs: readonly LoadedPack[], trust: PackTrust, file: string, runsProcesses: ProcessKinds): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   for (const { manifest } of packs) {
     if (trust.unsigned === 'deny') fail('AGENTCTL_E_PACK_UNTRUSTED', `unsigned pack ${manifest.name} is denied by spec.packTrust.unsigned`, file, 'review the pack, then set spec.packTrust.unsigned to warn or allow');
     if (trust.unsigned === 'warn') warnings.push(diagnostic('AGENTCTL_E_PACK_UNTRUSTED', { severity: 'warning', message: `pack ${manifest.name} is unsigned`, file, path: 'spec.packs', help: 'review the pack and set spec.packTrust.unsigned: allow to accept unsigned packs explicitly' }));
-    const process = Object.entries(manifest.actions).find(([, action]) => PROCESS_KINDS.has(action.kind));
+    const process = Object.entries(manifest.actions).find(([, action]) => runsProcesses(action.kind));
     if (process && !trust.allowUnsignedProcess) {
       fail('AGENTCTL_E_PACK_UNTRUSTED', `unsigned pack ${manifest.name} declares process execution (action ${process[0]} is ${process[1].kind})`, file, 'set spec.packTrust.allowUnsignedProcess: true only after reviewing the pack');
     }
@@ -254,12 +255,12 @@ export function lockText(packs: readonly LoadedPack[]): string {
 }
 
 /** Resolves the workflow's packs afresh (ignoring any lock), for `packs lock` and `packs update`. */
-export function resolveForLock(workflowFile: string, document: unknown): LoadedPack[] {
+export function resolveForLock(workflowFile: string, document: unknown, runsProcesses: ProcessKinds): LoadedPack[] {
   const spec = packSpec(document);
   if (!spec) return [];
   const root = packRoot(workflowFile);
   const packs = resolveGraph(root, spec.references.map((reference) => rootRequirement(reference, workflowFile)));
   for (const reference of spec.references) checkLegacyIntegrity(reference, packs, workflowFile);
-  applyTrust(packs, spec.trust, workflowFile);
+  applyTrust(packs, spec.trust, workflowFile, runsProcesses);
   return packs;
 }

@@ -187,6 +187,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     signal,
     secrets: request.vault.forTask(),
     process: budget?.limited('processOutputBytes') ? meteredProcessService(dispatchProcessService(host, signal), meter) : dispatchProcessService(host, signal),
+    ...(request.vault.network && kind.usesNetwork ? { network: request.vault.network } : {}),
     files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
     resolvePath: (path: string) => resolve(workspaceRoot, path),
     redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),

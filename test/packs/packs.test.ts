@@ -10,7 +10,8 @@ import { ROOT } from '../support/cli.js';
 import { installDependencies } from '../support/packs.js';
 
 const PACKS = join(ROOT, 'packs');
-const packs = existsSync(PACKS) ? readdirSync(PACKS).sort() : [];
+// Code packs (a package.json); declarative packs (agentctl.pack.yaml) are run by test/cases/declarative-packs.test.ts.
+const packs = existsSync(PACKS) ? readdirSync(PACKS).filter((name) => existsSync(join(PACKS, name, 'package.json'))).sort() : [];
 
 interface MochaReport {
   readonly stats: { readonly passes: number; readonly failures: number; readonly pending: number };

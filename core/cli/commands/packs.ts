@@ -4,6 +4,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError } from '../../../sdk/index.js';
+import { processKinds } from '../../compiler/compile.js';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
 import { LOCK_FILE, REFERENCE_FORMAT_VERSION } from '../../packs/format.js';
 import { digestOf, loadDeclarativePacks, lockText, packSpec, readManifest, resolveForLock } from '../../packs/load.js';
@@ -62,7 +63,7 @@ const verify: CommandModule<GlobalArgs, FileArgs> = {
   }),
 };
 
-const lock = (update: boolean): CommandModule<GlobalArgs, FileArgs> => ({
+const lock = (update: boolean, compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
   command: `${update ? 'update' : 'lock'} <file>`,
   describe: update ? "Resolve a workflow's packs again and rewrite agentctl.pack.lock (--pack: a root to update)" : "Resolve a workflow's packs and write agentctl.pack.lock beside it",
   builder: (yargs) => (update ? workflowOption(yargs).option('pack', { type: 'string', describe: 'a pack the workflow declares in spec.packs' }) : workflowOption(yargs)) as never,
@@ -71,7 +72,7 @@ const lock = (update: boolean): CommandModule<GlobalArgs, FileArgs> => ({
     if (argv.pack !== undefined && !packSpec(document)?.references.some((reference) => reference.name === argv.pack)) {
       throw new AgentctlError('AGENTCTL_E_USAGE', `${argv.file} does not declare the pack ${argv.pack} in spec.packs`);
     }
-    const packs = resolveForLock(argv.file, document);
+    const packs = resolveForLock(argv.file, document, processKinds(compose()));
     const path = writeLock(argv.file, lockText(packs));
     const entries = packs.map((pack) => pack.entry);
     emit(output, update ? 'PackLockUpdate' : 'PackLock', { path, ...(update ? { updated: entries.length } : {}), lock: { agentctl: REFERENCE_FORMAT_VERSION, packs: entries } }, () => `${update ? 'updated' : 'locked'} ${entries.length} pack(s) at ${path}`);
@@ -79,20 +80,20 @@ const lock = (update: boolean): CommandModule<GlobalArgs, FileArgs> => ({
   }),
 });
 
-const verifyLock: CommandModule<GlobalArgs, FileArgs> = {
+const verifyLock = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
   command: 'verify-lock <file>',
   describe: "Check a workflow's packs against agentctl.pack.lock (as --locked does on every run)",
   builder: (yargs) => workflowOption(yargs) as never,
   handler: handler<FileArgs>(async (argv, output) => {
-    const load = loadDeclarativePacks(argv.file, workflowDocument(argv.file), { ...packOptions(argv), locked: true });
+    const load = loadDeclarativePacks(argv.file, workflowDocument(argv.file), { ...packOptions(argv), locked: true }, processKinds(compose()));
     emit(output, 'PackLockVerification', { path: load.lock ?? null, valid: true, packs: load.packs.map((pack) => pack.entry) }, () => `verified ${load.packs.length} locked pack(s)`, { diagnostics: [...load.warnings] });
     return 0;
   }),
-};
+});
 
-export const packsCommand = (_compose: Compose): CommandModule<GlobalArgs, GlobalArgs> => ({
+export const packsCommand = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> => ({
   command: 'packs',
   describe: 'Declarative packs: inspect, verify, lock, update, verify-lock',
-  builder: (yargs) => yargs.command(inspect).command(verify).command(lock(false)).command(lock(true)).command(verifyLock).demandCommand(1, 'name a packs command') as never,
+  builder: (yargs) => yargs.command(inspect).command(verify).command(lock(false, compose)).command(lock(true, compose)).command(verifyLock(compose)).demandCommand(1, 'name a packs command') as never,
   handler: () => undefined,
 });
