@@ -69,7 +69,9 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   const composition = new Composition(options.plugins);
   const compose = composition.compose;
   let settings: ResolvedSettings | undefined;
-  const commands = [configCommand(() => settings!), runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), pluginsCommand(compose), schemaCommand(compose), versionCommand];
+  // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
+  let reportAs: OutputOptions | undefined;
+  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))
@@ -104,7 +106,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   // builds a host gets the config's packs, loaded and checked here, before it can open a database.
   parser.middleware(async (argv) => {
     const command = String(argv._[0] ?? '');
-    if (CONFIG_FREE.has(command)) {
+    if (command === '' || CONFIG_FREE.has(command)) {
       argv.output ??= 'human';
       argv.color ??= 'auto';
       return;
@@ -119,8 +121,6 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     parser.showHelp('log');
     return;
   }
-  // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
-  let reportAs: OutputOptions | undefined;
   try {
     await parser.parseAsync();
   } catch (error) {

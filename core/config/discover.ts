@@ -1,7 +1,8 @@
 // Finds and reads the project config with cosmiconfig: from a start folder upward to the project root (the first
 // folder holding a package.json) or, without one, to the filesystem root; or one file named by --config.
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { extname, resolve } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError } from '../../sdk/index.js';
 import { parseProjectConfig, type ProjectConfig } from './schema.js';
 
@@ -41,6 +42,7 @@ const EMPTY: ProjectConfig = Object.freeze({ packs: [] });
 
 export async function loadProjectConfig(choice: ConfigChoice): Promise<LoadedConfig> {
   if ('disabled' in choice) return { file: null, searchedFrom: null, config: EMPTY };
+  if ('search' in choice && !mayFindConfig(choice.search)) return { file: null, searchedFrom: resolve(choice.search), config: EMPTY };
   const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
   const explicit = 'file' in choice ? resolve(choice.file) : undefined;
   let result: { filepath: string; config: unknown; isEmpty?: boolean } | null;
@@ -66,6 +68,37 @@ export async function loadProjectConfig(choice: ConfigChoice): Promise<LoadedCon
   if (result.isEmpty && JAVASCRIPT.has(extname(file))) throw invalid(file, `${file} has no default export; export the config object as the default export`);
   const config = result.isEmpty ? EMPTY : parseProjectConfig(result.config, file);
   return { file, searchedFrom: explicit ? null : resolve((choice as { search: string }).search), config };
+}
+
+/**
+ * False only when cosmiconfig would surely find nothing: no search place on the way up to the project root (a
+ * package.json counts only with an "agentctl" field) and no cosmiconfig settings in the current folder. Loading
+ * cosmiconfig and its settings costs tens of milliseconds, which a project without a config does not pay.
+ */
+function mayFindConfig(start: string): boolean {
+  const cwd = process.cwd();
+  if (existsSync(join(cwd, '.config')) || existsSync(join(cwd, 'package.yaml')) || hasField(join(cwd, 'package.json'), 'cosmiconfig')) return true;
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    if (SEARCH_PLACES.some((place) => place !== 'package.json' && existsSync(join(dir, place)))) return true;
+    if (hasField(join(dir, 'package.json'), 'agentctl')) return true;
+    if (existsSync(join(dir, 'package.json')) || existsSync(join(dir, 'package.yaml')) || dirname(dir) === dir) return false;
+  }
+}
+
+/** Whether a JSON file has a top-level field; a file that does not parse says yes, so cosmiconfig reports it. */
+function hasField(file: string, field: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return false;
+  }
+  try {
+    const data = JSON.parse(text) as unknown;
+    return typeof data === 'object' && data !== null && Object.hasOwn(data, field);
+  } catch {
+    return true;
+  }
 }
 
 /** The `.ts` loader runs only where the project can compile TypeScript: the typescript package, found from the file. */
