@@ -1,7 +1,7 @@
 // The plugin host: owns the hooks and the keyed registries (action kinds, secret forms, isolation modes), registers
 // plugins through tap-only facades, enforces one owner per key, and closes registration when ready.
 import semver from 'semver';
-import { AgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginApi, type PluginDefinition, type ToolKind } from '../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type ToolKind } from '../sdk/index.js';
 import { AGENT_KIND, agentKind } from './agents/kind.js';
 import { FLOW_KIND, flowKind } from './flow/kind.js';
 import { createHooks, type Hooks } from './hooks.js';
@@ -23,12 +23,24 @@ const REGISTRY_NAMES: Record<Registry, string> = { kind: 'action kind', isolatio
 /** One owner per key: what a plugin registered, by key. */
 export type { PluginRecord };
 
+/** One tap of a hook, as `plugins order` shows it. */
+export interface HookTap {
+  readonly hook: string;
+  readonly plugin: string;
+  readonly name: string;
+  readonly stage: number;
+}
+
 export interface Owned<T> {
   readonly value: T;
   readonly plugin: string;
 }
 
-const PLUGIN_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+/** Sources of plugins loaded from the project config: their kinds are namespaced and their failures are PACK codes. */
+const PACK_SOURCES = new Set(['npm', 'path']);
+export const isPackSource = (source: string): boolean => PACK_SOURCES.has(source);
+
+export const PLUGIN_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
 /** The plugin host: one per process invocation; no global registries. */
 export class Host implements PluginRegistrar {
@@ -46,7 +58,8 @@ export class Host implements PluginRegistrar {
   readonly #dispatchTaps: { kind: string; plugin: string }[] = [];
   #ready = false;
 
-  register(plugin: PluginDefinition, source = 'builtin'): void {
+  /** Registers a plugin; `options` (a pack's, parsed by its optionsSchema) become its `api.options`. */
+  register(plugin: PluginDefinition, source = 'builtin', options?: unknown): void {
     this.assertOpen(`plugin ${plugin?.name} registered after the host was ready`);
     validateIdentity(plugin);
     if (this.#plugins.has(plugin.name)) {
@@ -72,9 +85,10 @@ export class Host implements PluginRegistrar {
     };
     this.#plugins.set(plugin.name, record);
     try {
-      plugin.setup(this.#api(record));
+      plugin.setup(pluginApi(this, record, options));
     } catch (error) {
       this.#plugins.delete(plugin.name);
+      if (isPackSource(source)) throw packSetupFailure(plugin.name, error);
       const failure = this.errorCodes.normalize(error, plugin.name, 'setup');
       if (failure.code !== 'AGENTCTL_E_PLUGIN_FAILED') throw failure;
       // An unexpected throw at load is a configuration problem (exit 2), not a failed run.
@@ -102,6 +116,26 @@ export class Host implements PluginRegistrar {
 
   plugins(): PluginRecord[] {
     return [...this.#plugins.values()];
+  }
+
+  /**
+   * The taps of every hook in the order the hook calls them (tapable orders by stage, then by registration), with
+   * the plugin that made each; keyed hooks are listed per key (`dispatch:KIND`, `secret:FORM`).
+   */
+  taps(): HookTap[] {
+    const list = (hook: string, taps: readonly Record<string, unknown>[]) =>
+      taps.map((tap) => ({ hook, plugin: String(tap.plugin ?? ''), name: String(tap.name), stage: Number(tap.stage ?? 0) }));
+    const keyed = (prefix: string, map: unknown) =>
+      [...((map as { _map: Map<string, { taps: Record<string, unknown>[] }> })._map ?? new Map()).entries()].flatMap(([key, hook]) => list(`${prefix}:${key}`, hook.taps));
+    const { compile, policy, preflight, commit, dispatch, secretResolver } = this.hooks;
+    return [
+      ...list('compile', compile.taps as never),
+      ...list('policy', policy.taps as never),
+      ...list('preflight', preflight.taps as never),
+      ...keyed('dispatch', dispatch),
+      ...list('commit', commit.taps as never),
+      ...keyed('secret', secretResolver),
+    ];
   }
 
   /** A registered kind, or one of the core's own kinds, `agent` and `flow` (which no plugin can register or dispatch). */
@@ -171,17 +205,28 @@ export class Host implements PluginRegistrar {
     const maps = { kind: this.#kinds, isolation: this.#isolation, provider: this.#providers, tool: this.#toolKinds, network: this.#network };
     const map = maps[registry] as Map<string, Owned<T>>;
     const existing = map.get(key);
-    if (existing) {
-      const what = REGISTRY_NAMES[registry];
-      throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `${what} ${key} is owned by plugin ${existing.plugin}; plugin ${plugin} cannot register it too`);
+    if (existing) this.#refuseSecondOwner(REGISTRY_NAMES[registry], key, existing.plugin, plugin);
+    if (registry === 'kind' && this.#isPack(plugin) && !(key.startsWith(`${plugin}.`) && key.length > plugin.length + 1)) {
+      throw new AgentctlError('AGENTCTL_E_PACK_NAMESPACE', `pack ${plugin} registers action kind ${key}; a pack's action kinds are named ${plugin}.NAME`, {
+        diagnostics: [diagnostic('AGENTCTL_E_PACK_NAMESPACE', { message: `pack ${plugin} registers action kind ${key}; a pack's action kinds are named ${plugin}.NAME`, plugin, hook: 'setup', help: `rename the kind to ${plugin}.${key.split('.').at(-1)} (its pack's name, a dot, then the kind's own name)` })],
+      });
     }
     map.set(key, { value, plugin });
   }
 
   claimSecretForm(form: string, plugin: string): void {
     const owner = this.#secretForms.get(form);
-    if (owner) throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `secret form ${form} is owned by plugin ${owner}; plugin ${plugin} cannot register it too`);
+    if (owner) this.#refuseSecondOwner('secret form', form, owner, plugin);
     this.#secretForms.set(form, plugin);
+  }
+
+  /** A key has one owner: a pack that claims a taken key is refused with a pack code naming both plugins. */
+  #refuseSecondOwner(what: string, key: string, owner: string, plugin: string): never {
+    const message = `${what} ${key} is owned by plugin ${owner}; plugin ${plugin} cannot register it too`;
+    if (!this.#isPack(plugin)) throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', message);
+    throw new AgentctlError('AGENTCTL_E_PACK_CONFLICT', message, {
+      diagnostics: [diagnostic('AGENTCTL_E_PACK_CONFLICT', { message, plugin, hook: 'setup', help: `remove pack ${plugin} or ${owner} from the config, or rename the ${what} in one of them` })],
+    });
   }
 
   /** Remembers a dispatch tap made before its kind was registered, to check at `ready()`. */
@@ -189,9 +234,20 @@ export class Host implements PluginRegistrar {
     this.#dispatchTaps.push({ kind, plugin });
   }
 
-  #api(record: PluginRecord): PluginApi {
-    return pluginApi(this, record);
+  /** The plugin's source, for the rules that apply to packs only. */
+  #isPack(plugin: string): boolean {
+    return isPackSource(this.#plugins.get(plugin)?.source ?? 'builtin');
   }
+}
+
+/** What a pack's setup threw, as AGENTCTL_E_PACK_SETUP; a conflict or namespace refusal keeps its own code. */
+function packSetupFailure(plugin: string, error: unknown): AgentctlError {
+  if (isAgentctlError(error) && String(error.code).startsWith('AGENTCTL_E_PACK_')) return error;
+  const cause = isAgentctlError(error) ? `${error.code}: ${error.message}` : errorMessage(error);
+  return new AgentctlError('AGENTCTL_E_PACK_SETUP', `pack ${plugin} failed to register: ${cause}`, {
+    cause: error,
+    diagnostics: [diagnostic('AGENTCTL_E_PACK_SETUP', { message: `pack ${plugin} failed to register: ${cause}`, plugin, hook: 'setup', help: `fix or remove pack ${plugin}; its setup must only register` })],
+  });
 }
 
 function validateIdentity(plugin: PluginDefinition): void {

@@ -69,7 +69,7 @@ interface Tappable {
   tapPromise(options: Tap & Record<string, unknown>, fn: (...args: any[]) => Promise<unknown>): void;
 }
 
-export function pluginApi(host: PluginRegistrar, record: PluginRecord): PluginApi {
+export function pluginApi(host: PluginRegistrar, record: PluginRecord, options?: unknown): PluginApi {
   const plugin = record.name;
   const open = (what: string) => host.assertOpen(`plugin ${plugin} ${what} after the host was ready`);
   const tapName = (options: TapOptions | PolicyTapOptions) => (typeof options === 'string' ? options : (options.name ?? plugin));
@@ -84,7 +84,7 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord): PluginAp
   ): TapOnly<Args, Result> => {
     const tapPromise = (options: TapOptions, fn: (...args: Args) => Promise<Result>) => {
       open(`tapped ${hookName}`);
-      hook.tapPromise({ name: tapName(options) } as Tap & Record<string, unknown>, async (...args: unknown[]) => {
+      hook.tapPromise({ name: tapName(options), plugin } as Tap & Record<string, unknown>, async (...args: unknown[]) => {
         try {
           return await fn(...(adapt(args) as Args));
         } catch (error) {
@@ -126,6 +126,7 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord): PluginAp
   return Object.freeze({
     hostVersion: host.version,
     hooks,
+    options,
     registerActionKind: (kind: ActionKind<any, any>) => {
       open(`registered action kind ${kind?.name}`);
       host.claim('kind', kind.name, kind, plugin);
@@ -243,7 +244,7 @@ function policyFacade(host: PluginRegistrar, plugin: string, open: (what: string
       throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} taps policy at unknown stage "${String(stageName)}"; use one of ${Object.keys(POLICY_STAGES).join(', ')}`);
     }
     const name = tapName(options);
-    const tap = { name, stage: POLICY_STAGES[stageName] } as Tap & Record<string, unknown>;
+    const tap = { name, stage: POLICY_STAGES[stageName], plugin } as Tap & Record<string, unknown>;
     (host.hooks.policy as unknown as Tappable).tapPromise(tap, async (request: PolicyRequest, ballot: PolicyBallot) => {
       let answer: unknown;
       try {

@@ -2,10 +2,12 @@
 import { Host } from './host.js';
 import type { PluginDefinition } from '../sdk/index.js';
 
-/** A plugin and where it came from (`builtin`, `local`, or a pack source), as `plugins list` shows it. */
+/** A plugin and where it came from (`builtin`, `local`, or a pack source: `npm`, `path`), as `plugins list` shows it. */
 export interface HostPlugin {
   readonly plugin: PluginDefinition;
   readonly source: string;
+  /** A pack's options, parsed by its optionsSchema: the plugin's `api.options`. */
+  readonly options?: unknown;
 }
 
 export interface HostOptions {
@@ -16,7 +18,7 @@ export interface HostOptions {
 /** Registers `plugins` in order, then closes registration. There is no default list. */
 export function createHost(plugins: readonly HostPlugin[], options: HostOptions = {}): Host {
   const host = new Host();
-  for (const { plugin, source } of plugins) host.register(plugin, source);
+  for (const { plugin, source, options: pluginOptions } of plugins) host.register(plugin, source, pluginOptions);
   options.configure?.(host);
   return host.ready();
 }

@@ -51,6 +51,11 @@ export interface PluginHooks {
 export interface PluginApi {
   readonly hostVersion: string;
   readonly hooks: PluginHooks;
+  /**
+   * This plugin's options: what the project config gave it (`packs: [{name, options}]`), parsed by the plugin's
+   * `optionsSchema` (so defaults are applied). `undefined` for a plugin without `optionsSchema`.
+   */
+  readonly options: unknown;
   /** Registers an action kind owned by this plugin; a kind has exactly one owner. */
   registerActionKind(kind: ActionKind<any, any>): void;
   /** Registers the resolver of one secret reference form (the reference's key, e.g. `env`). */
@@ -89,6 +94,13 @@ export interface PluginDefinition {
    * declaring it is reported as AGENTCTL_E_PLUGIN. Core codes (AGENTCTL_E_*) need no declaration.
    */
   readonly errorCodes?: Readonly<Record<string, ErrorCodeDeclaration>>;
+  /**
+   * The zod schema of the options a project config may give this plugin when it is loaded as a pack. The host
+   * parses the configured options (`undefined` when none are given) with it before `setup`, refuses the pack when
+   * they do not match (AGENTCTL_E_PACK_OPTIONS), and hands the parsed value to `setup` as `api.options`. A pack
+   * without a schema takes no options.
+   */
+  readonly optionsSchema?: z.ZodType;
   setup(api: PluginApi): void;
 }
 

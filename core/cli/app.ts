@@ -3,12 +3,15 @@ import yargs, { type Argv } from 'yargs';
 import { AgentctlError, isAgentctlError, type PluginDefinition } from '../../sdk/index.js';
 import { STDIN_ARGUMENT } from '../compiler/source.js';
 import { closest } from '../compiler/suggest.js';
-import { composer } from './composition.js';
+import { applyProjectConfig, type ResolvedSettings } from '../config/settings.js';
+import { Composition } from './composition.js';
+import { configCommand } from './commands/config.js';
 import { artifactsCommand } from './commands/artifacts.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
-import { pluginsCommand, versionCommand } from './commands/info.js';
+import { versionCommand } from './commands/info.js';
 import { packsCommand } from './commands/packs.js';
+import { pluginsCommand } from './commands/plugins.js';
 import { replayCommand } from './commands/replay.js';
 import { forkCommand, repairCommand, retryCommand } from './commands/derive.js';
 import { runCommand } from './commands/run.js';
@@ -17,7 +20,7 @@ import { approvalsCommand } from './commands/approvals.js';
 import { effectsCommand } from './commands/effects.js';
 import { authCommand } from './commands/auth.js';
 import { doctorCommand } from './commands/doctor.js';
-import type { GlobalArgs } from './handler.js';
+import { outputOptions, type GlobalArgs } from './handler.js';
 import { colorEnabled, emitError, type OutputOptions } from './output.js';
 
 /** Every value of `--name VALUE` or `--name=VALUE` in raw args. */
@@ -46,6 +49,11 @@ const REPEATABLE = new Set(['input', 'from']);
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
 const NOT_YET = ['packs'];
 
+/** Commands that build a host: the config's packs are loaded (and refused) before they start. */
+const HOSTED = new Set(['run', 'check', 'plan', 'doctor', 'auth', 'resume', 'retry', 'repair', 'fork', 'plugins', 'schema']);
+/** Commands that never read the project config: a broken config must not stop them. */
+const CONFIG_FREE = new Set(['version', 'completion']);
+
 /** Options of an in-process CLI: extra plugins registered after the builtins (embedding, and tests of packs). */
 export interface MainOptions {
   readonly plugins?: readonly PluginDefinition[];
@@ -59,15 +67,21 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     fail(args, new AgentctlError('AGENTCTL_E_USAGE', `the current folder cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}); it may have been deleted`, { help: 'cd to an existing folder and run agentctl again' }));
     return;
   }
-  const compose = composer(options.plugins);
-  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), packsCommand(compose), pluginsCommand(compose), schemaCommand(compose), versionCommand];
+  const composition = new Composition(options.plugins);
+  const compose = composition.compose;
+  let settings: ResolvedSettings | undefined;
+  // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
+  let reportAs: OutputOptions | undefined;
+  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), packsCommand(compose), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))
     .scriptName('agentctl')
     .usage('$0 <command> [options]\n\nRuns declarative, policy-gated YAML workflows with a durable effect ledger.')
-    .option('output', { choices: ['human', 'json'] as const, default: 'human' as const, describe: 'human summary, or one JSON document', global: true })
-    .option('color', { choices: ['auto', 'always', 'never'] as const, default: 'auto' as const, describe: 'color in human output (NO_COLOR is honoured)', global: true })
+    // No yargs defaults for --output and --color: an absent flag is taken from the project config, else the default.
+    .option('output', { choices: ['human', 'json'] as const, defaultDescription: 'human', describe: 'human summary, or one JSON document', global: true })
+    .option('color', { choices: ['auto', 'always', 'never'] as const, defaultDescription: 'auto', describe: 'color in human output (NO_COLOR is honoured)', global: true })
+    .option('config', { type: 'string', describe: 'the project config file to use; --no-config uses none (default: searched for from the workflow\'s folder, else the current one)', global: true })
     .option('locked', { type: 'boolean', default: false, describe: 'refuse packs that differ from agentctl.pack.lock, or a workflow with packs and no lock', global: true })
     .option('offline', { type: 'boolean', default: false, describe: 'load packs only from local and vendored sources', global: true })
     .completion('completion', 'Print a bash/zsh completion script')
@@ -91,6 +105,19 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
       throw error ?? usageError(message ?? 'invalid command line', args, names, knownOptions(parser));
     }) as Argv<GlobalArgs>;
   for (const command of commands) parser.command(command as never);
+  // Before any command runs: the project config fills the options the command line left out, and a command that
+  // builds a host gets the config's packs, loaded and checked here, before it can open a database.
+  parser.middleware(async (argv) => {
+    const command = String(argv._[0] ?? '');
+    if (command === '' || CONFIG_FREE.has(command)) {
+      argv.output ??= 'human';
+      argv.color ??= 'auto';
+      return;
+    }
+    settings = await applyProjectConfig(argv as never);
+    reportAs = outputOptions(argv);
+    if (HOSTED.has(command)) await composition.loadPacks(settings.loaded);
+  });
 
   if (args.length === 0) {
     // Bare `agentctl` is a request for help, not a mistake.
@@ -100,7 +127,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   try {
     await parser.parseAsync();
   } catch (error) {
-    fail(args, isAgentctlError(error) ? error : new AgentctlError('AGENTCTL_E_USAGE', (error as Error).message, { help: 'see agentctl --help' }));
+    fail(args, isAgentctlError(error) ? error : new AgentctlError('AGENTCTL_E_USAGE', (error as Error).message, { help: 'see agentctl --help' }), reportAs);
   }
 }
 
@@ -110,8 +137,8 @@ export function reportOutputFailure(args: readonly string[], error: NodeJS.Errno
   fail(args, failure);
 }
 
-function fail(args: readonly string[], failure: AgentctlError): void {
-  emitError(rawOutputOptions(args), failure);
+function fail(args: readonly string[], failure: AgentctlError, options: OutputOptions = rawOutputOptions(args)): void {
+  emitError(options, failure);
   process.exitCode = failure.exitCode;
 }
 

@@ -1,27 +1,78 @@
-// The composition root: the one module that names the builtin plugins. Every command builds its host here, and so
-// does the test kit; packs from the project config will be added here too.
+// The composition root: the one module that names the builtin plugins and adds the packs of the project config.
+// Every command builds its host here, and so does the test kit.
 import { builtinPlugins } from '../../builtins/index.js';
-import type { PluginDefinition } from '../../sdk/index.js';
+import { isAgentctlError, type PluginDefinition } from '../../sdk/index.js';
+import type { LoadedConfig } from '../config/discover.js';
+import { label, loadPacks, type LoadedPack } from '../config/packs.js';
 import type { Host } from '../host.js';
 import { createHost, type HostOptions } from '../setup.js';
 
 export interface CompositionOptions extends HostOptions {
-  /** Plugins registered after the builtins (tests, local plugins). */
+  /** Plugins registered after the builtins and packs (embedding, tests), with source `local`. */
   readonly plugins?: readonly PluginDefinition[];
+  /** Packs loaded from the project config, registered after the builtins with their source (`npm` or `path`). */
+  readonly packs?: readonly LoadedPack[];
 }
 
-/** The host every command uses: the builtins, then any extra plugins. */
+/** The host every command uses: the builtins, then the config's packs, then any extra plugins. */
 export function composeHost(options: CompositionOptions = {}): Host {
   return createHost(
-    [...builtinPlugins.map((plugin) => ({ plugin, source: 'builtin' })), ...(options.plugins ?? []).map((plugin) => ({ plugin, source: 'local' }))],
+    [
+      ...builtinPlugins.map((plugin) => ({ plugin, source: 'builtin' })),
+      ...(options.packs ?? []).map(({ plugin, source, options: packOptions }) => ({ plugin, source, options: packOptions })),
+      ...(options.plugins ?? []).map((plugin) => ({ plugin, source: 'local' })),
+    ],
     options.configure ? { configure: options.configure } : {},
   );
 }
 
-/** How a command builds its host; the CLI entry binds the extra plugins once. */
+/** How a command builds its host; the CLI entry binds the extra plugins and the packs once. */
 export type Compose = (options?: HostOptions) => Host;
+
+/** The CLI's composition: extra plugins given to `main`, and the packs of the config once they are loaded. */
+export class Composition {
+  #packs: readonly LoadedPack[] = [];
+  /** The host built when the packs were checked; reused by a command that needs no observers of its own. */
+  #checked: Host | undefined;
+
+  constructor(private readonly plugins: readonly PluginDefinition[] = []) {}
+
+  /**
+   * Imports and checks the config's packs, then registers them once, so that every refusal (a conflict, a kind not
+   * named after its pack, a setup that throws) happens here: before any command opens a database.
+   */
+  async loadPacks(loaded: LoadedConfig): Promise<void> {
+    const taken = [...builtinPlugins.map((plugin) => plugin.name), ...this.plugins.map((plugin) => plugin.name)];
+    this.#packs = await loadPacks(loaded, taken);
+    if (this.#packs.length === 0) return;
+    try {
+      this.#checked = this.compose();
+    } catch (error) {
+      throw locate(error, this.#packs, loaded.file!);
+    }
+  }
+
+  get packs(): readonly LoadedPack[] {
+    return this.#packs;
+  }
+
+  readonly compose: Compose = (options = {}) => {
+    if (this.#checked && !options.configure) return this.#checked;
+    return composeHost({ ...options, plugins: this.plugins, packs: this.#packs });
+  };
+}
+
+/** A registration error about a pack names the config file and the pack's entry, like the load errors do. */
+function locate(error: unknown, packs: readonly LoadedPack[], file: string): unknown {
+  if (!isAgentctlError(error)) return error;
+  error.diagnostics.forEach((item, index) => {
+    const pack = packs.find((candidate) => candidate.plugin.name === item.plugin);
+    if (pack && item.file === undefined) error.diagnostics[index] = { ...item, file, path: pack.entry.at, message: `${item.message} (pack ${label(pack.entry)} in ${file})` };
+  });
+  return error;
+}
 
 /** A Compose that always adds `plugins` after the builtins. */
 export function composer(plugins: readonly PluginDefinition[] = []): Compose {
-  return (options = {}) => composeHost({ ...options, plugins });
+  return new Composition(plugins).compose;
 }

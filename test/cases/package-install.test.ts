@@ -1,0 +1,67 @@
+// The acceptance check of packs: a fresh project with agentctl installed, a local pack listed in agentctl.config.mjs,
+// and a workflow using the pack's action kind run through `npx agentctl run`.
+//
+// The real install (`npm pack` of this checkout, then `npm install` of the tarball) fetches the dependencies from the
+// registry and compiles better-sqlite3 when no prebuilt binary is cached: minutes, and the network. It runs only with
+// AGENTCTL_TEST_PACKAGE=1. The default suite runs the same project with the checkout linked as node_modules/agentctl,
+// which is what npm's install leaves for the CLI to find (node_modules/agentctl and node_modules/.bin/agentctl).
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, realpathSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { baseEnv, ROOT, workspace } from '../support/cli.js';
+import { outcome } from './helpers.js';
+import { ECHO_WORKFLOW, FIXTURE_PACKS, writeConfig, type Project } from './pack-project.js';
+
+function sh(command: string, args: string[], options: SpawnSyncOptions & { cwd: string }) {
+  const result = spawnSync(command, args, { encoding: 'utf8', env: baseEnv(), timeout: 60_000, ...options });
+  return { status: result.status, signal: result.signal, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** A fresh npm project (npm init -y) with the echo pack under packs/ and a config that lists it with options. */
+function freshProject(): Project {
+  const project = workspace();
+  expect(sh('npm', ['init', '-y'], { cwd: project.dir }).status).to.equal(0);
+  cpSync(join(FIXTURE_PACKS, 'echo'), project.file('packs/echo'), { recursive: true });
+  writeConfig(project, { packs: [{ path: './packs/echo', options: { prefix: 'installed' } }] });
+  project.write('wf.yaml', ECHO_WORKFLOW);
+  return project;
+}
+
+/** `npx agentctl run wf.yaml` in the project succeeds with the pack's output, in the default ledger of the project. */
+function runThroughNpx(project: Project): void {
+  const result = sh('npx', ['agentctl', 'run', 'wf.yaml', '--output', 'json'], { cwd: project.dir });
+  const document = outcome(result, 0);
+  expect(document.data).to.include({ state: 'succeeded' });
+  expect(document.data.output).to.deep.equal({ said: 'installed world' });
+  expect(existsSync(project.file('.agentctl/runtime.db'))).to.equal(true);
+}
+
+describe('a project that installs agentctl and lists a local pack', () => {
+  let project: Project | undefined;
+  afterEach(() => project?.cleanup());
+
+  it('runs the pack\'s action kind through npx agentctl (agentctl linked into node_modules)', function () {
+    this.timeout(60_000);
+    project = freshProject();
+    mkdirSync(project.file('node_modules/.bin'), { recursive: true });
+    symlinkSync(ROOT, project.file('node_modules/agentctl'));
+    symlinkSync('../agentctl/bin/agentctl.js', project.file('node_modules/.bin/agentctl'));
+    // npm hoists agentctl's dependencies next to it; the pack's peer dependency zod resolves there.
+    symlinkSync(realpathSync(join(ROOT, 'node_modules', 'zod')), project.file('node_modules/zod'));
+    runThroughNpx(project);
+  });
+
+  it('runs it after npm install of the tarball npm pack makes (AGENTCTL_TEST_PACKAGE=1)', function () {
+    if (process.env.AGENTCTL_TEST_PACKAGE !== '1') this.skip();
+    this.timeout(20 * 60_000);
+    project = freshProject();
+    // dist/ is built by `npm test` before mocha starts; --ignore-scripts keeps npm pack from building it again.
+    const packed = sh('npm', ['pack', '--ignore-scripts', '--pack-destination', project.dir], { cwd: ROOT, timeout: 120_000 });
+    expect(packed.status, packed.stderr).to.equal(0);
+    const tarball = join(project.dir, packed.stdout.trim().split('\n').at(-1)!);
+    const installed = sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: project.dir, timeout: 15 * 60_000 });
+    expect(installed.status, installed.stderr).to.equal(0);
+    runThroughNpx(project);
+  });
+});
