@@ -44,13 +44,13 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
 }
 
 /** Options that may be given more than once; every other option takes one value (see docs/cli.md). */
-const REPEATABLE = new Set(['input', 'from']);
+const REPEATABLE = new Set(['input', 'from', 'workflows']);
 
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
 const NOT_YET = ['packs'];
 
 /** Commands that build a host: the config's packs are loaded (and refused) before they start. */
-const HOSTED = new Set(['run', 'check', 'plan', 'doctor', 'auth', 'resume', 'retry', 'repair', 'fork', 'plugins', 'schema']);
+const HOSTED = new Set(['run', 'check', 'plan', 'doctor', 'auth', 'resume', 'retry', 'repair', 'fork', 'plugins', 'schema', 'packs']);
 /** Commands that never read the project config: a broken config must not stop them. */
 const CONFIG_FREE = new Set(['version', 'completion']);
 
@@ -72,7 +72,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   let settings: ResolvedSettings | undefined;
   // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
   let reportAs: OutputOptions | undefined;
-  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), packsCommand(compose), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand];
+  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))
@@ -116,7 +116,9 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     }
     settings = await applyProjectConfig(argv as never);
     reportAs = outputOptions(argv);
-    if (HOSTED.has(command)) await composition.loadPacks(settings.loaded);
+    // `packs lock` and `packs vendor` write the lock: they load the packs without checking them against it.
+    const writesLock = command === 'packs' && ['lock', 'update', 'vendor'].includes(String(argv._[1] ?? ''));
+    if (HOSTED.has(command)) await composition.loadPacks(settings.loaded, { locked: argv.locked === true, verify: !writesLock });
   });
 
   if (args.length === 0) {

@@ -4,6 +4,7 @@ import { builtinPlugins } from '../../builtins/index.js';
 import { isAgentctlError, type PluginDefinition } from '../../sdk/index.js';
 import type { LoadedConfig } from '../config/discover.js';
 import { label, loadPacks, type LoadedPack } from '../config/packs.js';
+import { codePackLock } from '../packs/code-lock.js';
 import type { Host } from '../host.js';
 import { createHost, type HostOptions } from '../setup.js';
 
@@ -41,9 +42,12 @@ export class Composition {
    * Imports and checks the config's packs, then registers them once, so that every refusal (a conflict, a kind not
    * named after its pack, a setup that throws) happens here: before any command opens a database.
    */
-  async loadPacks(loaded: LoadedConfig): Promise<void> {
+  async loadPacks(loaded: LoadedConfig, lock: { readonly locked: boolean; readonly verify: boolean } = { locked: false, verify: true }): Promise<void> {
     const taken = [...builtinPlugins.map((plugin) => plugin.name), ...this.plugins.map((plugin) => plugin.name)];
-    this.#packs = await loadPacks(loaded, taken);
+    // The lock beside the config pins each pack's files: checked before a pack is imported, and its identity after.
+    const check = loaded.file !== null && lock.verify ? codePackLock(loaded.file, loaded.config.packs.length, lock.locked) : undefined;
+    this.#packs = await loadPacks(loaded, taken, check?.beforeImport);
+    check?.afterLoad(this.#packs);
     if (this.#packs.length === 0) return;
     try {
       this.#checked = this.compose();

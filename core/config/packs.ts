@@ -22,12 +22,15 @@ export interface LoadedPack {
 }
 
 /** Loads every pack of the config in order; `taken` holds the names of the plugins registered before them. */
-export async function loadPacks(loaded: LoadedConfig, taken: readonly string[]): Promise<LoadedPack[]> {
+/** Called with each pack's resolved module before it is imported: the lock's integrity check, so a changed file never runs. */
+export type BeforeImport = (entry: PackEntry, module: string) => void;
+
+export async function loadPacks(loaded: LoadedConfig, taken: readonly string[], beforeImport?: BeforeImport): Promise<LoadedPack[]> {
   if (loaded.file === null || loaded.config.packs.length === 0) return [];
   const names = new Set(taken);
   const packs: LoadedPack[] = [];
   for (const entry of loaded.config.packs) {
-    const pack = await loadPack(entry, loaded.file);
+    const pack = await loadPack(entry, loaded.file, beforeImport);
     if (names.has(pack.plugin.name)) {
       const builtin = taken.includes(pack.plugin.name);
       refuse('AGENTCTL_E_PACK_DUPLICATE', loaded.file, entry, `pack ${pack.plugin.name} (${label(entry)}) has the name of ${builtin ? 'a builtin plugin' : 'another pack in the config'}`, pack.plugin.name);
@@ -41,8 +44,9 @@ export async function loadPacks(loaded: LoadedConfig, taken: readonly string[]):
 /** How an entry is written in the config, for messages. */
 export const label = (entry: PackEntry): string => entry.name ?? entry.path!;
 
-async function loadPack(entry: PackEntry, configFile: string): Promise<LoadedPack> {
+async function loadPack(entry: PackEntry, configFile: string, beforeImport?: BeforeImport): Promise<LoadedPack> {
   const module = entryModule(entry, dirname(configFile), configFile);
+  beforeImport?.(entry, module);
   let exports: Record<string, unknown>;
   try {
     exports = (await import(pathToFileURL(module).href)) as Record<string, unknown>;

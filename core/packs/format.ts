@@ -47,9 +47,20 @@ export const lockEntrySchema = z.strictObject({
 });
 export type LockEntry = z.output<typeof lockEntrySchema>;
 
+/** A code pack in the lock: an extension of the reference's format (which has declarative packs only). */
+export const codePackEntrySchema = z.strictObject({
+  name: z.string().min(1),
+  version: z.string().min(1),
+  hostRange: z.string().min(1),
+  source: z.union([z.strictObject({ npm: z.string().min(1) }), z.strictObject({ path: z.string().min(1) })]),
+  integrity,
+});
+export type CodePackEntry = z.output<typeof codePackEntrySchema>;
+
 export const lockSchema = z.strictObject({
   apiVersion: z.literal(LOCK_API_VERSION),
   agentctl: exactVersion,
   packs: z.array(lockEntrySchema).default([]),
+  codePacks: z.array(codePackEntrySchema).optional(),
 });
 export type PackLock = z.output<typeof lockSchema>;

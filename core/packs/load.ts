@@ -10,7 +10,7 @@ import semver from 'semver';
 import { AgentctlError, diagnostic, type Diagnostic, type ErrorCode } from '../../sdk/index.js';
 import { issuesToDiagnostics } from '../compiler/issues.js';
 import { parseSource } from '../compiler/source.js';
-import { LOCK_API_VERSION, LOCK_FILE, lockSchema, MAX_MANIFEST_BYTES, nodeRange, packManifestSchema, packReferenceSchema, packTrustSchema, REFERENCE_FORMAT_VERSION, satisfies, type LockEntry, type PackLock, type PackManifest, type PackReference, type PackSource, type PackTrust } from './format.js';
+import { LOCK_API_VERSION, LOCK_FILE, lockSchema, MAX_MANIFEST_BYTES, nodeRange, packManifestSchema, packReferenceSchema, packTrustSchema, REFERENCE_FORMAT_VERSION, satisfies, type CodePackEntry, type LockEntry, type PackLock, type PackManifest, type PackReference, type PackSource, type PackTrust } from './format.js';
 
 export interface PackLoadOptions {
   /** Refuse to run without a lock, or with any difference from it (`--locked`). */
@@ -249,8 +249,8 @@ function applyTrust(packs: readonly LoadedPack[], trust: PackTrust, file: string
 }
 
 /** The lock of a workflow's packs as the reference writes it: entries sorted by name, sequences at column 0. */
-export function lockText(packs: readonly LoadedPack[]): string {
-  const lock: PackLock = { apiVersion: LOCK_API_VERSION, agentctl: REFERENCE_FORMAT_VERSION, packs: packs.map((pack) => pack.entry) };
+export function lockText(packs: readonly LockEntry[], codePacks?: readonly CodePackEntry[]): string {
+  const lock: PackLock = { apiVersion: LOCK_API_VERSION, agentctl: REFERENCE_FORMAT_VERSION, packs: [...packs], ...(codePacks ? { codePacks: [...codePacks].sort((a, b) => a.name.localeCompare(b.name)) } : {}) };
   return stringify(lock, { indentSeq: false, singleQuote: true, lineWidth: 0 });
 }
 

@@ -1,13 +1,17 @@
 // `agentctl packs ...`: declarative packs of a workflow in the reference format: inspect or verify one manifest,
 // write the lock (`lock`, `update`), and check a workflow's packs against it (`verify-lock`). No database is touched.
-import { renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError } from '../../../sdk/index.js';
 import { processKinds } from '../../compiler/compile.js';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
-import { LOCK_FILE, REFERENCE_FORMAT_VERSION } from '../../packs/format.js';
-import { digestOf, loadDeclarativePacks, lockText, packSpec, readManifest, resolveForLock } from '../../packs/load.js';
+import type { LoadedConfig } from '../../config/discover.js';
+import type { LoadedPack as LoadedCodePack } from '../../config/packs.js';
+import { codePackEntry } from '../../packs/code-lock.js';
+import { LOCK_FILE, REFERENCE_FORMAT_VERSION, type CodePackEntry, type LockEntry } from '../../packs/format.js';
+import { vendorCommand } from './vendor.js';
+import { digestOf, loadDeclarativePacks, lockText, packSpec, readLock, readManifest, resolveForLock } from '../../packs/load.js';
 import type { Compose } from '../composition.js';
 import { handler, packOptions, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
@@ -24,13 +28,14 @@ const workflowOption = (yargs: import('yargs').Argv<GlobalArgs>) => yargs.positi
 /** The workflow document, parsed (its packs are read from it, never compiled). */
 const workflowDocument = (file: string) => parseSource(file, readBoundedFile(file, 'workflow file')).value;
 
-/** Writes the lock beside the workflow atomically: a temporary file, then a rename. */
-function writeLock(file: string, text: string): string {
-  const target = resolve(dirname(resolve(file)), LOCK_FILE);
+/** The lock beside a workflow or config file. */
+const lockPathBeside = (file: string) => resolve(dirname(resolve(file)), LOCK_FILE);
+
+/** Writes a file atomically: a temporary file beside it, then a rename. */
+export function writeAtomically(target: string, text: string): void {
   const temporary = `${target}.tmp-${process.pid}`;
   writeFileSync(temporary, text);
   renameSync(temporary, target);
-  return target;
 }
 
 const inspect: CommandModule<GlobalArgs, FileArgs> = {
@@ -63,19 +68,51 @@ const verify: CommandModule<GlobalArgs, FileArgs> = {
   }),
 };
 
-const lock = (update: boolean, compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
-  command: `${update ? 'update' : 'lock'} <file>`,
-  describe: update ? "Resolve a workflow's packs again and rewrite agentctl.pack.lock (--pack: a root to update)" : "Resolve a workflow's packs and write agentctl.pack.lock beside it",
-  builder: (yargs) => (update ? workflowOption(yargs).option('pack', { type: 'string', describe: 'a pack the workflow declares in spec.packs' }) : workflowOption(yargs)) as never,
-  handler: handler<FileArgs>(async (argv, output) => {
-    const document = workflowDocument(argv.file);
-    if (argv.pack !== undefined && !packSpec(document)?.references.some((reference) => reference.name === argv.pack)) {
-      throw new AgentctlError('AGENTCTL_E_USAGE', `${argv.file} does not declare the pack ${argv.pack} in spec.packs`);
+/** The config's code packs, as the CLI loaded them, and the config they came from. */
+export type ProjectPacks = () => { readonly packs: readonly LoadedCodePack[]; readonly config: LoadedConfig | null };
+
+interface LockArgs extends GlobalArgs {
+  file?: string;
+  pack?: string;
+}
+
+/**
+ * `packs lock [WORKFLOW]` and `packs update`: the code packs of the config go to the lock beside the config; a
+ * workflow's declarative packs to the lock beside the workflow (one file when both are in the same folder). Entries of
+ * the other kind already in a lock file are kept.
+ */
+const lock = (update: boolean, compose: Compose, project: ProjectPacks): CommandModule<GlobalArgs, LockArgs> => ({
+  command: `${update ? 'update' : 'lock'} [file]`,
+  describe: update ? 'Resolve the packs again and rewrite agentctl.pack.lock (--pack: one declared pack to update)' : "Resolve the config's code packs and a workflow's declarative packs, and write agentctl.pack.lock",
+  builder: (yargs) =>
+    (update
+      ? yargs.positional('file', { type: 'string', describe: 'workflow YAML file (its declarative packs)' }).option('pack', { type: 'string', describe: 'a pack of spec.packs or of the config' })
+      : yargs.positional('file', { type: 'string', describe: 'workflow YAML file (its declarative packs)' })) as never,
+  handler: handler<LockArgs>(async (argv, output) => {
+    const { packs: code, config } = project();
+    const configFile = config?.file ?? null;
+    const written: { path: string; packs: number; codePacks: number }[] = [];
+    const document = argv.file === undefined ? undefined : workflowDocument(argv.file);
+    if (argv.pack !== undefined && !(document && packSpec(document)?.references.some((reference) => reference.name === argv.pack)) && !code.some((pack) => pack.plugin.name === argv.pack)) {
+      throw new AgentctlError('AGENTCTL_E_USAGE', `no pack ${argv.pack} is declared in ${argv.file ? `${argv.file} (spec.packs) or ` : ''}the project config`);
     }
-    const packs = resolveForLock(argv.file, document, processKinds(compose()));
-    const path = writeLock(argv.file, lockText(packs));
-    const entries = packs.map((pack) => pack.entry);
-    emit(output, update ? 'PackLockUpdate' : 'PackLock', { path, ...(update ? { updated: entries.length } : {}), lock: { agentctl: REFERENCE_FORMAT_VERSION, packs: entries } }, () => `${update ? 'updated' : 'locked'} ${entries.length} pack(s) at ${path}`);
+    const declarative = document ? resolveForLock(argv.file!, document, processKinds(compose())) : [];
+    const targets = new Map<string, { packs?: LockEntry[]; codePacks?: CodePackEntry[] }>();
+    if (argv.file !== undefined) targets.set(lockPathBeside(argv.file), { packs: declarative.map((pack) => pack.entry) });
+    if (configFile !== null && code.length > 0) {
+      const path = lockPathBeside(configFile);
+      targets.set(path, { ...targets.get(path), codePacks: code.map((pack) => codePackEntry(pack, configFile)) });
+    }
+    if (targets.size === 0) throw new AgentctlError('AGENTCTL_E_USAGE', 'nothing to lock: name a workflow with spec.packs, or list code packs in the project config');
+    for (const [path, entries] of targets) {
+      const previous = existsSync(path) ? readLock(path) : undefined;
+      const packs = entries.packs ?? previous?.packs ?? [];
+      const codePacks = entries.codePacks ?? previous?.codePacks;
+      writeAtomically(path, lockText(packs, codePacks));
+      written.push({ path, packs: packs.length, codePacks: codePacks?.length ?? 0 });
+    }
+    const total = written.reduce((sum, item) => sum + item.packs + item.codePacks, 0);
+    emit(output, update ? 'PackLockUpdate' : 'PackLock', { written }, () => written.map((item) => `${update ? 'updated' : 'locked'} ${item.packs + item.codePacks} pack(s) at ${item.path}`).join('\n') || `${update ? 'updated' : 'locked'} ${total} pack(s)`);
     return 0;
   }),
 });
@@ -91,9 +128,9 @@ const verifyLock = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
   }),
 });
 
-export const packsCommand = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> => ({
+export const packsCommand = (compose: Compose, project: ProjectPacks): CommandModule<GlobalArgs, GlobalArgs> => ({
   command: 'packs',
-  describe: 'Declarative packs: inspect, verify, lock, update, verify-lock',
-  builder: (yargs) => yargs.command(inspect).command(verify).command(lock(false, compose)).command(lock(true, compose)).command(verifyLock(compose)).demandCommand(1, 'name a packs command') as never,
+  describe: 'Packs: inspect, verify, lock, update, verify-lock, vendor',
+  builder: (yargs) => yargs.command(inspect).command(verify).command(lock(false, compose, project)).command(lock(true, compose, project)).command(verifyLock(compose)).command(vendorCommand(project)).demandCommand(1, 'name a packs command') as never,
   handler: () => undefined,
 });

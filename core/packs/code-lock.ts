@@ -1,0 +1,113 @@
+// Code packs in agentctl.pack.lock (beside the project config), under `codePacks`: each pack's name, version, host
+// range, source and the SHA-256 integrity of its files. With a lock present, every command that loads packs checks
+// them against it; `--locked` also refuses a config without a lock, or a pack the lock does not list.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { AgentctlError, diagnostic } from '../../sdk/index.js';
+import type { LoadedPack } from '../config/packs.js';
+import type { PackEntry } from '../config/schema.js';
+import { LOCK_FILE, type CodePackEntry } from './format.js';
+import { readLock } from './load.js';
+
+/** Files a pack is made of: everything under its folder but node_modules and hidden entries, in path order. */
+function packFiles(folder: string): string[] {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      if (name === 'node_modules' || name.startsWith('.')) continue;
+      const path = join(dir, name);
+      const stat = statSync(path);
+      if (stat.isDirectory()) walk(path);
+      else if (stat.isFile()) files.push(path);
+    }
+  };
+  walk(folder);
+  return files;
+}
+
+/** What a loaded pack is made of: the file or folder a path entry names, or an npm package's folder. */
+export function packRootOf(pack: LoadedPack, configFile: string): string {
+  return pack.entry.path !== undefined ? resolve(dirname(configFile), pack.entry.path) : packageFolder(pack.module);
+}
+
+/** `sha256:` of a file's bytes, or of a folder's files (each relative path with its own digest, in path order). */
+export function integrityOf(root: string): string {
+  const hash = createHash('sha256');
+  if (statSync(root).isFile()) return `sha256:${hash.update(readFileSync(root)).digest('hex')}`;
+  for (const file of packFiles(root)) {
+    const digest = createHash('sha256').update(readFileSync(file)).digest('hex');
+    hash.update(`${relative(root, file).split(sep).join('/')}\u0000${digest}\n`);
+  }
+  return `sha256:${hash.digest('hex')}`;
+}
+
+/** The lock entry of a loaded code pack; paths are relative to the config's folder. */
+export function codePackEntry(pack: LoadedPack, configFile: string): CodePackEntry {
+  const root = packRootOf(pack, configFile);
+  const source = pack.entry.name !== undefined ? { npm: pack.entry.name } : { path: relative(dirname(configFile), root).split(sep).join('/') };
+  return { name: pack.plugin.name, version: pack.plugin.version, hostRange: pack.plugin.hostRange, source, integrity: integrityOf(root) };
+}
+
+const drift = (lockFile: string, message: string): never => {
+  const text = `${message} (${LOCK_FILE} is not rewritten on drift)`;
+  throw new AgentctlError('AGENTCTL_E_PACK_LOCK_MISMATCH', text, { diagnostics: [diagnostic('AGENTCTL_E_PACK_LOCK_MISMATCH', { message: text, file: lockFile, help: 'review the change, then run `agentctl packs lock` and commit the lock' })] });
+};
+
+/** The lock beside the config, as far as it speaks about code packs; undefined when there is nothing to check. */
+function codeLock(configFile: string, locked: boolean, hasPacks: boolean): { file: string; entries: CodePackEntry[] } | undefined {
+  const lockFile = join(dirname(configFile), LOCK_FILE);
+  if (!existsSync(lockFile)) {
+    if (locked && hasPacks) {
+      const message = `${LOCK_FILE} is required by --locked and ${lockFile} does not exist`;
+      throw new AgentctlError('AGENTCTL_E_PACK_LOCK_MISSING', message, { diagnostics: [diagnostic('AGENTCTL_E_PACK_LOCK_MISSING', { message, file: configFile, help: 'run `agentctl packs lock` and commit agentctl.pack.lock' })] });
+    }
+    return undefined;
+  }
+  const lock = readLock(lockFile);
+  // A lock written for declarative packs only says nothing about code packs, unless --locked asks for it.
+  if (lock.codePacks === undefined && !locked) return undefined;
+  return { file: lockFile, entries: lock.codePacks ?? [] };
+}
+
+/**
+ * The check of the config's code packs against the lock beside the config (always with `locked`), in two steps:
+ * `beforeImport` compares each pack's files with the integrity the lock pins for its source, so a changed or unlisted
+ * pack is refused before any of its code runs; `afterLoad` compares the imported identity (name, version, host range)
+ * and refuses lock entries the config no longer lists.
+ */
+export function codePackLock(configFile: string, entryCount: number, locked: boolean) {
+  const lock = codeLock(configFile, locked, entryCount > 0);
+  const seen = new Set<string>();
+  const sourceOf = (entry: PackEntry) => (entry.name !== undefined ? { npm: entry.name } : { path: relative(dirname(configFile), resolve(dirname(configFile), entry.path!)).split(sep).join('/') });
+  const lockedFor = (entry: PackEntry) => lock!.entries.find((candidate) => JSON.stringify(candidate.source) === JSON.stringify(sourceOf(entry)));
+  return {
+    beforeImport(entry: PackEntry, module: string): void {
+      if (!lock) return;
+      const locked = lockedFor(entry);
+      if (!locked) drift(lock.file, `code pack ${entry.name ?? entry.path} (${entry.at} of ${configFile}) is not in the lock`);
+      const root = entry.path !== undefined ? resolve(dirname(configFile), entry.path) : packageFolder(module);
+      const integrity = integrityOf(root);
+      if (integrity !== locked!.integrity) drift(lock.file, `code pack ${locked!.name} changed: its files have the digest ${integrity}, the lock pins ${locked!.integrity}; it was not loaded`);
+      seen.add(locked!.name);
+    },
+    afterLoad(packs: readonly LoadedPack[]): void {
+      if (!lock) return;
+      for (const pack of packs) {
+        const entry = lockedFor(pack.entry)!;
+        if (entry.name !== pack.plugin.name) drift(lock.file, `the pack at ${JSON.stringify(entry.source)} is ${pack.plugin.name}, the lock has ${entry.name}`);
+        for (const field of ['version', 'hostRange'] as const) {
+          if (pack.plugin[field] !== entry[field]) drift(lock.file, `code pack ${pack.plugin.name}: ${field} is ${pack.plugin[field]}, the lock has ${entry[field]}`);
+        }
+      }
+      const extra = lock.entries.filter((entry) => !seen.has(entry.name)).map((entry) => entry.name);
+      if (extra.length > 0) drift(lock.file, `the lock lists code packs the config does not: ${extra.join(', ')}`);
+    },
+  };
+}
+
+const packageFolder = (module: string) => {
+  let dir = dirname(module);
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+};
