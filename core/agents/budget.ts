@@ -21,7 +21,7 @@ export function priceOf(pricing: PricingTable | undefined, key: string, usage: {
  * An upper bound of a request's input tokens: its UTF-8 bytes. Byte-level tokenizers never emit more tokens than
  * bytes, so the reservation can only be too large, never too small.
  */
-export const inputTokenBound = (request: ModelRequest) => Buffer.byteLength(canonicalJson(request as unknown as JsonValue), 'utf8');
+export const inputTokenBound = (request: ModelRequest, canonical: (value: JsonValue) => string = canonicalJson) => Buffer.byteLength(canonical(request as unknown as JsonValue), 'utf8');
 
 /** The budget side of one agent task attempt. It is also the effect budget of the task's effects. */
 export class AgentBudget implements EffectBudget {
@@ -42,8 +42,8 @@ export class AgentBudget implements EffectBudget {
     return budget !== undefined && AGENT_DIMENSIONS.some((dimension) => budget.limited(dimension));
   }
 
-  expectModelRequest(providerKind: string, request: ModelRequest, turn: number, attempt: number): void {
-    const inputTokens = inputTokenBound(request);
+  expectModelRequest(providerKind: string, request: ModelRequest, turn: number, attempt: number, canonical?: (value: JsonValue) => string): void {
+    const inputTokens = inputTokenBound(request, canonical);
     const outputTokens = request.maxOutputTokens;
     this.#next = {
       amounts: {

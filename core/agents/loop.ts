@@ -22,7 +22,8 @@ import {
 import type { Host } from '../host.js';
 import { priceOf, type AgentBudget } from './budget.js';
 import { MODEL_PROFILE, type AgentFields } from './kind.js';
-import { callTool, type ActionRunner, type EffectCall } from './tools.js';
+import { CanonicalMemo } from './canonical.js';
+import { callTool, type ActionRunner, type Canonical, type EffectCall } from './tools.js';
 
 const MAX_INSTRUCTIONS_BYTES = 1024 * 1024;
 /** The tool identity of a model turn: governed by spec.policy.providers, not by toolsAllow. */
@@ -62,7 +63,14 @@ interface UsageTotal {
 export async function runAgent(loop: AgentLoop): Promise<JsonValue> {
   const { agent, tools } = loop.fields;
   const instructions = await readInstructions(loop);
-  const messages: ModelMessage[] = [{ role: 'user', content: [{ type: 'text', text: loop.prompt }] }];
+  // The conversation is the loop's own frozen copy: every request holds all of it, and its canonical text (for the
+  // effect digest and the budget's bound) is then computed once per message instead of once per message per turn.
+  const memo = new CanonicalMemo();
+  const messages: ModelMessage[] = [memo.own({ role: 'user', content: [{ type: 'text', text: loop.prompt }] })];
+  const modelTools = memo.own(tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })));
+  const structuredOutput = memo.own(agent.structuredOutput);
+  const reasoning = memo.own(agent.reasoning);
+  const options = memo.own(agent.providerOptions);
   const usage: UsageTotal = { inputTokens: 0, outputTokens: 0, totalTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let sequence = 0;
   let toolCalls = 0;
@@ -70,22 +78,22 @@ export async function runAgent(loop: AgentLoop): Promise<JsonValue> {
     if (turn > agent.maxTurns) {
       throw new AgentctlError('AGENTCTL_E_AGENT_TURN_LIMIT', `agent ${agent.name}: maximum turn count exceeded (maxTurns ${agent.maxTurns}) without a final answer`);
     }
-    const request: ModelRequest = {
+    const request: ModelRequest = memo.seal({
       model: agent.model,
       ...(instructions === undefined ? {} : { instructions }),
       messages: [...messages],
-      tools: tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
+      tools: modelTools,
       maxOutputTokens: agent.maxOutputTokens,
-      ...(agent.structuredOutput ? { structuredOutput: agent.structuredOutput } : {}),
-      ...(agent.reasoning ? { reasoning: agent.reasoning } : {}),
-      options: agent.providerOptions,
-    };
+      ...(structuredOutput ? { structuredOutput } : {}),
+      ...(reasoning ? { reasoning } : {}),
+      options,
+    });
     checkUsageLimit(loop, usage);
-    const response = await requestWithRetries(loop, request, turn, () => (sequence += 1));
+    const response = await requestWithRetries(loop, request, turn, () => (sequence += 1), memo.text);
     addUsage(usage, response.usage);
     const calls = response.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
     if (calls.length === 0) return finalAnswer(loop, response, usage);
-    messages.push({ role: 'assistant', content: response.content });
+    messages.push(memo.own({ role: 'assistant', content: response.content }));
     const results: ContentBlock[] = [];
     for (const call of calls) {
       toolCalls += 1;
@@ -95,7 +103,7 @@ export async function runAgent(loop: AgentLoop): Promise<JsonValue> {
       const output = await callTool(loop, call, toolCalls);
       results.push({ type: 'tool_result', callId: call.id, name: call.name, output });
     }
-    messages.push({ role: 'tool', content: results });
+    messages.push(memo.own({ role: 'tool', content: results }));
   }
 }
 
@@ -115,12 +123,12 @@ async function readInstructions(loop: AgentLoop): Promise<string | undefined> {
 }
 
 /** One turn: each attempt is its own effect; only a definite retryable answer is tried again. */
-async function requestWithRetries(loop: AgentLoop, request: ModelRequest, turn: number, next: () => number): Promise<ModelResponse> {
+async function requestWithRetries(loop: AgentLoop, request: ModelRequest, turn: number, next: () => number, canonical: Canonical): Promise<ModelResponse> {
   const { agent, provider } = loop.fields;
   for (let attempt = 1; ; attempt += 1) {
     const sequence = next();
     try {
-      return await modelRequest(loop, request, turn, attempt, sequence);
+      return await modelRequest(loop, request, turn, attempt, sequence, canonical);
     } catch (error) {
       const retryable = isEffectFailure(error) && error.outcome === 'failed' && error.code === 'AGENTCTL_E_PROVIDER_UNAVAILABLE';
       if (!retryable || attempt >= agent.retry.maxAttempts) {
@@ -137,9 +145,9 @@ async function requestWithRetries(loop: AgentLoop, request: ModelRequest, turn: 
 }
 
 /** The request is recorded whole before it is sent; the response whole after. Replay reads both from the ledger. */
-async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number, attempt: number, sequence: number): Promise<ModelResponse> {
+async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number, attempt: number, sequence: number, canonical: Canonical): Promise<ModelResponse> {
   const { agent, provider } = loop.fields;
-  loop.budget?.expectModelRequest(provider.kind, request, turn, attempt);
+  loop.budget?.expectModelRequest(provider.kind, request, turn, attempt, canonical);
   const recorded = await loop.effect(
     {
       operation: 'model.request',
@@ -178,6 +186,9 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
       loop.budget?.used(effect.id, provider.kind, agent.model, response.usage, turn, attempt);
       return { response: response as unknown as JsonValue };
     },
+    undefined,
+    'policy',
+    canonical,
   );
   return (recorded as unknown as { response: ModelResponse }).response;
 }

@@ -7,12 +7,16 @@ import type { AgentLoop } from './loop.js';
 /** How a tool's `approval` bends the policy's approval decision for its calls. */
 export type ApprovalOverride = 'policy' | 'never' | 'always';
 
+/** `canonicalJson`, or an equal function that is cheaper for the values it is given (see canonical.ts). */
+export type Canonical = (value: JsonValue) => string;
+
 /** The task's effect runner as the agent loop calls it: with an approval override for tool calls. */
 export type EffectCall = <T extends JsonValue>(
   request: EffectRequest,
   perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
   options?: EffectOptions<T>,
   approval?: ApprovalOverride,
+  canonical?: Canonical,
 ) => Promise<T>;
 
 /** Runs a declared action with `input`, in the agent task, under the same policy: for `kind: action` tools. */

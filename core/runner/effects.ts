@@ -95,10 +95,11 @@ export function createEffectRunner(scope: EffectScope) {
     perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
     options: EffectOptions<T> = {},
     approval: ApprovalOverride = 'policy',
+    canonical: (value: JsonValue) => string = canonicalJson,
   ): Promise<T> {
     ordinal += 1;
     const profile: EffectProfile = { ...scope.profile, ...request.profile };
-    const inputDigest = sha256(canonicalJson(request.input));
+    const inputDigest = sha256(canonical(request.input));
     const id = effectId({ runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, operation: request.operation, inputDigest });
 
     const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest };

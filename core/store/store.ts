@@ -111,6 +111,8 @@ export class Store {
   #collectAfterCommit = false;
   readonly #recordedResults = new WeakMap<object, { effectId: string; digest: string; redactions: number; members: unknown[] }>();
   readonly #statements;
+  /** One transaction function for every body: better-sqlite3 builds four wrappers each time one is made. */
+  readonly #immediate: (body: () => unknown) => unknown;
   readonly #checkpointSeq = new Map<string, number>();
   /** Effect intents waiting for the next group commit (see `recordEffectSoon`). */
   #intents: { effect: NewEffect; extra?: (() => void) | undefined; resolve: () => void; reject: (error: unknown) => void }[] = [];
@@ -126,6 +128,7 @@ export class Store {
     this.#db = openDatabase(this.path, options);
     this.statePaths = statePaths(this.path);
     const db = this.#db;
+    this.#immediate = db.transaction((body: () => unknown) => body()).immediate;
     const guarded = <S extends string>(sql: (from: string) => string, table: Readonly<Record<S, readonly S[]>>) => {
       const cache = new Map<S, ReturnType<SqliteDatabase['prepare']>>();
       return (target: S) => {
@@ -228,7 +231,7 @@ export class Store {
   /** Runs `body` in one IMMEDIATE transaction; database failures become exit-5 errors. */
   transaction<T>(body: () => T): T {
     try {
-      return this.#db.transaction(body).immediate();
+      return this.#immediate(body) as T;
     } catch (error) {
       if (isAgentctlError(error)) throw error;
       throw databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');

@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { canonicalJson, type JsonValue } from '../../sdk/index.js';
+import { CanonicalMemo } from '../../core/agents/canonical.js';
+
+/** The effect input of turn `turn` of a conversation, shaped like the agent loop's. */
+function turnInput(memo: CanonicalMemo, messages: JsonValue[], turn: number): JsonValue {
+  const request = memo.seal({ model: 'm', messages: [...messages], tools: memo.own([{ name: 'echo', inputSchema: { type: 'object', required: ['n'] } }]), maxOutputTokens: 64, options: memo.own({ z: 1, a: [3, { y: 'é', b: null }] }) });
+  return { turn, agent: 'a', request, attempt: 1, sequence: turn } as JsonValue;
+}
+
+describe('agent canonical memo', () => {
+  it('gives canonicalJson text for any JSON, remembered or not', () => {
+    const memo = new CanonicalMemo();
+    const values: JsonValue[] = [null, 1.5, -0, 'a"b\n', [], {}, { b: 1, a: [true, { d: 'x', c: null }] }, { '\u00e9': 1, e: 2, E: 3, '10': 4, '9': 5 }, [[], [{}], 'x']];
+    for (const value of values) {
+      expect(memo.text(value)).to.equal(canonicalJson(value));
+      expect(memo.text(memo.own(value))).to.equal(canonicalJson(value));
+      expect(memo.text(memo.own(value))).to.equal(canonicalJson(value));
+    }
+    // What canonicalJson does with values that are not JSON (an undefined member, a hole) stays exactly the same.
+    const odd = { a: undefined, b: [1, , 3], c: new Date(0) } as unknown as JsonValue;
+    expect(memo.text(memo.own(odd))).to.equal(canonicalJson(odd));
+  });
+
+  it('serializes each message of a growing conversation once, with the text canonicalJson gives at every turn', () => {
+    const memo = new CanonicalMemo();
+    const messages: JsonValue[] = [memo.own({ role: 'user', content: [{ type: 'text', text: 'go' }] })];
+    const stringify = JSON.stringify;
+    let calls = 0;
+    const counted = new Map<number, number>();
+    for (let turn = 1; turn <= 40; turn++) {
+      const input = turnInput(memo, messages, turn);
+      JSON.stringify = ((...args: Parameters<typeof stringify>) => ((calls += 1), stringify(...args))) as typeof stringify;
+      let text: string;
+      try {
+        calls = 0;
+        text = memo.text(input);
+      } finally {
+        JSON.stringify = stringify;
+      }
+      counted.set(turn, calls);
+      expect(text).to.equal(canonicalJson(input));
+      expect(memo.text(input)).to.equal(text);
+      messages.push(memo.own({ role: 'assistant', content: [{ type: 'tool_call', id: `call_${turn}`, name: 'echo', input: { n: turn } }] }));
+      messages.push(memo.own({ role: 'tool', content: [{ type: 'tool_result', callId: `call_${turn}`, name: 'echo', output: { n: turn } }] }));
+    }
+    // Turn 40 holds 79 messages, turn 2 three: the work per turn stays that of what is new (two messages), not all.
+    expect(counted.get(40)).to.equal(counted.get(2));
+  });
+
+  it('keeps the conversation its own: later changes to what it was given do not reach it, and it cannot be changed', () => {
+    const memo = new CanonicalMemo();
+    const content = [{ type: 'tool_call', id: 'c1', name: 'echo', input: { n: 1 } }];
+    const message = memo.own({ role: 'assistant', content });
+    const before = memo.text(message as JsonValue);
+    content[0]!.input.n = 2;
+    expect(memo.text(message as JsonValue)).to.equal(before);
+    expect(canonicalJson(message as JsonValue)).to.equal(before);
+    expect(() => ((message.content[0] as { input: { n: number } }).input.n = 3)).to.throw(TypeError);
+    expect(Object.isFrozen(message.content)).to.equal(true);
+  });
+
+  it('leaves a value it cannot copy as it is, unfrozen, and recomputes what holds it', () => {
+    const memo = new CanonicalMemo();
+    const odd = { role: 'tool', content: [{ type: 'tool_result', output: { f: () => 1, n: 1 } }] };
+    expect(memo.own(odd)).to.equal(odd);
+    const request = memo.seal({ messages: [odd], model: 'm' });
+    expect(Object.isFrozen(request)).to.equal(false);
+    expect(Object.isFrozen(odd)).to.equal(false);
+    expect(memo.text(request as unknown as JsonValue)).to.equal(canonicalJson(request as unknown as JsonValue));
+    (odd.content[0]!.output as { n: number }).n = 2;
+    expect(memo.text(request as unknown as JsonValue)).to.equal(canonicalJson(request as unknown as JsonValue));
+  });
+});
