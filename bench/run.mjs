@@ -33,6 +33,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { benchEngines, measureEngine } from './container.mjs';
 import { AGENT_TURNS, measureAgentLoop } from './agent.mjs';
+import { measurePackColdStart } from './packs.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'agentctl.js');
@@ -614,6 +615,18 @@ async function main() {
         rows.push({ id: '(h)', figure: `container run / ${engine.name} run --rm, paired`, value: ratio, unit: 'x', limit: LIMITS.shellRatio, gated: false });
       }
     }
+    if (want('j')) {
+      // (j) cold start with a code pack ---------------------------------------------------------
+      process.stdout.write(`(j) a one-task run with no pack, with the hello pack from its folder, and vendored, ${COLD_REPS} runs each, interleaved ... `);
+      const s = await measurePackColdStart({ timed, node: NODE, cli: CLI, root: ROOT, tmpRoot, reps: COLD_REPS });
+      console.log('done');
+      const [none, pack, vendored] = [median(s.none), median(s.pack), median(s.vendored)];
+      console.log(`    no pack (--no-config):       median ${fmt(none, 1).padStart(7)} ms  ${list(s.none)}`);
+      console.log(`    hello pack from its folder:  median ${fmt(pack, 1).padStart(7)} ms  ${list(s.pack)}  (+${fmt(pack - none, 1)} ms)`);
+      console.log(`    hello pack vendored:         median ${fmt(vendored, 1).padStart(7)} ms  ${list(s.vendored)}  (+${fmt(vendored - none, 1)} ms)`);
+      rows.push({ id: '(j)', figure: 'run with one code pack / with none', value: pack / none, unit: 'x', gated: false });
+      rows.push({ id: '(j)', figure: 'run with the pack vendored / with none', value: vendored / none, unit: 'x', gated: false });
+    }
     if (want('i')) {
       // (i) the agent loop per turn ------------------------------------------------------------
       process.stdout.write(`(i) an agent task of ${AGENT_TURNS} model turns and ${AGENT_TURNS - 1} builtin.echo calls on the fake provider vs the bare loop ... `);
@@ -649,9 +662,9 @@ async function main() {
     r.id,
     r.figure,
     `${r.unit ? fmt(r.value) : r.value} ${r.unit}`.trimEnd(),
-    `${r.strict ? '< ' : ''}${r.limit} ${r.unit}`.trimEnd(),
-    r.limit === 0 ? '-' : fmt(r.value / r.limit, 2),
-    r.gated ? (within(r) ? 'PASS' : 'OVER') : within(r) ? '(info: within)' : '(info: over)',
+    r.limit === undefined ? '-' : `${r.strict ? '< ' : ''}${r.limit} ${r.unit}`.trimEnd(),
+    r.limit === undefined || r.limit === 0 ? '-' : fmt(r.value / r.limit, 2),
+    r.limit === undefined ? '(info)' : r.gated ? (within(r) ? 'PASS' : 'OVER') : within(r) ? '(info: within)' : '(info: over)',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells) => cells.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();

@@ -16,6 +16,15 @@ const CORE_KINDS: ReadonlyMap<string, ActionKind<any, any>> = new Map<string, Ac
   [FLOW_KIND, flowKind],
 ]);
 
+/**
+ * The prefixes a pack's action kinds may use: its plugin name, and that name without an npm scope and the
+ * conventional `agentctl-pack-` prefix (`@acme/agentctl-pack-deploy` → `deploy`, so its kinds are `deploy.NAME`).
+ */
+export function packNamespaces(plugin: string): string[] {
+  const short = plugin.replace(/^@[^/]+\//, '').replace(/^agentctl-pack-/, '');
+  return short === plugin || short === '' ? [plugin] : [plugin, short];
+}
+
 /** The keyed registries; each key has exactly one owning plugin. */
 export type Registry = 'kind' | 'isolation' | 'provider' | 'tool' | 'network';
 const REGISTRY_NAMES: Record<Registry, string> = { kind: 'action kind', isolation: 'isolation mode', provider: 'provider kind', tool: 'tool kind', network: 'the network client' };
@@ -206,9 +215,11 @@ export class Host implements PluginRegistrar {
     const map = maps[registry] as Map<string, Owned<T>>;
     const existing = map.get(key);
     if (existing) this.#refuseSecondOwner(REGISTRY_NAMES[registry], key, existing.plugin, plugin);
-    if (registry === 'kind' && this.#isPack(plugin) && !(key.startsWith(`${plugin}.`) && key.length > plugin.length + 1)) {
-      throw new AgentctlError('AGENTCTL_E_PACK_NAMESPACE', `pack ${plugin} registers action kind ${key}; a pack's action kinds are named ${plugin}.NAME`, {
-        diagnostics: [diagnostic('AGENTCTL_E_PACK_NAMESPACE', { message: `pack ${plugin} registers action kind ${key}; a pack's action kinds are named ${plugin}.NAME`, plugin, hook: 'setup', help: `rename the kind to ${plugin}.${key.split('.').at(-1)} (its pack's name, a dot, then the kind's own name)` })],
+    if (registry === 'kind' && this.#isPack(plugin) && !packNamespaces(plugin).some((namespace) => key.startsWith(`${namespace}.`) && key.length > namespace.length + 1)) {
+      const short = packNamespaces(plugin).at(-1)!;
+      const message = `pack ${plugin} registers action kind ${key}; a pack's action kinds are named ${short}.NAME${short === plugin ? '' : ` (or ${plugin}.NAME)`}`;
+      throw new AgentctlError('AGENTCTL_E_PACK_NAMESPACE', message, {
+        diagnostics: [diagnostic('AGENTCTL_E_PACK_NAMESPACE', { message, plugin, hook: 'setup', help: `rename the kind to ${short}.${key.split('.').at(-1)} (its pack's name, a dot, then the kind's own name)` })],
       });
     }
     map.set(key, { value, plugin });

@@ -44,7 +44,7 @@ describe('code packs from the project config', () => {
       { title: 'an npm pack that is not installed', packs: ['agentctl-pack-absent'], code: 'AGENTCTL_E_PACK_NOT_FOUND', path: 'packs[0]', message: 'pack agentctl-pack-absent is not installed' },
       { title: 'options that fail the pack\'s schema', packs: [{ path: './packs/echo', options: { prefix: 5 } }], code: 'AGENTCTL_E_PACK_OPTIONS', path: 'packs[0].options.prefix', message: 'pack agentctl-pack-echo: packs[0].options.prefix: Invalid input: expected string, received number' },
       { title: 'options given to a pack that takes none', packs: [{ path: './packs/setup-throws', options: { verbose: true } }], code: 'AGENTCTL_E_PACK_OPTIONS', path: 'packs[0].options', message: 'pack agentctl-pack-setup-throws takes no options' },
-      { title: 'an action kind not named after the pack', packs: ['./packs/bad-namespace'], code: 'AGENTCTL_E_PACK_NAMESPACE', path: 'packs[0]', message: "pack agentctl-pack-bad-namespace registers action kind deploy; a pack's action kinds are named agentctl-pack-bad-namespace.NAME" },
+      { title: 'an action kind not named after the pack', packs: ['./packs/bad-namespace'], code: 'AGENTCTL_E_PACK_NAMESPACE', path: 'packs[0]', message: "pack agentctl-pack-bad-namespace registers action kind deploy; a pack's action kinds are named bad-namespace.NAME (or agentctl-pack-bad-namespace.NAME)" },
       { title: 'a module that exports no plugin', packs: ['./packs/no-plugin'], code: 'AGENTCTL_E_PACK_INVALID', path: 'packs[0]', message: 'exports no plugin definition' },
     ];
     for (const item of cases) {
