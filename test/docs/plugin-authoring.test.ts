@@ -101,6 +101,7 @@ describe('docs/plugin-authoring.md: the tutorial, run as written', () => {
       else if (command === 'npm' && args[0] === 'install') installDependencies(cwd, args.length > 1 ? args.slice(1) : undefined);
       else if (command === 'npm' && args[0] === 'test' && args.length === 1) result = run('npm', ['test']);
       else if (command === 'node') result = run(process.execPath, args);
+      else if (command === 'npx' && args[0] === 'agentctl') result = run(process.execPath, [join(cwd, 'node_modules', '.bin', 'agentctl'), ...args.slice(1)]);
       else expect.fail(`the tutorial uses a command this test does not run: ${step.source}`);
       expect(result.status, `${step.source}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`).to.equal(step.exitCode);
       outputs.set(step.source, `${result.stdout}${result.stderr}`);
@@ -109,13 +110,13 @@ describe('docs/plugin-authoring.md: the tutorial, run as written', () => {
 
   it('ran the pack\'s tests, and the workflow with the pack', () => {
     expect(outputs.get('npm test')).to.match(/6 passing/);
-    const success = JSON.parse(outputs.get('node run.mjs run greet.yaml --input who=Grace --output json')!) as { data: { state: string; output: unknown } };
+    const success = JSON.parse(outputs.get('npx agentctl run greet.yaml --input who=Grace --output json')!) as { data: { state: string; output: unknown } };
     expect([success.data.state, success.data.output]).to.deep.equal(['succeeded', { greeting: 'Hello, Grace!' }]);
-    const blank = JSON.parse(outputs.get("node run.mjs run greet.yaml --input who=' ' --output json  # exit 4")!) as { error: { exitCode: number }; diagnostics: { code: string; plugin?: string; hook?: string }[] };
+    const blank = JSON.parse(outputs.get("npx agentctl run greet.yaml --input who=' ' --output json  # exit 4")!) as { error: { exitCode: number }; diagnostics: { code: string; plugin?: string; hook?: string }[] };
     expect(blank.error.exitCode).to.equal(4);
     expect(blank.diagnostics[0]).to.include({ code: 'AGENTCTL_PACK_HELLO_E_BLANK_NAME', plugin: 'agentctl-pack-hello', hook: 'dispatch:hello.greet' });
-    const plugins = JSON.parse(outputs.get('node run.mjs plugins list --output json')!) as { data: { plugins: { name: string; source: string; actionKinds: string[] }[] } };
-    expect(plugins.data.plugins.find((plugin) => plugin.name === 'agentctl-pack-hello')).to.deep.include({ source: 'local', actionKinds: ['hello.greet'] });
+    const plugins = JSON.parse(outputs.get('npx agentctl plugins list --output json')!) as { data: { plugins: { name: string; source: string; actionKinds: string[] }[] } };
+    expect(plugins.data.plugins.find((plugin) => plugin.name === 'agentctl-pack-hello')).to.deep.include({ source: 'path', actionKinds: ['hello.greet'] });
   });
 
   it('wrote exactly the files of packs/hello (its development dependency on agentctl aside)', () => {
