@@ -1,12 +1,10 @@
 // The agent loop's conversation is its own frozen copy: a provider plugin through the real CLI entry sees a frozen
 // request, and what it does later with a response it returned does not reach the conversation or the ledger.
 import { spawnSync } from 'node:child_process';
-import { cpSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { baseEnv, ROOT, workspace } from '../support/cli.js';
+import { baseEnv, embeddedPackCli, type workspace } from '../support/cli.js';
 
 // Turn 1 and 2 call echo; turn 2 first changes the content it returned at turn 1. Turn 3 answers with what it saw.
 const PACK = `
@@ -53,11 +51,7 @@ describe('the agent conversation', () => {
   let entry: string;
 
   before(() => {
-    ws = workspace({ 'pack.mjs': PACK });
-    cpSync(join(ROOT, 'dist', 'sdk'), ws.file('sdk-copy'), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules'), ws.file('node_modules'));
-    const app = pathToFileURL(join(ROOT, 'dist', 'core', 'cli', 'app.js')).href;
-    entry = ws.write('entry.mjs', `import { main } from '${app}';\nimport pack from './pack.mjs';\nawait main(process.argv.slice(2), { plugins: [pack] });\n`);
+    ({ ws, entry } = embeddedPackCli(PACK));
     const echo = { kind: 'builtin.echo', description: 'Returns its input.', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false }, outputSchema: { type: 'object' } };
     const spec = {
       policy: { approval: 'never' },

@@ -1,11 +1,10 @@
 // A pack's declared code and exit code reach the CLI's JSON envelope, through the real CLI entry (`main`) in a child
 // process. The pack imports its own copy of the SDK, as a bundled pack would: its errors are still recognised.
 import { spawnSync } from 'node:child_process';
-import { cpSync, symlinkSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
-import { baseEnv, ROOT, workspace } from '../support/cli.js';
+import { baseEnv, embeddedPackCli, type workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, runCount, workflow } from './helpers.js';
 
 const PACK = `
@@ -39,11 +38,7 @@ describe('a pack through the CLI entry', () => {
   let entry: string;
 
   before(() => {
-    ws = workspace({ 'pack.mjs': PACK });
-    cpSync(join(ROOT, 'dist', 'sdk'), ws.file('sdk-copy'), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules'), ws.file('node_modules'));
-    const app = pathToFileURL(join(ROOT, 'dist', 'core', 'cli', 'app.js')).href;
-    entry = ws.write('entry.mjs', `import { main } from '${app}';\nimport pack from './pack.mjs';\nawait main(process.argv.slice(2), { plugins: [pack] });\n`);
+    ({ ws, entry } = embeddedPackCli(PACK));
     ws.write('wf.yaml', workflow({ policy: { approval: 'never' }, actions: { job: { kind: 'acme.job' } }, tasks: [{ id: 'job', uses: 'action:job' }] }));
   });
   after(() => ws.cleanup());

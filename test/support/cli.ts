@@ -1,9 +1,9 @@
 // Runs the real CLI (the built dist/, exactly what users get) as a child process.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(ROOT, 'bin', 'agentctl.js');
@@ -80,4 +80,18 @@ export function workspace(files: Record<string, string> = {}): { dir: string; db
   };
   for (const [name, content] of Object.entries(files)) write(name, content);
   return { dir, db: join(dir, 'state', 'runtime.db'), file: (name) => join(dir, name), write, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A workspace holding `pack.mjs` (which imports `./sdk-copy/index.js`, its own copy of the built SDK, as a bundled
+ * pack would) and `entry.mjs`, a CLI entry that runs `main` with the pack registered. Returns the workspace and the
+ * entry's path; run it with `node ENTRY ARGS...` in the workspace.
+ */
+export function embeddedPackCli(pack: string): { ws: ReturnType<typeof workspace>; entry: string } {
+  const ws = workspace({ 'pack.mjs': pack });
+  cpSync(join(ROOT, 'dist', 'sdk'), ws.file('sdk-copy'), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), ws.file('node_modules'));
+  const app = pathToFileURL(join(ROOT, 'dist', 'core', 'cli', 'app.js')).href;
+  const entry = ws.write('entry.mjs', `import { main } from '${app}';\nimport pack from './pack.mjs';\nawait main(process.argv.slice(2), { plugins: [pack] });\n`);
+  return { ws, entry };
 }
