@@ -47,7 +47,6 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
 const REPEATABLE = new Set(['input', 'from', 'workflows']);
 
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
-const NOT_YET = ['packs'];
 
 /** Commands that build a host: the config's packs are loaded (and refused) before they start. */
 const HOSTED = new Set(['run', 'check', 'plan', 'doctor', 'auth', 'resume', 'retry', 'repair', 'fork', 'plugins', 'schema', 'packs']);
@@ -156,7 +155,6 @@ function usageError(message: string, args: readonly string[], commands: readonly
   const first = args.find((arg) => !arg.startsWith('-'));
   const command = words.find((word) => word === first && !isOption(word) && !commands.includes(word));
   if (command !== undefined) {
-    if (NOT_YET.includes(command)) return new AgentctlError('AGENTCTL_E_USAGE', `command ${command} is not available in this version`, { help: `commands: ${commands.join(', ')}` });
     const near = closest(command, commands);
     return new AgentctlError('AGENTCTL_E_USAGE', `unknown command ${command}`, { help: `${near ? `did you mean ${near}? ` : ''}commands: ${commands.join(', ')}` });
   }

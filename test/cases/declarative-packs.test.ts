@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { baseEnv, ROOT, runCli } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, useWorkspace } from './helpers.js';
 
@@ -53,7 +53,8 @@ describe('declarative packs', () => {
     const noLock = refused(['check', file], 2, 'AGENTCTL_E_PACK_LOCK_MISSING');
     expect(noLock.message).to.contain('pack acme.root names a source');
     const locked = outcome(cli(['packs', 'lock', file]), 0);
-    expect(locked.data.lock.packs.map((entry: any) => [entry.name, entry.version, entry.dependencies])).to.deep.equal([
+    expect(locked.data.written).to.deep.equal([{ path: ws().file('agentctl.pack.lock'), packs: 2, codePacks: 0 }]);
+    expect(parse(readFileSync(ws().file('agentctl.pack.lock'), 'utf8')).packs.map((entry: any) => [entry.name, entry.version, entry.dependencies])).to.deep.equal([
       ['acme.base', '1.1.0', {}],
       ['acme.root', '2.0.0', { 'acme.base': '1.1.0' }],
     ]);
