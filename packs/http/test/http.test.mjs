@@ -18,6 +18,7 @@ tester.run('http.request', {
     { name: 'no method beyond the six', action: { method: 'TRACE', url: 'http://127.0.0.1/' }, error: { code: 'AGENTCTL_E_SCHEMA' } },
     { name: 'the client sets Host itself', action: { url: 'http://127.0.0.1/', headers: { Host: 'example.com' } }, error: { code: 'AGENTCTL_E_SCHEMA' } },
     { name: 'a url is needed from the action or the input', policy: LOOPBACK_POLICY, error: { code: 'AGENTCTL_PACK_HTTP_E_NO_URL' } },
+    { name: 'a GET gets no body from the input either', action: { url: 'http://127.0.0.1/' }, input: { body: 'x' }, policy: LOOPBACK_POLICY, error: { code: 'AGENTCTL_PACK_HTTP_E_BODY' } },
     { name: 'a secret header that is not set fails before the run', action: { url: 'http://127.0.0.1/', headers: { 'X-Key': { env: 'NOT_SET' } } }, error: { code: 'AGENTCTL_E_SECRET_MISSING' } },
   ],
 });
