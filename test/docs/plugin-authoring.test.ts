@@ -10,36 +10,12 @@ import { dirname, join, resolve } from 'node:path';
 import { temporaryFolder } from '../../core/testing/fixtures.js';
 import { ROOT } from '../support/cli.js';
 import { installDependencies } from '../support/packs.js';
+import { shellWords } from '../support/shell-words.js';
 
 const DOC = join(ROOT, 'docs', 'plugin-authoring.md');
 
 type Step = { readonly kind: 'file'; readonly path: string; readonly body: string; readonly line: number } | { readonly kind: 'command'; readonly words: string[]; readonly exitCode: number; readonly source: string; readonly line: number };
 
-/** Shell words with single and double quotes; an unquoted `#` starts the comment. */
-function words(text: string): { words: string[]; comment: string } {
-  const found: string[] = [];
-  let current: string | undefined;
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text[index]!;
-    if (/\s/.test(char)) {
-      if (current !== undefined) found.push(current);
-      current = undefined;
-    } else if (char === '#' && current === undefined) {
-      return { words: found, comment: text.slice(index + 1).trim() };
-    } else if (char === "'" || char === '"') {
-      const end = text.indexOf(char, index + 1);
-      if (end < 0) throw new Error(`unclosed ${char} in: ${text}`);
-      current = (current ?? '') + text.slice(index + 1, end);
-      index = end;
-    } else if ('|&;<>`$\\'.includes(char)) {
-      throw new Error(`tutorial commands run without a shell; "${char}" is not supported in: ${text}`);
-    } else {
-      current = (current ?? '') + char;
-    }
-  }
-  if (current !== undefined) found.push(current);
-  return { words: found, comment: '' };
-}
 
 function steps(markdown: string): Step[] {
   const lines = markdown.split('\n');
@@ -56,7 +32,7 @@ function steps(markdown: string): Step[] {
     body.forEach((raw, offset) => {
       const source = raw.trim();
       if (source === '' || source.startsWith('#')) return;
-      const parsed = words(source);
+      const parsed = shellWords(source);
       const exit = /\bexit\s+(\d+)\b/.exec(parsed.comment);
       found.push({ kind: 'command', words: parsed.words, exitCode: exit ? Number(exit[1]) : 0, source, line: start + 1 + offset });
     });
