@@ -34,12 +34,24 @@ export interface DispatchContext<Action = unknown, Input = unknown> {
    * `truncated`, for text cut short (a byte limit, a timeout, a cancellation), an end that begins a secret is hidden too.
    */
   redact(text: string, options?: { readonly truncated?: boolean }): string;
+  /** Log lines for the person watching the run (human output only; redacted; not recorded). */
+  readonly log: PluginLog;
   /**
    * Authorizes, records and performs one effect. The request is committed to the ledger before `perform` runs; its
    * outcome is committed after. Throw an `EffectFailure` to report a failed or uncertain outcome. `perform` gets the
    * effect's id, stable across resumes, e.g. to name what it starts or to let the other side recognise a repeat.
    */
   effect<T extends JsonValue>(request: EffectRequest, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>, options?: EffectOptions<T>): Promise<T>;
+}
+
+/**
+ * A plugin's log lines for the person watching: shown on stderr in human output beside the task's progress (never on
+ * stdout, never in JSON output), redacted like everything else, and never recorded in the ledger. What the run must
+ * keep belongs in an effect's result.
+ */
+export interface PluginLog {
+  info(message: string): void;
+  warn(message: string): void;
 }
 
 /** The effect being performed, as `perform` sees it. */

@@ -1,7 +1,7 @@
 // One task: `when`, rendered input, dispatch under a deadline, output contract, and retries of definite failures.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type ActionKind, type CompiledAction, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type ActionKind, type CompiledAction, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue, type PluginLog } from '../../sdk/index.js';
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
@@ -191,6 +191,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
     resolvePath: (path: string) => resolve(workspaceRoot, path),
     redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
+    log: pluginLog((level, message) => void request.committed('plugin.log', { level, kind: kind.name, message: redact(message) }, task.id)),
   };
   const contextFor = (target: CompiledAction, targetInput: unknown, approval?: ApprovalOverride): DispatchContext =>
     Object.freeze({
@@ -319,4 +320,9 @@ function taskDeadline(run: AbortSignal, timeoutSeconds: number) {
       run.removeEventListener('abort', onRunAbort);
     },
   };
+}
+
+/** A plugin's log lines become `plugin.log` commit events, which the human progress observer prints. */
+function pluginLog(emit: (level: 'info' | 'warn', message: string) => void): PluginLog {
+  return Object.freeze({ info: (message: string) => emit('info', String(message)), warn: (message: string) => emit('warn', String(message)) });
 }

@@ -26,7 +26,9 @@ export default defineActionKind({
       if (process.env.ACME_MODE === 'preflight') throw new AgentctlError('ACME_PACK_E_QUOTA', 'quota exhausted before the run', { help: 'wait for the quota to reset' });
     });
   },
-  async dispatch() {
+  async dispatch({ log }) {
+    log.info('starting the job');
+    log.warn('two\\nlines \\u001b[31mred');
     if (process.env.ACME_MODE === 'undeclared') throw new AgentctlError('ACME_PACK_E_SURPRISE', 'something the pack never declared');
     throw new AgentctlError('ACME_PACK_E_QUOTA', 'quota exhausted during the job');
   },
@@ -70,6 +72,15 @@ describe('a pack through the CLI entry', () => {
     const item = diagnosticWithCode(document, 'AGENTCTL_E_PLUGIN');
     expect(item).to.include({ plugin: 'acme-pack', hook: 'dispatch:acme.job' });
     expect(item.message).to.contain('ACME_PACK_E_SURPRISE');
+  });
+
+  it("a pack's log lines show in human progress on stderr, on one line and inert, and nowhere in JSON output", () => {
+    const human = cli('task', 'run', 'wf.yaml', '--db', ws.db);
+    expect(human.stderr).to.contain('log job acme.job info: starting the job');
+    expect(human.stderr).to.match(/log job acme\.job warn: two\\nlines \\u001b\[31mred|log job acme\.job warn: two\\nlines .*\[31mred/);
+    expect(human.stderr).to.not.contain('\u001b[31m');
+    const json = cli('task', 'run', 'wf.yaml', '--db', ws.db, '--output', 'json');
+    expect(`${json.stdout}${json.stderr}`).to.not.contain('starting the job');
   });
 
   it('human mode shows the declared code and its exit code', () => {
