@@ -135,7 +135,8 @@ forEachEngine('container isolation', (engine) => {
       const result = run('limits', document);
       expect(result.status, result.stderr).to.be.oneOf([0, 4]);
       const effects = effectsOf('limits');
-      expect(effects.map((effect) => [effect.task, effect.state, JSON.parse(effect.error_json).code])).to.deep.equal([
+      const seen = effects.map((effect) => [effect.task, effect.state, JSON.parse(effect.error_json).code]);
+      expect(seen, JSON.stringify(effects.map((effect) => [effect.task, effect.state, effect.error_json]))).to.deep.equal([
         ['memory', 'failed', 'AGENTCTL_E_PROCESS_RESOURCE_LIMIT'],
         ['flood', 'failed', 'AGENTCTL_E_PROCESS_OUTPUT_LIMIT'],
         ['slow', 'uncertain', 'AGENTCTL_E_PROCESS_TIMEOUT'],

@@ -92,7 +92,8 @@ describe('process isolation', () => {
     const survivors = liveProcessesWith(duration);
     state.leftovers.push(...survivors.map((entry) => entry.pid));
     errorDocument(result, 4);
-    expect(elapsed, 'wall time').to.be.below(5000);
+    // Not waiting for the sleeps (minutes long) is what counts, however loaded the machine is.
+    expect(elapsed, 'wall time').to.be.below(30_000);
     expect(survivors.map((entry) => entry.argv.join(' ')), 'live sleeps of this tree').to.deep.equal([]);
   });
 
@@ -102,7 +103,8 @@ describe('process isolation', () => {
     const result = runJson(state.ws);
     const elapsed = Date.now() - started;
     const document = errorDocument(result, 4);
-    expect(elapsed, 'wall time').to.be.below(2500);
+    // Prompt means well before the 30 s task timeout, however loaded the machine is.
+    expect(elapsed, 'wall time').to.be.below(15_000);
     const found = diagnosticWithCode(document, 'AGENTCTL_E_PROCESS_OUTPUT_LIMIT');
     expect(found.taskId).to.equal('cmd');
     expect(found.message).to.contain('stdout');

@@ -77,7 +77,8 @@ describe('cancellation', () => {
     const elapsed = Date.now() - started;
     state.leftovers.push(...liveProcessesWith(duration).map((entry) => entry.pid));
     const document = outcome(result, 130);
-    expect(elapsed).to.be.below(4000);
+    // Not waiting for the sleep (minutes long) is what counts, however loaded the machine is.
+    expect(elapsed).to.be.below(30_000);
     assertCancelled(document, duration);
   });
 
