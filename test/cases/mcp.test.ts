@@ -190,6 +190,16 @@ describe('mcp.call against a local MCP server', function () {
     expect(view.effects[0].input.headers.Authorization.secret).to.deep.equal({ env: 'MCP_TOKEN' });
     expect(view.effects[0].input.headers.Authorization.digest).to.match(/^hmac-sha256:[0-9a-f]{64}$/);
     expect(view.tasks[0].output).to.deep.equal({ authorization: '[REDACTED]' });
-    assertNoCanary(canary, ws.dir, result.stdout, result.stderr, inspected.stdout, inspected.stderr);
+    const audited = await runCliAsync(['auth', 'check', ws.file('wf.yaml'), '--output', 'json'], { cwd: ws.dir, env: baseEnv({ MCP_TOKEN: `Bearer ${canary}` }) });
+    expect(outcome(audited, 0).data.secrets.map((use: any) => [use.where, use.text, use.present])).to.deep.equal([['spec.mcpServers.fixture.headers.Authorization', '{env: MCP_TOKEN}', true]]);
+    assertNoCanary(canary, ws.dir, result.stdout, result.stderr, inspected.stdout, inspected.stderr, audited.stdout, audited.stderr);
+  });
+
+  it('a header secret that is not set stops the run in preflight: no run, nothing sent', async () => {
+    await start();
+    const failed = errorDocument(await run({ server: { headers: { Authorization: { env: 'MCP_TOKEN' } } } }), 2);
+    expect(diagnosticWithCode(failed, 'AGENTCTL_E_SECRET_MISSING').path).to.equal('spec.mcpServers.fixture.headers.Authorization');
+    expect(server!.requests).to.deep.equal([]);
+    expect(runCount(ws.db)).to.equal(0);
   });
 });
