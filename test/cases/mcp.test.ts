@@ -166,7 +166,7 @@ describe('mcp.call against a local MCP server', function () {
   it('a tool that hangs past timeoutSeconds is uncertain, sent once; resume refuses until it is reconciled', async () => {
     let calls = 0;
     await start({ tools: { slow: (args) => (++calls === 1 ? 'hang' : { result: { content: [], structuredContent: { ok: true, received: args } } }) } });
-    const failed = errorDocument(await run({ server: { timeoutSeconds: 1 }, with: { tool: 'slow' }, task: { retry: { maxAttempts: 3 } } }), 6);
+    const failed = errorDocument(await run({ server: { timeoutSeconds: 3 }, with: { tool: 'slow' }, task: { retry: { maxAttempts: 3 } } }), 6);
     diagnosticWithCode(failed, 'AGENTCTL_E_MCP_UNCERTAIN');
     expect(effects().map((row) => row.state)).to.deep.equal(['uncertain']);
     expect(server!.methods().filter((method) => method === 'tools/call')).to.have.length(1);
