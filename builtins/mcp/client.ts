@@ -1,8 +1,9 @@
 // One MCP tool call over Streamable HTTP (revision 2025-11-25), through the run's policy-enforcing network client:
 // initialize → notifications/initialized → tools/call, in one session of its own, never reconnected.
 // Until tools/call is handed to the connection nothing has happened on the server, so every failure is definite;
-// after that, an exchange that breaks off may have run the tool: uncertain, never sent again.
-import { EffectFailure, isAgentctlError, isNetworkFailure, type AnyErrorCode, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '../../sdk/index.js';
+// after that, an exchange that breaks off may have run the tool: uncertain, never sent again (when the run stopped
+// waiting, the server is told so with notifications/cancelled, best effort).
+import { EffectFailure, isAgentctlError, isEffectFailure, isNetworkFailure, type AnyErrorCode, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '../../sdk/index.js';
 import { parseRpcMessages } from './messages.js';
 
 export interface McpEndpoint {
@@ -20,6 +21,8 @@ type Phase = 'initialize' | 'call';
 
 /** Remote text repeated in a message is cut to this many characters: it is the server's, not ours. */
 const QUOTE = 300;
+/** The longest wait for the server to take a cancellation notice. */
+const CANCEL_NOTICE_MS = 2000;
 
 export class McpCall {
   #session: string | undefined;
@@ -34,7 +37,14 @@ export class McpCall {
   /** Calls `tool` and returns the tool result (an object with `content`, maybe `structuredContent`). */
   async callTool(tool: string, args: JsonObject): Promise<JsonObject> {
     await this.#initialize();
-    const result = await this.#request('tools/call', { name: tool, arguments: args }, 'call');
+    const id = this.#nextId;
+    let result: JsonObject;
+    try {
+      result = await this.#request('tools/call', { name: tool, arguments: args }, 'call');
+    } catch (error) {
+      if (this.signal.aborted && isEffectFailure(error) && error.outcome === 'uncertain') await this.#cancelled(id);
+      throw error;
+    }
     if (result.isError === true) {
       throw new EffectFailure('failed', 'AGENTCTL_E_MCP_TOOL_ERROR', `MCP server ${this.endpoint.name}: tool ${tool} reported an error: ${summary(result)}`, { details: { result } });
     }
@@ -52,6 +62,19 @@ export class McpCall {
     }
     const response = await this.#post({ jsonrpc: '2.0', method: 'notifications/initialized' }, 'initialize');
     this.#checkStatus(response, 'initialize', 'notifications/initialized');
+  }
+
+  /**
+   * Tells the server that the run gave up on request `id` (cancelled, or the task's deadline): best effort, within a
+   * short bound of its own, and what it answers changes nothing: the call stays uncertain.
+   */
+  async #cancelled(id: number): Promise<void> {
+    const signal = AbortSignal.timeout(Math.min(this.endpoint.timeoutMs, CANCEL_NOTICE_MS));
+    try {
+      await this.#post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the agentctl run stopped waiting' } }, 'call', signal);
+    } catch {
+      // Best effort: the outcome is recorded as uncertain whatever happens here.
+    }
   }
 
   /** Sends one JSON-RPC request and returns its result; every other answer is a failure of the phase. */
@@ -75,14 +98,14 @@ export class McpCall {
     return result as JsonObject;
   }
 
-  async #post(message: JsonObject, phase: Phase): Promise<HttpResponse> {
+  async #post(message: JsonObject, phase: Phase, signal = this.signal): Promise<HttpResponse> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(this.endpoint.headers)) headers[name.toLowerCase()] = value;
     Object.assign(headers, { 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
     if (message.method !== 'initialize') headers['mcp-protocol-version'] = this.endpoint.protocolVersion;
     if (this.#session !== undefined) headers['mcp-session-id'] = this.#session;
     try {
-      return await this.network.request({ url: this.endpoint.url, method: 'POST', headers, body: JSON.stringify(message), timeoutMs: this.endpoint.timeoutMs, signal: this.signal });
+      return await this.network.request({ url: this.endpoint.url, method: 'POST', headers, body: JSON.stringify(message), timeoutMs: this.endpoint.timeoutMs, signal });
     } catch (error) {
       throw this.#networkFailure(error, phase, String(message.method));
     }

@@ -4,9 +4,9 @@
 // header that reaches the server and nothing else.
 import { expect } from 'chai';
 import { stringify } from 'yaml';
-import { baseEnv, runCliAsync, workspace } from '../support/cli.js';
+import { baseEnv, runCliAsync, startCli, workspace } from '../support/cli.js';
 import { MCP_VERSION, startMcpServer, type McpServerOptions, type McpTestServer } from '../support/mcp-server.js';
-import { assertNoCanary, diagnosticWithCode, errorDocument, outcome, rows, runCount, unique } from './helpers.js';
+import { assertNoCanary, diagnosticWithCode, errorDocument, finished, outcome, rows, runCount, unique, waitFor } from './helpers.js';
 
 interface DocumentOptions {
   readonly server?: Record<string, unknown>;
@@ -177,6 +177,20 @@ describe('mcp.call against a local MCP server', function () {
     const resumed = outcome(await cli(['resume', runId]), 0);
     expect(resumed.data.state).to.equal('succeeded');
     expect(server!.methods().filter((method) => method === 'tools/call')).to.have.length(1 + 1);
+  });
+
+  it('a run cancelled while the tool runs leaves the call uncertain and tells the server (notifications/cancelled)', async () => {
+    await start();
+    const child = startCli(['run', ws.write('wf.yaml', document({ with: { tool: 'slow' } })), '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv() });
+    const ended = finished(child);
+    await waitFor('tools/call at the server', () => server!.methods().includes('tools/call'), 60_000);
+    child.kill('SIGTERM');
+    const result = await ended;
+    expect(outcome(result, 130).data.state).to.equal('cancelled');
+    expect(effects().map((row) => row.state)).to.deep.equal(['uncertain']);
+    expect(server!.methods()).to.deep.equal(['initialize', 'notifications/initialized', 'tools/call', 'notifications/cancelled']);
+    const call = JSON.parse(server!.requests[2]!.body);
+    expect(JSON.parse(server!.requests[3]!.body).params.requestId).to.equal(call.id);
   });
 
   it('a secret header reaches the server and nowhere else: not the database, stdout or stderr', async () => {

@@ -58,7 +58,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
     }
     const session = String(request.headers['mcp-session-id'] ?? '');
     if (!sessions.has(session) || request.headers['mcp-protocol-version'] !== MCP_VERSION) return void response.writeHead(400).end('missing session or protocol version');
-    if (message.method === 'notifications/initialized') return void response.writeHead(202).end();
+    if (message.id === undefined) return void response.writeHead(202).end();
     if (options.expireSession) return void response.writeHead(404).end();
     if (message.method !== 'tools/call') return error(response, options, message.id!, -32601, `Method not found: ${message.method}`);
     const name = String(message.params?.name);
