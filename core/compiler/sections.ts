@@ -51,7 +51,7 @@ export const readsUnreadable = (host: Host, kind: string, unreadable: ReadonlySe
 
 /**
  * The secret references and URLs of the sections read by the kinds of `tasks` (each section once): what preflight
- * resolves and checks before a run, and what `auth check` lists.
+ * resolves and checks before a run.
  */
 export function sectionUses(host: Host, plan: CompiledPlan, tasks: readonly { readonly kind: string }[]): { secrets: SectionSecret[]; urls: SectionUrl[] } {
   const keys = new Set(tasks.flatMap((task) => host.actionKind(task.kind)?.sections ?? []));
