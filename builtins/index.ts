@@ -4,6 +4,7 @@ import assert from './assert/plugin.js';
 import extensionProcess from './extension-process/plugin.js';
 import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
+import mcp from './mcp/plugin.js';
 import network from './network-policy/plugin.js';
 import providerAnthropic from './provider-anthropic/plugin.js';
 import providerFake from './provider-fake/plugin.js';
@@ -30,6 +31,7 @@ export const builtinPlugins = [
   secretsFile,
   secretsProcess,
   network,
+  mcp,
   providerAnthropic,
   providerFake,
   providerGoogle,

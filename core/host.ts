@@ -1,7 +1,7 @@
 // The plugin host: owns the hooks and the keyed registries (action kinds, secret forms, isolation modes), registers
 // plugins through tap-only facades, enforces one owner per key, and closes registration when ready.
 import semver from 'semver';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type ToolKind } from '../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type SpecSection, type ToolKind } from '../sdk/index.js';
 import { AGENT_KIND, agentKind } from './agents/kind.js';
 import { FLOW_KIND, flowKind } from './flow/kind.js';
 import { createHooks, type Hooks } from './hooks.js';
@@ -26,8 +26,8 @@ export function packNamespaces(plugin: string): string[] {
 }
 
 /** The keyed registries; each key has exactly one owning plugin. */
-export type Registry = 'kind' | 'isolation' | 'provider' | 'tool' | 'network';
-const REGISTRY_NAMES: Record<Registry, string> = { kind: 'action kind', isolation: 'isolation mode', provider: 'provider kind', tool: 'tool kind', network: 'the network client' };
+export type Registry = 'kind' | 'isolation' | 'provider' | 'tool' | 'network' | 'section';
+const REGISTRY_NAMES: Record<Registry, string> = { kind: 'action kind', isolation: 'isolation mode', provider: 'provider kind', tool: 'tool kind', network: 'the network client', section: 'spec section' };
 
 /** One owner per key: what a plugin registered, by key. */
 export type { PluginRecord };
@@ -63,6 +63,7 @@ export class Host implements PluginRegistrar {
   readonly #providers = new Map<string, Owned<ModelProvider>>();
   readonly #toolKinds = new Map<string, Owned<ToolKind>>();
   readonly #network = new Map<string, Owned<NetworkClientFactory>>();
+  readonly #sections = new Map<string, Owned<SpecSection>>();
   /** Dispatch taps for kinds not registered yet when tapped: checked against the owner at `ready()`. */
   readonly #dispatchTaps: { kind: string; plugin: string }[] = [];
   #ready = false;
@@ -89,6 +90,7 @@ export class Host implements PluginRegistrar {
       isolationModes: [],
       providers: [],
       toolKinds: [],
+      specSections: [],
       network: false,
       errorCodes: Object.keys(plugin.errorCodes ?? {}),
     };
@@ -189,6 +191,15 @@ export class Host implements PluginRegistrar {
     return [...this.#toolKinds.keys()];
   }
 
+  /** The plugin-owned `spec` sections (e.g. `mcpServers`), in registration order. */
+  specSections(): SpecSection[] {
+    return [...this.#sections.values()].map((entry) => entry.value);
+  }
+
+  specSection(key: string): SpecSection | undefined {
+    return this.#sections.get(key)?.value;
+  }
+
   /** The factory of the HTTP client under the network policy; undefined when no plugin registered one. */
   networkClientFactory(): NetworkClientFactory | undefined {
     return this.#network.get('network')?.value;
@@ -211,7 +222,7 @@ export class Host implements PluginRegistrar {
   /** Registers `value` under `key` for `plugin`; a second owner is refused naming both. */
   claim<T>(registry: Registry, key: string, value: T, plugin: string): void {
     if (registry === 'kind' && CORE_KINDS.has(key)) throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `action kind ${key} is agentctl's own (${key === AGENT_KIND ? 'uses: agent:NAME' : 'control tasks'}); plugin ${plugin} cannot register it`);
-    const maps = { kind: this.#kinds, isolation: this.#isolation, provider: this.#providers, tool: this.#toolKinds, network: this.#network };
+    const maps = { kind: this.#kinds, isolation: this.#isolation, provider: this.#providers, tool: this.#toolKinds, network: this.#network, section: this.#sections };
     const map = maps[registry] as Map<string, Owned<T>>;
     const existing = map.get(key);
     if (existing) this.#refuseSecondOwner(REGISTRY_NAMES[registry], key, existing.plugin, plugin);

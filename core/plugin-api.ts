@@ -28,11 +28,13 @@ import {
   type PreflightContext,
   type ProcessSpec,
   type SecretResolver,
+  type SpecSection,
   type TapOnly,
   type TapOptions,
 } from '../sdk/index.js';
 import type { CommitSink, Hooks, PolicyBallot } from './hooks.js';
 import type { ErrorCodeRegistry } from './plugin-errors.js';
+import { CORE_SPEC_KEYS } from './compiler/envelope.js';
 
 /** A registered plugin, as `agentctl plugins list` shows it. */
 export interface PluginRecord {
@@ -47,6 +49,8 @@ export interface PluginRecord {
   readonly isolationModes: string[];
   readonly providers: string[];
   readonly toolKinds: string[];
+  /** The `spec` sections it owns (e.g. `mcpServers`). */
+  readonly specSections: string[];
   /** Whether it registered the network client factory. */
   network: boolean;
   readonly errorCodes: string[];
@@ -60,7 +64,7 @@ export interface PluginRegistrar {
   assertOpen(message: string): void;
   ownerOf(kind: string): string | undefined;
   assertOwner(kind: string, plugin: string): void;
-  claim<T>(registry: 'kind' | 'isolation' | 'provider' | 'tool' | 'network', key: string, value: T, plugin: string): void;
+  claim<T>(registry: 'kind' | 'isolation' | 'provider' | 'tool' | 'network' | 'section', key: string, value: T, plugin: string): void;
   claimSecretForm(form: string, plugin: string): void;
   deferOwnerCheck(kind: string, plugin: string): void;
 }
@@ -159,7 +163,27 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord, options?:
       host.claim('network', 'network', wrapNetwork(host, plugin, factory), plugin);
       record.network = true;
     },
+    registerSpecSection: (section: SpecSection) => {
+      open(`registered spec section ${section?.key}`);
+      checkSection(plugin, section);
+      host.claim('section', section.key, Object.freeze({ ...section }), plugin);
+      record.specSections.push(section.key);
+    },
   });
+}
+
+/**
+ * A section's key is camelCase and not one of the core's own `spec` keys, and its schema accepts an absent section:
+ * every plan must be able to read it.
+ */
+function checkSection(plugin: string, section: SpecSection): void {
+  const refuse = (problem: string) => {
+    throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} registers spec section ${String(section?.key)}: ${problem}`);
+  };
+  if (typeof section?.key !== 'string' || !/^[a-z][A-Za-z0-9]{0,63}$/.test(section.key)) refuse('a key is a lower-case letter, then up to 63 letters and digits');
+  if (CORE_SPEC_KEYS.has(section.key)) refuse(`spec.${section.key} is agentctl's own section`);
+  if (typeof section.schema?.safeParse !== 'function') refuse('schema must be a zod schema');
+  if (!section.schema.safeParse(undefined).success) refuse('its schema must accept an absent section (give it a default)');
 }
 
 /** Runs `fn`, turning what it throws into an error that names the plugin and hook. */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { Host } from './host.js';
 import { envelopeSchema } from './compiler/envelope.js';
+import { sectionShape } from './compiler/sections.js';
 
 export function workflowJsonSchema(host: Host): Record<string, unknown> {
   const kinds = host.actionKinds();
@@ -10,7 +11,7 @@ export function workflowJsonSchema(host: Host): Record<string, unknown> {
     return z.strictObject({ kind: z.literal(kind.name), ...shape }).describe(kind.description);
   });
   const action = actions.length === 1 ? actions[0]! : z.discriminatedUnion('kind', actions as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
-  const schema = z.toJSONSchema(envelopeSchema(action), { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(envelopeSchema(action, sectionShape(host)), { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
   return {
     ...schema,
     $id: 'https://agentctl.dev/schemas/workflow/v1.json',

@@ -6,6 +6,7 @@ import type { DispatchProcessService, IsolationOptions, ProcessLimits, ProcessSe
 import type { JsonValue } from './json.js';
 import type { NetworkClient } from './network.js';
 import type { SecretReference, TaskSecrets } from './secrets.js';
+import type { SpecSectionValues } from './spec-section.js';
 
 /** The read-only view a dispatch function gets of one task execution. */
 export interface DispatchContext<Action = unknown, Input = unknown> {
@@ -27,6 +28,8 @@ export interface DispatchContext<Action = unknown, Input = unknown> {
    * body cap, timeouts): present when the kind declares `usesNetwork` and a plugin provides the client.
    */
   readonly network?: NetworkClient;
+  /** The plugin-owned `spec` sections of the plan (e.g. `mcpServers`); read one with its `DefinedSpecSection.read`. */
+  readonly sections: SpecSectionValues;
   /** Absolute form of a workspace-relative path; policy authorizes it when an effect declares it. */
   resolvePath(path: string): string;
   /**
@@ -113,6 +116,11 @@ export interface ActionDescription {
   readonly effects?: readonly DescribedEffect[];
 }
 
+/** What `inputSchemaFor` may consult besides the action: the plan's plugin-owned `spec` sections. */
+export interface InputContext {
+  readonly sections: SpecSectionValues;
+}
+
 /** An action kind: its schemas, effect profile and dispatch function. */
 export interface ActionKind<ActionSchema extends z.ZodType = z.ZodType, InputSchema extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -128,15 +136,21 @@ export interface ActionKind<ActionSchema extends z.ZodType = z.ZodType, InputSch
    */
   readonly usesNetwork?: boolean;
   /**
+   * Keys of the plugin-owned `spec` sections the kind reads (e.g. `mcpServers`). When a task of the kind will run,
+   * preflight resolves those sections' secret references and checks their URLs against the network policy.
+   */
+  readonly sections?: readonly string[];
+  /**
    * The profile of one action's effects, when the action declares part of it (e.g. extension.process declares its
    * idempotency). `plan`, policy and the ledger use it; without it every action of the kind has `effect`.
    */
   profileFor?(action: z.output<ActionSchema>): EffectProfile;
   /**
-   * The shape of one action's task input, when the action declares it (e.g. an extension's inputSchema). The
-   * compiler and dispatch check `with` against it; without it every action of the kind takes `inputSchema`.
+   * The shape of one action's task input, when the action or the plan's sections decide it (e.g. an extension's
+   * inputSchema, the servers `mcp.call` may name). The compiler and dispatch check `with` against it; without it
+   * every action of the kind takes `inputSchema`.
    */
-  inputSchemaFor?(action: z.output<ActionSchema>): z.ZodType;
+  inputSchemaFor?(action: z.output<ActionSchema>, context: InputContext): z.ZodType;
   /** Secret references the host must resolve (during preflight) before the action runs. */
   secretReferences?(action: z.output<ActionSchema>): SecretReference[];
   /** Plan-time description; `process.isolation` names a mode the host checks at compile time. */

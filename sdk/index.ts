@@ -1,6 +1,6 @@
 // The public SDK: the contract builtins and third-party packs use to extend agentctl. Named exports only.
 // It imports nothing from the core: the core implements what is declared here.
-export type { ActionDescription, ActionKind, DescribeContext, DescribedEffect, DispatchContext, PerformedEffect, PluginLog, ProcessDescription } from './action-kind.js';
+export type { ActionDescription, ActionKind, DescribeContext, DescribedEffect, DispatchContext, InputContext, PerformedEffect, PluginLog, ProcessDescription } from './action-kind.js';
 export type { EffectAccess, EffectClass, EffectOptions, EffectProfile, EffectRequest, Idempotency, ProcessAccess, Risk } from './effects.js';
 export { ERROR_CODES, EXIT, isCoreErrorCode, type CodeInfo, type ErrorCode, type ExitCode } from './error-codes.js';
 export {
@@ -120,6 +120,7 @@ export {
   type ToolDefinition,
 } from './define.js';
 export { networkPolicySchema, POLICY_STAGES, policySchema, type PolicyRequest, type PolicyStage, type PolicyVerdict, type PolicyVote, type ResolvedPolicy } from './policy.js';
+export { defineSpecSection, type DefinedSpecSection, type SectionSecret, type SectionUrl, type SpecSection, type SpecSectionValues } from './spec-section.js';
 export { secretReferenceSchema, type SecretReference, type SecretResolver, type SecretResolverContext, type TaskSecrets } from './secrets.js';
 export {
   APPROVAL_STATES,

@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from './json.js';
 import type { ReasoningSettings } from './provider.js';
 import type { SecretReference } from './secrets.js';
 import type { ResolvedPolicy } from './policy.js';
+import type { SpecSectionValues } from './spec-section.js';
 
 /** One declared action after its kind's schema parsed it. */
 export interface CompiledAction {
@@ -208,4 +209,6 @@ export interface CompiledPlan {
   readonly providers?: Readonly<Record<string, CompiledProvider>>;
   readonly agents?: Readonly<Record<string, CompiledAgent>>;
   readonly tools?: Readonly<Record<string, CompiledTool>>;
+  /** The plugin-owned `spec` sections the document writes (e.g. `mcpServers`), parsed by their schemas; absent when none. */
+  readonly sections?: SpecSectionValues;
 }

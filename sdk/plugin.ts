@@ -9,6 +9,7 @@ import type { CompiledPlan } from './plan.js';
 import type { PolicyRequest, PolicyStage, PolicyVote } from './policy.js';
 import type { ModelProvider } from './provider.js';
 import type { SecretResolver } from './secrets.js';
+import type { SpecSection } from './spec-section.js';
 import type { ToolKind } from './tools.js';
 
 /** How a tap names itself; the plugin's name is used when only options without a name are given. */
@@ -68,6 +69,11 @@ export interface PluginApi {
   registerToolKind(tool: ToolKind): void;
   /** Registers the factory of the HTTP client that enforces the network policy; there is exactly one. */
   registerNetworkClient(factory: NetworkClientFactory): void;
+  /**
+   * Registers a top-level `spec` section (e.g. `mcpServers`) owned by this plugin: the compiler parses it with the
+   * section's schema and the compiled plan carries it in `sections`. A key of the core's own sections is refused.
+   */
+  registerSpecSection(section: SpecSection<any>): void;
 }
 
 /** Exit codes a plugin's own error codes may map to: usage 2, policy 3, run failed 4, persistence 5, remote 6. */

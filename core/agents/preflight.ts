@@ -1,7 +1,7 @@
 // Preflight of the agent tasks that will execute, before any run state exists: their provider credentials (a
 // missing one is exit 6), the network client of the run (customCa resolved and checked), and every provider URL
 // judged by the network policy and resolved. Nothing is sent.
-import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SecretReference, type SecretResolverContext } from '../../sdk/index.js';
+import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SecretReference, type SecretResolverContext, type SectionUrl } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import type { SecretVault } from '../runner/secrets.js';
 import { AGENT_KIND, type AgentFields } from './kind.js';
@@ -30,13 +30,18 @@ export function asCredentialProblem(problem: Diagnostic): Diagnostic {
   return { ...problem, code: 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', message: `${problem.message} [${problem.code}]`, help: `set the credential of ${problem.path!.split('.')[2]} before the run; nothing was created` };
 }
 
-/** Builds the run's network client (for agent tasks and action kinds that use the network) and checks every provider URL the executing agent tasks will reach. */
-export async function agentNetworkProblems(host: Host, plan: CompiledPlan, vault: SecretVault, executing: readonly CompiledTask[], context: SecretResolverContext): Promise<Diagnostic[]> {
+/**
+ * Builds the run's network client (for agent tasks and action kinds that use the network) and checks every provider
+ * URL the executing agent tasks will reach, and every URL of the sections the executing kinds read.
+ */
+export async function agentNetworkProblems(host: Host, plan: CompiledPlan, vault: SecretVault, executing: readonly CompiledTask[], context: SecretResolverContext, sectionUrls: readonly SectionUrl[] = []): Promise<Diagnostic[]> {
   const agents = executing.filter((task) => task.kind === AGENT_KIND).map((task) => plan.actions[task.action]!.fields as unknown as AgentFields);
   const urls = new Map<string, string>();
   for (const { provider } of agents) {
     for (const url of host.provider(provider.kind)?.urls?.(provider) ?? []) urls.set(url, `spec.providers.${provider.name}`);
   }
+  // URLs of the plugin-owned sections the executing kinds read (an MCP server's), judged like a provider's.
+  for (const { url, where } of sectionUrls) if (!urls.has(url)) urls.set(url, where);
   // Action kinds that make HTTP requests get the same client, built here so a bad customCa fails before the run.
   const networked = executing.find((task) => host.actionKind(task.kind)?.usesNetwork === true);
   if (urls.size === 0 && !networked) return [];

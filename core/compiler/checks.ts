@@ -1,6 +1,6 @@
 // The compiler's checks of one value at a time: a task's input against its kind, templates and the references they
 // make, output schemas. Each reports through `report`; none stops at the first problem.
-import { errorMessage, jsonSchemaValidator, type Diagnostic, type JsonValue } from '../../sdk/index.js';
+import { errorMessage, jsonSchemaValidator, type Diagnostic, type JsonValue, type SpecSectionValues } from '../../sdk/index.js';
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import type { Envelope } from './envelope.js';
@@ -17,9 +17,9 @@ export type Report = (code: Diagnostic['code'], path: PathSegment[], message: st
  * unknown until run time, so problems at or below a template are left to run time; everything else (an unknown
  * field, a missing one, a wrong static value) is reported now: `check` catches what `run` would refuse.
  */
-export function checkInput(host: Host, action: { kind: string; fields: unknown }, input: unknown, templatePaths: readonly PathSegment[][], path: PathSegment[], report: Report): void {
+export function checkInput(host: Host, action: { kind: string; fields: unknown }, input: unknown, templatePaths: readonly PathSegment[][], path: PathSegment[], report: Report, sections: SpecSectionValues = {}): void {
   const kindName = action.kind;
-  const schema = inputSchemaOf(host.actionKind(kindName)!, action.fields);
+  const schema = inputSchemaOf(host.actionKind(kindName)!, action.fields, sections);
   const parsed = schema.safeParse(input);
   if (parsed.success) return;
   const dynamic = (issuePath: readonly PathSegment[]) => templatePaths.some((template) => template.every((segment, index) => issuePath[index] === segment));

@@ -1,12 +1,13 @@
 // Workflow compiler: source → validated envelope → action fields → templates → graph → compiled plan.
 import { createHash } from 'node:crypto';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue, type SpecSectionValues } from '../../sdk/index.js';
 import { inputSchemaOf, profileOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { AGENT_KIND } from '../agents/kind.js';
 import { compileAgents } from './agents.js';
 import { checkBudgets } from './budgets.js';
-import { workflowEnvelope, type SubworkflowDocument } from './envelope.js';
+import type { SubworkflowDocument } from './envelope.js';
+import { hostEnvelope, sectionValues } from './sections.js';
 import { topologicalOrder } from './graph.js';
 import { fieldsAt, issuesToDiagnostics, unknownField } from './issues.js';
 import { checkOutputs, suggestion, type Report } from './checks.js';
@@ -49,12 +50,14 @@ export async function compileText(host: Host, file: string, text: string, option
   const load = loadDeclarativePacks(file, source.value, options.packs ?? {}, processKinds(host));
   const document = withPacks(source.value, load.packs, file);
   // One pass: a document that fails the envelope schema is still checked part by part (actions, tasks, templates).
-  const parsed = workflowEnvelope.safeParse(document);
-  if (!parsed.success) diagnostics.push(...issuesToDiagnostics(parsed.error.issues, source, [], workflowEnvelope));
-  const parts = parsed.success ? completeParts(parsed.data) : salvageParts(document);
+  const envelopeSchema = hostEnvelope(host);
+  const parsed = envelopeSchema.safeParse(document);
+  if (!parsed.success) diagnostics.push(...issuesToDiagnostics(parsed.error.issues, source, [], envelopeSchema));
+  const { sections, unreadable } = sectionValues(host, document, parsed.success ? (parsed.data.spec as Record<string, unknown>) : undefined);
+  const parts = { ...(parsed.success ? completeParts(parsed.data) : salvageParts(document)), sections, unreadableSections: unreadable };
   const envelope = parts.envelope;
 
-  const declaredActions = compileActions(host, source, document, diagnostics, report);
+  const declaredActions = compileActions(host, source, document, sections, diagnostics, report);
   const agents = compileAgents(host, parts, declaredActions, report);
   const actions = { ...declaredActions, ...agents.actions };
   checkTemplatePlacement(source, document, diagnostics, report);
@@ -82,6 +85,7 @@ export async function compileText(host: Host, file: string, text: string, option
     providers: agents.providers,
     agents: agents.agents,
     tools: agents.tools,
+    ...(Object.keys(sections).length > 0 ? { sections } : {}),
   };
   try {
     return { plan: await host.hooks.compile.promise(plan, { file, source: text }), source, packs: load.packs, warnings: load.warnings };
@@ -105,7 +109,7 @@ function fail(diagnostics: Diagnostic[], file: string): never {
 }
 
 /** Every action with a known kind is checked against its kind, read from the document itself (not the envelope). */
-function compileActions(host: Host, source: SourceDocument, document: unknown, diagnostics: Diagnostic[], report: Report): Record<string, CompiledAction> {
+function compileActions(host: Host, source: SourceDocument, document: unknown, sections: SpecSectionValues, diagnostics: Diagnostic[], report: Report): Record<string, CompiledAction> {
   const actions: Record<string, CompiledAction> = {};
   const spec = (document as { spec?: { actions?: unknown } } | null)?.spec;
   const declared = spec?.actions !== null && typeof spec?.actions === 'object' && !Array.isArray(spec.actions) ? (spec.actions as Record<string, unknown>) : {};
@@ -121,7 +125,7 @@ function compileActions(host: Host, source: SourceDocument, document: unknown, d
       continue;
     }
     const parsedFields = kind.actionSchema.safeParse(fields);
-    const inputFields = parsedFields.success ? fieldsAt(inputSchemaOf(kind, parsedFields.data), []) : fieldsAt(kind.inputSchema, []);
+    const inputFields = parsedFields.success ? fieldsAt(inputSchemaOf(kind, parsedFields.data, sections), []) : fieldsAt(kind.inputSchema, []);
     const where = inputFields.length > 0 ? `the task's with (${kind.name} takes ${inputFields.join(', ')} there)` : `the task's with of another action; ${kind.name} takes no run-time input`;
     for (const template of templateStrings(fields)) {
       report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', [...path, ...template.path], `action fields are static; "${template.text}" is a template`, `pass run-time values through ${where}`);

@@ -125,7 +125,11 @@ export const subworkflowSchema = z.strictObject({
 /** Common action fields; the rest are the kind's. */
 export const actionBaseSchema = z.looseObject({ kind: z.string().min(1) });
 
-export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchema>(action: Action = actionBaseSchema as unknown as Action) {
+/**
+ * The envelope; `sections` are the plugin-owned `spec` sections (key → the plugin's schema), accepted beside the
+ * core's own and checked by their schemas in the same pass.
+ */
+export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchema, Sections extends z.ZodRawShape = {}>(action: Action = actionBaseSchema as unknown as Action, sections: Sections = {} as Sections) {
   return z.strictObject({
     apiVersion: z.enum(API_VERSIONS),
     kind: z.literal('Workflow'),
@@ -148,11 +152,13 @@ export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchem
       packs: z.array(packReferenceSchema).default([]).describe('Declarative packs in the reference format; see docs/packs.md.'),
       packTrust: packTrustSchema.default(packTrustSchema.parse({})),
       tasks: z.array(taskSchema).min(1, 'a workflow needs at least one task'),
-    }),
+    }).extend(sections),
   });
 }
 
 export const workflowEnvelope = envelopeSchema(actionBaseSchema);
+/** The keys of the core's own `spec` sections: a plugin cannot register a section under one of them. */
+export const CORE_SPEC_KEYS: ReadonlySet<string> = new Set(Object.keys(workflowEnvelope.shape.spec.shape));
 export type Envelope = z.output<typeof workflowEnvelope>;
 export type TaskDocument = z.output<typeof taskSchema>;
 export type SubworkflowDocument = z.output<typeof subworkflowSchema>;

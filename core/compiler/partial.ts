@@ -1,6 +1,6 @@
 // When the document as a whole does not match the format, the compiler still checks every part it can: each
 // section, action and task is taken on its own, so one pass reports every problem instead of one phase at a time.
-import { policySchema } from '../../sdk/index.js';
+import { policySchema, type SpecSectionValues } from '../../sdk/index.js';
 import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
 import { actionBaseSchema, runtimeSchema, subworkflowSchema, taskSchema, type Envelope, type TaskDocument } from './envelope.js';
 import { packTrustSchema } from '../packs/reference.js';
@@ -17,17 +17,21 @@ export interface WorkflowParts {
   readonly tasks: readonly IndexedTask[];
   /** Every task id written in the document, including tasks that did not match the schema. */
   readonly ids: ReadonlySet<string>;
+  /** The plugin-owned spec sections the document writes and that match their schemas. */
+  readonly sections: SpecSectionValues;
+  /** Sections the document writes that do not match their schemas. */
+  readonly unreadableSections: ReadonlySet<string>;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Parts of a valid envelope. */
-export function completeParts(envelope: Envelope): WorkflowParts {
+export function completeParts(envelope: Envelope): Omit<WorkflowParts, 'sections' | 'unreadableSections'> {
   return { envelope, tasks: envelope.spec.tasks.map((task, index) => ({ task, index })), ids: new Set(envelope.spec.tasks.map((task) => task.id)) };
 }
 
 /** Parts of a document that failed the envelope schema: each section read on its own, the unreadable ones left out. */
-export function salvageParts(document: unknown): WorkflowParts {
+export function salvageParts(document: unknown): Omit<WorkflowParts, 'sections' | 'unreadableSections'> {
   const root = isObject(document) ? document : {};
   const spec = isObject(root.spec) ? root.spec : {};
   const record = (value: unknown) => (isObject(value) ? value : {}) as Record<string, never>;

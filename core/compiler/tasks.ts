@@ -7,6 +7,7 @@ import type { Host } from '../host.js';
 import { checkInput, checkOutputSchema, checkTemplate, suggestion, workflowNames, type ReferenceScope, type Report } from './checks.js';
 import type { SubworkflowDocument, TaskDocument } from './envelope.js';
 import type { IndexedTask, WorkflowParts } from './partial.js';
+import { readsUnreadable } from './sections.js';
 import type { PathSegment } from './source.js';
 import { templateStrings } from './templates.js';
 
@@ -89,7 +90,9 @@ export function checkLevel(context: TaskContext, level: Level): Map<string, Chec
     const scope: ReferenceScope = { ...level.names, vars: new Set([...level.names.vars, ...Object.keys(task.vars ?? {}), ...bindings]), needs, taskIds: level.ids, owner: `task ${task.id}` };
     const templates = [...templateStrings(task.with)];
     for (const template of templates) checkTemplate(template.text, [...path, 'with', ...template.path], scope, report);
-    if (resolved.action) checkInput(context.host, resolved.action, task.with, templates.map((template) => template.path), [...path, 'with'], report);
+    if (resolved.action && !readsUnreadable(context.host, resolved.action.kind, context.parts.unreadableSections)) {
+      checkInput(context.host, resolved.action, task.with, templates.map((template) => template.path), [...path, 'with'], report, context.parts.sections);
+    }
     if (task.outputSchema !== undefined) checkOutputSchema(task.outputSchema as JsonValue, [...path, 'outputSchema'], report);
     wholeTemplate(task.when, [...path, 'when'], scope, 'when', report);
     if (task.loop) wholeTemplate(loopGuard(task.loop.while), [...path, 'loop', 'while'], scope, 'loop.while', report);

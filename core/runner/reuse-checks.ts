@@ -110,7 +110,7 @@ function resolvedInputDigest(context: CandidateContext): { digest?: string; prob
   const { plan, task } = context;
   const kind = context.host.actionKind(plan.actions[task.action]!.kind)!;
   try {
-    const parsed = inputSchemaOf(kind, plan.actions[task.action]!.fields).safeParse(renderValue(task.with, taskScope(plan, task, context.outputs)));
+    const parsed = inputSchemaOf(kind, plan.actions[task.action]!.fields, plan.sections).safeParse(renderValue(task.with, taskScope(plan, task, context.outputs)));
     if (!parsed.success) return { problem: `the input does not match ${kind.name} now` };
     return { digest: `sha256:${sha256(canonicalJson(parsed.data as JsonValue))}` };
   } catch (error) {

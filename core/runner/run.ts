@@ -15,6 +15,7 @@ import { executeTask, type TaskOutcome } from './task.js';
 import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
 import { RunBudget, type BudgetExceeded } from './budget.js';
+import { sectionUses } from '../compiler/sections.js';
 
 export interface RunRequest {
   readonly host: Host;
@@ -69,9 +70,12 @@ export async function preflightProblems(request: PreflightRequest, vault: Secret
     const kind = host.actionKind(action.kind)!;
     for (const reference of kind.secretReferences?.(action.fields) ?? []) references.push({ reference, where: `spec.actions.${action.name}` });
   }
+  // The plugin-owned sections the executing tasks' kinds read (e.g. mcpServers): their secrets, then their URLs.
+  const sectionNeeds = sectionUses(host, plan, executing);
+  references.push(...sectionNeeds.secrets);
   const resolveContext = { workspaceRoot, environment: request.environment, signal, policy: plan.policy };
   const problems: Diagnostic[] = (await vault.resolve(host, references, resolveContext)).map(asCredentialProblem);
-  problems.push(...(await agentNetworkProblems(host, plan, vault, executing, resolveContext)));
+  problems.push(...(await agentNetworkProblems(host, plan, vault, executing, resolveContext, sectionNeeds.urls)));
   const tasks = executing.map((task) => Object.freeze({ id: task.id, kind: task.kind, action: plan.actions[task.action]!.fields }));
   try {
     await host.hooks.preflight.promise(Object.freeze({ workflowName: plan.name, tasks, workspaceRoot, signal, process: host.process, report: (item: Diagnostic) => void problems.push(item) }));

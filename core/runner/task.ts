@@ -1,7 +1,7 @@
 // One task: `when`, rendered input, dispatch under a deadline, output contract, and retries of definite failures.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type ActionKind, type CompiledAction, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue, type PluginLog } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type ActionKind, type CompiledAction, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue, type PluginLog, type SpecSectionValues } from '../../sdk/index.js';
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
@@ -146,7 +146,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   const action = plan.actions[task.action]!;
   const kind = host.actionKind(action.kind)!;
   const rendered = renderValue(task.with, request.scope);
-  const input = parseInput(kind, action.fields, rendered, `task ${task.id}`);
+  const input = parseInput(kind, action.fields, rendered, `task ${task.id}`, plan.sections);
   const canonical = canonicalJson(input);
   // An input that holds a secret value gets a keyed digest: a plain hash of a short input could be reversed.
   const holdsSecret = request.vault.redactor.redact(canonical) !== canonical;
@@ -188,6 +188,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     secrets: request.vault.forTask(),
     process: budget?.limited('processOutputBytes') ? meteredProcessService(dispatchProcessService(host, signal), meter) : dispatchProcessService(host, signal),
     ...(request.vault.network && kind.usesNetwork ? { network: request.vault.network } : {}),
+    sections: plan.sections ?? {},
     files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
     resolvePath: (path: string) => resolve(workspaceRoot, path),
     redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
@@ -218,7 +219,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
         runAction: async (name, toolInput, approval) => {
           const target = plan.actions[name]!;
           const targetKind = host.actionKind(target.kind)!;
-          const targetInput = parseInput(targetKind, target.fields, toolInput, `tool action ${name}`);
+          const targetInput = parseInput(targetKind, target.fields, toolInput, `tool action ${name}`, plan.sections);
           const result = await host.hooks.dispatch.for(targetKind.name).promise(contextFor(target, targetInput, approval));
           if (result === undefined) throw new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', `no dispatch handler returned an output for kind ${targetKind.name}`);
           return result;
@@ -244,8 +245,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
 }
 
 /** A rendered input checked against what the action takes; a mismatch is refused before anything is recorded. */
-function parseInput(kind: ActionKind, fields: unknown, rendered: unknown, owner: string): JsonValue {
-  const parsed = inputSchemaOf(kind, fields).safeParse(rendered);
+function parseInput(kind: ActionKind, fields: unknown, rendered: unknown, owner: string, sections?: SpecSectionValues): JsonValue {
+  const parsed = inputSchemaOf(kind, fields, sections).safeParse(rendered);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue: { path: PropertyKey[]; message: string }) => `${issue.path.join('.') || 'with'}: ${issue.message}`).join('; ');
     throw new AgentctlError('AGENTCTL_E_TASK_INPUT_INVALID', `${owner} input does not match ${kind.name}: ${issues}`, {

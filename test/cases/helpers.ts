@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { stringify } from 'yaml';
@@ -156,4 +157,14 @@ export function useWorkspace(): { readonly ws: ReturnType<typeof workspace>; rea
     state.ws.cleanup();
   });
   return state;
+}
+
+/** Every byte agentctl printed (`outputs`) or left under `folder` (database, WAL, artifacts, reports) is free of `canary`. */
+export function assertNoCanary(canary: string, folder: string, ...outputs: string[]): void {
+  for (const text of outputs) expect(text).to.not.contain(canary);
+  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    expect(readFileSync(path).includes(canary), `the canary is in ${path}`).to.equal(false);
+  }
 }

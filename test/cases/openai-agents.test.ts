@@ -1,13 +1,12 @@
 // Agents against a local server that speaks the OpenAI Responses API, end to end through the CLI and the network
 // policy: the tool loop, retries, refusals, a hang, budgets, the network denials, and a canary credential that must
 // reach the server's Authorization header and nothing else.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { stringify } from 'yaml';
 import { baseEnv, runCliAsync, workspace } from '../support/cli.js';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
-import { diagnosticWithCode, errorDocument, outcome, rows, runCount, unique } from './helpers.js';
+import { assertNoCanary as assertNoCanaryIn, diagnosticWithCode, errorDocument, outcome, rows, runCount, unique } from './helpers.js';
 import { READ_TOOL } from '../support/agents.js';
 
 type Workspace = ReturnType<typeof workspace>;
@@ -61,15 +60,7 @@ describe('agents against an OpenAI-format server', function () {
   const cli = (args: string[], env: NodeJS.ProcessEnv = { OPENAI_API_KEY: canary }) => runCliAsync([...args, '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv(env) });
   const run = async (options: Options = {}, env?: NodeJS.ProcessEnv) => cli(['run', ws.write('wf.yaml', document(options))], env);
 
-  /** Every byte agentctl printed or left in the workspace (database, WAL, artifacts, reports) is free of the canary. */
-  function assertNoCanary(...outputs: string[]): void {
-    for (const text of outputs) expect(text).to.not.contain(canary);
-    for (const entry of readdirSync(ws.dir, { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile()) continue;
-      const path = join(entry.parentPath, entry.name);
-      expect(readFileSync(path).includes(canary), `the canary is in ${path}`).to.equal(false);
-    }
-  }
+  const assertNoCanary = (...outputs: string[]) => assertNoCanaryIn(canary, ws.dir, ...outputs);
 
   it('a two-turn tool loop: the tool result goes back as function_call_output; the credential is only in Authorization', async () => {
     server.enqueue({ toolCalls: [{ name: 'read_note', arguments: { path: 'note.txt' }, callId: 'call_1' }] }, { text: 'The note says NOTE_FROM_FILE.', usage: { input: 40, output: 9 } });

@@ -2,8 +2,6 @@
 // wire format, through the real network policy client (http to 127.0.0.1, allowPrivate). For each: a two-turn tool
 // loop, a 503 retried, a 400 that fails the run, a hang left uncertain, and a canary credential that reaches its
 // header and nothing else.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { stringify } from 'yaml';
 import { baseEnv, runCliAsync, workspace } from '../support/cli.js';
@@ -12,7 +10,7 @@ import { startAnthropicServer } from '../support/anthropic-server.js';
 import { startGoogleServer } from '../support/google-server.js';
 import { startOpenAiServer } from '../support/openai-server.js';
 import type { RecordedRequest } from '../support/scripted-server.js';
-import { diagnosticWithCode, errorDocument, outcome, rows, unique } from './helpers.js';
+import { assertNoCanary as assertNoCanaryIn, diagnosticWithCode, errorDocument, outcome, rows, unique } from './helpers.js';
 
 /** What the cases need of one provider kind: its server, its scripted replies and where its wire format puts things. */
 interface Flavour {
@@ -127,15 +125,7 @@ for (const flavour of FLAVOURS) {
     const cli = (args: string[]) => runCliAsync([...args, '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv({ [flavour.variable]: canary }) });
     const run = (agent?: Record<string, unknown>) => cli(['run', ws.write('wf.yaml', document(agent))]);
 
-    /** Every byte agentctl printed or left in the workspace (database, WAL, reports) is free of the canary. */
-    function assertNoCanary(...outputs: string[]): void {
-      for (const text of outputs) expect(text).to.not.contain(canary);
-      for (const entry of readdirSync(ws.dir, { recursive: true, withFileTypes: true })) {
-        if (!entry.isFile()) continue;
-        const path = join(entry.parentPath, entry.name);
-        expect(readFileSync(path).includes(canary), `the canary is in ${path}`).to.equal(false);
-      }
-    }
+    const assertNoCanary = (...outputs: string[]) => assertNoCanaryIn(canary, ws.dir, ...outputs);
 
     it('a two-turn tool loop succeeds; the tool result goes back in the wire format; the credential is only in its header', async () => {
       enqueue(flavour.replies.toolCall, flavour.replies.text);

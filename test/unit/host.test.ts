@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AgentctlError } from '../../sdk/index.js';
 import { Host } from '../../core/host.js';
 import { composeHost } from '../../core/cli/composition.js';
-import { defineActionKind, definePlugin } from '../../sdk/index.js';
+import { defineActionKind, definePlugin, defineSpecSection } from '../../sdk/index.js';
 
 const kind = (name: string, hostRange = '^0.1.0') =>
   defineActionKind({
@@ -32,6 +32,19 @@ describe('plugin host', () => {
     expect(codeOf(() => host.register(kind('test.one')))).to.equal('AGENTCTL_E_PLUGIN_DUPLICATE');
     const second = definePlugin({ name: 'other', version: '1.0.0', hostRange: '*', setup: (api) => api.registerActionKind(kind('test.one').kind) });
     expect(codeOf(() => host.register(second))).to.equal('AGENTCTL_E_PLUGIN_DUPLICATE');
+  });
+
+  it('a spec section has one owner, a camelCase key that is not the core\'s own, and a schema that accepts its absence', () => {
+    const owner = (name: string, key: string, schema: z.ZodType = z.record(z.string(), z.string()).default({})) =>
+      definePlugin({ name, version: '1.0.0', hostRange: '*', setup: (api) => api.registerSpecSection(defineSpecSection({ key, description: 'test section', schema })) });
+    const host = new Host();
+    host.register(owner('first', 'widgets'));
+    expect(host.specSection('widgets')?.description).to.equal('test section');
+    expect(host.plugins().find((plugin) => plugin.name === 'first')!.specSections).to.deep.equal(['widgets']);
+    expect(codeOf(() => host.register(owner('second', 'widgets')))).to.equal('AGENTCTL_E_PLUGIN_DUPLICATE');
+    expect(codeOf(() => host.register(owner('third', 'tasks')))).to.equal('AGENTCTL_E_PLUGIN_INVALID');
+    expect(codeOf(() => host.register(owner('fourth', 'Bad-Key')))).to.equal('AGENTCTL_E_PLUGIN_INVALID');
+    expect(codeOf(() => host.register(owner('fifth', 'gadgets', z.record(z.string(), z.string()))))).to.equal('AGENTCTL_E_PLUGIN_INVALID');
   });
 
   it('refuses a host range mismatch and a malformed identity', () => {

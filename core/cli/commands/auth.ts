@@ -33,7 +33,7 @@ interface SecretCheck {
   problem: string | null;
 }
 
-/** Every secret reference of the plan, used or not: actions, providers (default credentials too), tools, customCa. */
+/** Every secret reference of the plan, used or not: actions, providers (default credentials too), tools, plugin-owned sections, customCa. */
 export function secretUses(host: Host, plan: CompiledPlan): { reference: SecretReference; where: string }[] {
   const uses: { reference: SecretReference; where: string }[] = [];
   for (const action of Object.values(plan.actions)) {
@@ -45,6 +45,7 @@ export function secretUses(host: Host, plan: CompiledPlan): { reference: SecretR
     for (const [name, reference] of Object.entries(provider.headers)) uses.push({ reference, where: `spec.providers.${provider.name}.headers.${name}` });
   }
   for (const tool of Object.values(plan.tools ?? {})) tool.secrets.forEach((reference, index) => uses.push({ reference, where: `spec.tools.${tool.name}.secrets[${index}]` }));
+  for (const [key, value] of Object.entries(plan.sections ?? {})) uses.push(...(host.specSection(key)?.secretReferences?.(value) ?? []));
   if (plan.policy.network.customCa) uses.push({ reference: plan.policy.network.customCa, where: 'spec.policy.network.customCa' });
   return uses;
 }

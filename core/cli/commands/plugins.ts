@@ -34,6 +34,7 @@ const pluginsList = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> =>
             ...plugin.isolationModes.map((mode) => `isolation ${mode}`),
             ...plugin.providers.map((kind) => `provider ${kind}`),
             ...plugin.toolKinds.map((kind) => `tool ${kind}`),
+            ...plugin.specSections.map((key) => `section spec.${key}`),
             ...(plugin.network ? ['the network client'] : []),
             ...plugin.errorCodes.map((code) => `code ${code}`),
           ].join(', ');
