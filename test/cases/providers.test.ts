@@ -164,7 +164,7 @@ for (const flavour of FLAVOURS) {
 
     it('a server that hangs past timeoutSeconds leaves the request uncertain (exit 6), sent once', async () => {
       enqueue(flavour.replies.hang);
-      diagnosticWithCode(errorDocument(await run({ tools: [], timeoutSeconds: 1, retry: { maxAttempts: 3 } }), 6), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
+      diagnosticWithCode(errorDocument(await run({ tools: [], timeoutSeconds: 3, retry: { maxAttempts: 3 } }), 6), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
       expect(rows(ws.db, 'SELECT state FROM effects').map((row) => row.state)).to.deep.equal(['uncertain']);
       expect(server.requests).to.have.length(1);
     });

@@ -95,7 +95,7 @@ describe('recovery: approvals and resume', () => {
   });
 
   it('two concurrent resumes of one run: one proceeds, the other exits 5 with AGENTCTL_E_RUN_LEASED', async () => {
-    ws.write('wf.yaml', workflow({ policy: { processAllowlist: ['sh'], writableRoots: ['.'] }, actions: { one: append('one', 'sleep 2; ') }, tasks: [{ id: 'one', uses: 'action:one' }] }));
+    ws.write('wf.yaml', workflow({ policy: { processAllowlist: ['sh'], writableRoots: ['.'] }, actions: { one: append('one', 'while [ ! -f go ]; do sleep 0.1; done; ') }, tasks: [{ id: 'one', uses: 'action:one' }] }));
     const { runId, approval } = pause();
     outcome(cli('approvals', 'approve', approval.approvalId, '--reason', 'ok'), 0);
     const first = startCli(['resume', runId, '--db', ws.db, '--output', 'json'], { cwd: ws.dir });
@@ -103,6 +103,8 @@ describe('recovery: approvals and resume', () => {
     await waitFor('the first resume to start the effect', () => rows(ws.db, `SELECT state FROM effects WHERE state = 'started'`).length === 1);
     const second = errorDocument(cli('resume', runId), 5);
     diagnosticWithCode(second, 'AGENTCTL_E_RUN_LEASED');
+    // The first resume's effect waits for this file, so the second one met the lease however slowly it started.
+    ws.write('go', '');
     const result = await done;
     expect(outcome(result, 0).data.state).to.equal('succeeded');
     expect(lines(ws)).to.deep.equal(['one']);
