@@ -140,7 +140,7 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
  * found by id instead of dispatched, or starts the next attempt when one of its effects can never complete
  * (cancelled, or reconciled not applied or compensated). Secrets are resolved only for the tasks that will execute.
  */
-export async function resumeRun(request: RunRequest & { readonly runId: string; readonly isLive: (row: Row) => boolean }): Promise<RunResult> {
+export async function resumeRun(request: RunRequest & { readonly runId: string; readonly isLive: (row: Row) => boolean; readonly sourceOutputs?: Record<string, { output: JsonValue }> }): Promise<RunResult> {
   const { store, plan, runId } = request;
   setMaxListeners(0, request.signal);
   const vault = new SecretVault(() => store.digestKey());
@@ -156,7 +156,8 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
 
   const run = store.runRow(runId)!;
   const scheduler = new Scheduler(plan.tasks);
-  const outputs: Record<string, { output: JsonValue }> = {};
+  // A compensation run's templates read its source run's outputs.
+  const outputs: Record<string, { output: JsonValue }> = { ...request.sourceOutputs };
   const dispositions: Record<string, Disposition> = {};
   const attempts = new Map<string, number>();
   const reconciled = store.latestReconciliations(runId);
@@ -357,6 +358,12 @@ function commitOutcome(store: Store, runId: string, result: TaskOutcome): void {
     { type: `task.${result.state}`, data: { attempt: result.attempt, ...(error ? { code: error.code, message: error.message } : {}) } },
   );
   if (result.artifacts) store.recordArtifacts(runId, result.task.id, result.artifacts);
+  // A compensation task that succeeded marks the source effects it undid, with the success.
+  const target = result.task.compensates;
+  if (target && result.state === 'succeeded') {
+    const own = store.effectRows(runId).filter((effect) => effect.task_id === result.task.id && effect.state === 'succeeded');
+    store.recordCompensation({ runId, taskId: result.task.id, effectId: own.length > 0 ? String(own.at(-1)!.id) : null }, target.effectIds);
+  }
   if (result.state === 'succeeded' || result.state === 'skipped') store.checkpoint(runId, result.task.id, { task: result.task.id, state: result.state });
 }
 
