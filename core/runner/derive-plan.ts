@@ -22,7 +22,8 @@ export type BlockName =
   | 'artifact_integrity'
   | 'new_task_outside_repair_closure'
   | 'unreconciled_effect'
-  | 'non_idempotent_effect';
+  | 'non_idempotent_effect'
+  | 'compensated_effect';
 
 export interface Block {
   readonly block: BlockName;
