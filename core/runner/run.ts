@@ -3,7 +3,7 @@ import { AGENT_KIND, type AgentFields } from '../agents/kind.js';
 import { modelUsage, type ModelUsageSummary } from '../agents/usage.js';
 import { agentNetworkProblems, agentSecretUses, asCredentialProblem } from '../agents/preflight.js';
 import { setMaxListeners } from 'node:events';
-import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type AnyErrorCode, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import { taskScope } from './scope.js';
@@ -332,9 +332,23 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
     wall.dispose();
   }
   const overrun = wall.overrun();
-  const result = await finish({ request, runId, traceId, scheduler, failure, pausedBy, scope, committed, redactValue: vault.redactor.redactValue, ...(overrun ? { overrun } : {}) });
+  const ending = failure ?? (pausedBy ? undefined : failedInverse(store, runId, plan, scheduler));
+  const result = await finish({ request, runId, traceId, scheduler, failure: ending, pausedBy, scope, committed, redactValue: vault.redactor.redactValue, ...(overrun ? { overrun } : {}) });
   const warnings = commitErrors.map((message) => diagnostic('AGENTCTL_E_PLUGIN_FAILED', { severity: 'warning', message }));
   return { ...result, dispositions: start.dispositions, warnings };
+}
+
+/**
+ * A compensation run's inverses run with `failure: continue`, so each is tried whatever its siblings did; one that
+ * failed (now or before a resume) still makes the run end failed. Its recorded error is the run's.
+ */
+function failedInverse(store: Store, runId: string, plan: CompiledPlan, scheduler: Scheduler): TaskOutcome | undefined {
+  const task = plan.tasks.find((candidate) => candidate.compensates && scheduler.state(candidate.id) === 'failed');
+  if (!task) return undefined;
+  const row = store.taskRows(runId).find((candidate) => candidate.task_id === task.id);
+  const recorded = JSON.parse(String(row?.error_json ?? 'null')) as { code?: string; message?: string } | null;
+  const error = new AgentctlError((recorded?.code ?? 'AGENTCTL_E_RUN_FAILED') as AnyErrorCode, recorded?.message ?? `task ${task.id} failed`);
+  return { task, state: 'failed', attempt: Number(row?.attempt ?? 1), durationMs: 0, error };
 }
 
 /** An outcome that ends the run: a failed task with `failure: stop`, or a fatal error regardless of `failure`. */

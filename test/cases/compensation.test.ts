@@ -147,6 +147,29 @@ describe('compensation', () => {
     expect(fresh.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['fresh', 'fresh']);
   });
 
+  it('a failed inverse does not stop the others: the run ends failed, and compensate again plans only what is left', () => {
+    const text = workflow({
+      policy: { writableRoots: ['out'], approval: 'never' },
+      actions: { write, assert },
+      tasks: [
+        { id: 'first', uses: 'action:write', with: { path: 'out/first.txt', content: 'made' }, compensate: { uses: 'action:write', with: { path: 'out/first.txt', content: 'unmade' } } },
+        // Its inverse writes outside writableRoots: policy denies it.
+        { id: 'second', uses: 'action:write', needs: ['first'], with: { path: 'out/second.txt', content: 'made' }, compensate: { uses: 'action:write', with: { path: 'elsewhere/second.txt', content: 'unmade' } } },
+        { id: 'fail', uses: 'action:assert', needs: ['second'], with: { that: false } },
+      ],
+    });
+    const { runId } = failedRun(text);
+    const failed = errorDocument(cli(['compensate', runId]), 4);
+    const compensationRun = failed.error.runId as string;
+    expect(rows(ws().db, 'SELECT task_id, state FROM tasks WHERE run_id = ? ORDER BY position', compensationRun)).to.deep.equal([
+      { task_id: 'compensate-second', state: 'failed' },
+      { task_id: 'compensate-first', state: 'succeeded' },
+    ]);
+    expect(readFileSync(ws().file('out/first.txt'), 'utf8')).to.equal('unmade');
+    const plan = outcome(cli(['compensate', runId, '--plan']), 0);
+    expect(plan.data.tasks.map((task: any) => [task.taskId, task.disposition])).to.deep.equal([['second', 'compensate'], ['first', 'compensated']]);
+  });
+
   it('--task selects declared tasks; an unknown task and a task without compensate are refused (exit 2)', () => {
     const { runId } = failedRun();
     expect(diagnosticWithCode(errorDocument(cli(['compensate', runId, '--task', 'nope']), 2), 'AGENTCTL_E_UNKNOWN_TASK').message).to.contain('nope');
@@ -155,8 +178,9 @@ describe('compensation', () => {
     expect(errorDocument(cli(['compensate', 'run_missing']), 2).diagnostics[0].code).to.equal('AGENTCTL_E_RUN_NOT_FOUND');
   });
 
-  it('an uncertain source effect blocks its task (exit 3, naming the effect and how to reconcile) until it is reconciled', () => {
+  it('an uncertain source effect blocks its task (exit 3, naming the effect and how to reconcile) until it is reconciled; a cancelled run is never compensated automatically', () => {
     const text = workflow({
+      compensation: { onFailure: 'automatic' },
       policy: { processAllowlist: ['sleep', 'true'], approval: 'never' },
       actions: { wait: { kind: 'builtin.shell.exec', command: 'sleep', args: ['30'] }, undo: { kind: 'builtin.shell.exec', command: 'true' } },
       tasks: [{ id: 'wait', uses: 'action:wait', compensate: { uses: 'action:undo' } }],
@@ -167,6 +191,7 @@ describe('compensation', () => {
     const runId = JSON.parse(cancelled.stdout).data.runId as string;
     const [uncertain] = rows(ws().db, `SELECT id, state FROM effects WHERE run_id = ?`, runId);
     expect(uncertain.state).to.equal('uncertain');
+    expect(runCount(ws().db)).to.equal(1);
     const plan = outcome(cli(['compensate', runId, '--plan']), 3);
     expect(plan.data.executable).to.equal(false);
     expect(plan.data.tasks[0]).to.deep.include({ taskId: 'wait', disposition: 'blocked', effectIds: [uncertain.id] });
@@ -214,23 +239,43 @@ describe('compensation', () => {
     expect(outcome(cli(['inspect', runId]), 0).data.effects[0].reconciled).to.equal('compensated');
   });
 
-  it('foreach children carry the declaration: each applied child is compensated, latest first, reading its own output', () => {
+  it('sub-workflow tasks and foreach children carry the declaration: each is compensated, latest first, in its own scope', () => {
     const text = workflow({
       policy: { writableRoots: ['out'], approval: 'never' },
       actions: { write, assert },
+      subworkflows: {
+        publish: {
+          version: '1.0.0',
+          inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          tasks: [
+            { id: 'put', uses: 'action:write', with: { path: 'out/${{ inputs.name }}.txt', content: 'published' }, compensate: { uses: 'action:write', with: { path: '${{ tasks.put.output.path }}', content: 'withdrawn ${{ inputs.name }}' } } },
+            {
+              id: 'each',
+              uses: 'action:write',
+              needs: ['put'],
+              foreach: { items: ['a', 'b'] },
+              with: { path: 'out/${{ vars.item }}.txt', content: 'made' },
+              compensate: { uses: 'action:write', with: { path: '${{ tasks.each.output.path }}', content: 'unmade ${{ vars.item }} after ${{ tasks.put.output.path }}' } },
+            },
+          ],
+        },
+      },
       tasks: [
-        { id: 'each', uses: 'action:write', foreach: { items: ['a', 'b'] }, with: { path: 'out/${{ vars.item }}.txt', content: 'made' }, compensate: { uses: 'action:write', with: { path: '${{ tasks.each.output.path }}', content: 'unmade ${{ vars.item }}' } } },
-        { id: 'fail', uses: 'action:assert', needs: ['each'], with: { that: false } },
+        { id: 'publish', uses: 'workflow:publish', with: { name: 'doc' } },
+        { id: 'fail', uses: 'action:assert', needs: ['publish'], with: { that: false } },
       ],
     });
     const { runId } = failedRun(text);
     const plan = outcome(cli(['compensate', runId, '--plan']), 0);
-    const children = plan.data.tasks.map((task: any) => task.taskId);
-    expect(children).to.have.length(2);
-    expect(children[0]).to.match(/^each--0001-/);
+    const order = plan.data.tasks.map((task: any) => task.taskId);
+    expect(order).to.have.length(3);
+    expect(order[0]).to.match(/^publish--each--0001-/);
+    expect(order[1]).to.match(/^publish--each--0000-/);
+    expect(order[2]).to.equal('publish--put');
     expect(outcome(cli(['compensate', runId]), 0).data.state).to.equal('succeeded');
-    expect(readFileSync(ws().file('out/a.txt'), 'utf8')).to.equal('unmade a');
-    expect(readFileSync(ws().file('out/b.txt'), 'utf8')).to.equal('unmade b');
+    expect(readFileSync(ws().file('out/a.txt'), 'utf8')).to.equal('unmade a after out/doc.txt');
+    expect(readFileSync(ws().file('out/b.txt'), 'utf8')).to.equal('unmade b after out/doc.txt');
+    expect(readFileSync(ws().file('out/doc.txt'), 'utf8')).to.equal('withdrawn doc');
   });
 
   it('a database of schema version 5 is migrated: its runs are kept and can be compensated', () => {

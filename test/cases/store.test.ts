@@ -205,7 +205,7 @@ describe('inspect and runs list', () => {
     const document = outcome(result, 0);
     expect(document.kind).to.equal('RunInspection');
     expect(document.ok).to.equal(true);
-    expect(Object.keys(document.data).sort()).to.deep.equal(['approvals', 'audit', 'budget', 'effects', 'lineage', 'modelUsage', 'run', 'tasks']);
+    expect(Object.keys(document.data).sort()).to.deep.equal(['approvals', 'audit', 'budget', 'effectReconciliations', 'effects', 'lineage', 'modelUsage', 'run', 'tasks']);
     // A run without agents made no model request.
     expect(document.data.modelUsage).to.equal(null);
     // A run without budgets records nothing in the budget ledger.
