@@ -139,6 +139,9 @@ describe('compensation', () => {
     expect(replay.data.state).to.equal('succeeded');
     expect(rows(ws().db, 'SELECT COUNT(*) AS n FROM effects WHERE run_id = ?', replay.data.runId)).to.deep.equal([{ n: 0 }]);
 
+    // A compensation run is completed by compensating its source again, never forked, retried or repaired.
+    expect(errorDocument(cli(['fork', compensationRun]), 2).diagnostics[0].help).to.contain(`agentctl compensate ${runId}`);
+
     // The compensated task is not reusable: a retry blocks on it until it is named in --from.
     const file = ws().file('flow.yaml');
     const retry = outcome(cli(['retry', file, runId, '--failed', '--plan']), 3);
