@@ -6,10 +6,12 @@ import { AgentctlError, diagnostic, type CompensationSettings, type CompiledPlan
 import { parser } from '../store/inspection.js';
 import type { Lineage } from '../store/lineage.js';
 import type { Row, Store } from '../store/store.js';
+import { effectsByTask } from './derive-plan.js';
 import { newRunIdentity } from './identity.js';
 import { drive, newRunRecord, preflight, type RunRequest, type RunResult } from './run.js';
 import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
+import type { SourceEffect } from './reuse-checks.js';
 
 /** Effect classes that change nothing: there is nothing of theirs to undo. */
 const NO_CHANGE: ReadonlySet<string> = new Set<EffectClass>(['pure', 'internal_state', 'observe']);
@@ -72,13 +74,6 @@ export function compensationSource(store: Store, runId: string): Row {
   return source;
 }
 
-interface SourceEffect {
-  readonly id: string;
-  readonly state: string;
-  readonly operation: string;
-  readonly reconciled: string | null;
-}
-
 /** Plans the compensation of `source` from its durable effects. Reads only: `--plan` writes nothing. */
 export function planCompensation(store: Store, source: Row, selected: readonly string[] = []): CompensationPlan {
   const sourceRunId = String(source.id);
@@ -91,7 +86,7 @@ export function planCompensation(store: Store, source: Row, selected: readonly s
   const blocks: CompensationBlock[] = [];
   for (const task of declared) {
     const uses = task.compensate!.uses;
-    const own = (effects.get(task.id) ?? []);
+    const own = effects.get(task.id) ?? [];
     const doubtful = own.filter((effect) => (effect.state === 'started' || effect.state === 'uncertain') && effect.reconciled === null);
     const pending = earlier.inDoubt.get(task.id) ?? [];
     if (doubtful.length > 0 || pending.length > 0) {
@@ -136,13 +131,8 @@ const declaredIds = (plan: CompiledPlan) => plan.tasks.filter((task) => task.com
 
 /** The source's effects that change something, by task, with their latest reconciliation. */
 function sourceEffects(store: Store, runId: string): Map<string, SourceEffect[]> {
-  const reconciled = store.latestReconciliations(runId);
-  const byTask = new Map<string, SourceEffect[]>();
-  for (const row of store.effectRows(runId)) {
-    if (NO_CHANGE.has(String(row.effect_class))) continue;
-    const effect = { id: String(row.id), state: String(row.state), operation: String(row.operation), reconciled: (reconciled.get(String(row.id))?.outcome as string | undefined) ?? null };
-    byTask.set(String(row.task_id), [...(byTask.get(String(row.task_id)) ?? []), effect]);
-  }
+  const byTask = effectsByTask(store, runId);
+  for (const [taskId, effects] of byTask) byTask.set(taskId, effects.filter((effect) => !NO_CHANGE.has(effect.effectClass)));
   return byTask;
 }
 
