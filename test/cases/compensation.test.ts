@@ -1,6 +1,6 @@
 // Compensation end to end: `compensate` declarations compile, `agentctl compensate` plans from the source run's
 // effects and runs the declared inverse actions as a linked run, and the source effects record what undid them.
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { baseEnv, runCli } from '../support/cli.js';
@@ -171,6 +171,13 @@ describe('compensation', () => {
     expect(readFileSync(ws().file('out/first.txt'), 'utf8')).to.equal('unmade');
     const plan = outcome(cli(['compensate', runId, '--plan']), 0);
     expect(plan.data.tasks.map((task: any) => [task.taskId, task.disposition])).to.deep.equal([['second', 'compensate'], ['first', 'compensated']]);
+  });
+
+  it('the declaration is part of the task\'s definition: a repair with a changed compensate does not reuse the task', () => {
+    const { file, runId } = failedRun();
+    writeFileSync(file, provisioning().replace('content: compensated', 'content: withdrawn'));
+    const plan = outcome(cli(['repair', file, runId, '--from', 'validate', '--plan']), 3);
+    expect(plan.data.blocks.map((block: any) => [block.block, block.taskId])).to.deep.equal([['definition_fingerprint_mismatch', 'provision']]);
   });
 
   it('--task selects declared tasks; an unknown task and a task without compensate are refused (exit 2)', () => {
