@@ -32,6 +32,8 @@ export interface PlanTaskView {
   subworkflow: { name: string; prefix: string } | null;
   /** The router that decides whether the task runs. */
   routedBy: string | null;
+  /** The task's declared inverse, run by `agentctl compensate`. */
+  compensate: { uses: string; kind: string; effectClass: string } | null;
 }
 
 export interface PlanProcessView extends ProcessDescription {
@@ -85,6 +87,7 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
       control: task.control ? (task.control.type === 'boundary' ? `${task.control.role} boundary of ${task.control.workflow}@${task.control.version}` : task.control.type === 'aggregate' ? `${task.control.form} aggregate` : 'router') : null,
       subworkflow: task.namespace ? { name: task.namespace.workflow, prefix: task.namespace.prefix } : null,
       routedBy: task.route?.router ?? null,
+      compensate: task.compensate ? { uses: task.compensate.uses, kind: task.compensate.kind, effectClass: plan.actions[task.compensate.action]?.profile.effectClass ?? 'unknown' } : null,
     };
   });
   const processes: PlanProcessView[] = [];

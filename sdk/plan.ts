@@ -44,6 +44,44 @@ export interface CompiledTask {
   readonly expansion?: TaskExpansion;
   /** A pure node the core evaluates itself (an aggregate, a router, a sub-workflow boundary); it has no effects. */
   readonly control?: ControlNode;
+  /** The task's declared inverse (`compensate`), run by `agentctl compensate` once its effects have happened. */
+  readonly compensate?: CompiledCompensation;
+  /** Set on the tasks of a compensation run: the source task and the effects this task undoes. */
+  readonly compensates?: CompensationTarget;
+}
+
+/** A task's `compensate` declaration, compiled: an effectful action and the input it is given. */
+export interface CompiledCompensation {
+  /** `action:NAME`, as written. */
+  readonly uses: string;
+  /** The key of the action in the plan's `actions`. */
+  readonly action: string;
+  readonly kind: string;
+  /** Raw `with`, rendered in the source run's scope (its inputs, vars and task outputs) when compensation runs. */
+  readonly with: JsonValue;
+  readonly retry: { readonly maxAttempts: number; readonly backoffMs: number };
+  readonly timeoutSeconds?: number;
+}
+
+/** What one task of a compensation run undoes. */
+export interface CompensationTarget {
+  readonly sourceRunId: string;
+  /** The compiled id of the source task. */
+  readonly taskId: string;
+  /** The task id as written in its document (a foreach child's parent id): how its own templates name it. */
+  readonly self: string;
+  /** The source effects this task compensates. */
+  readonly effectIds: readonly string[];
+  /** The tasks whose outputs the declaration reads: the source task's needs and the source task itself. */
+  readonly reads: readonly string[];
+}
+
+/** `spec.compensation`: whether a failed run is compensated right away, and which approvals compensation needs. */
+export interface CompensationSettings {
+  /** `manual` (the default): only `agentctl compensate`; `automatic`: also right after a run ends failed. */
+  readonly onFailure: 'manual' | 'automatic';
+  /** `policy` (the default): the workflow policy decides; `always`: every compensation effect needs approval; `never`: none does. */
+  readonly approval: 'policy' | 'never' | 'always';
 }
 
 /** The tasks of one sub-workflow invocation read `tasks.LOCAL` as `PREFIX + LOCAL`, and `inputs` from a boundary task. */
@@ -211,4 +249,6 @@ export interface CompiledPlan {
   readonly tools?: Readonly<Record<string, CompiledTool>>;
   /** The plugin-owned `spec` sections the document writes (e.g. `mcpServers`), parsed by their schemas; absent when none. */
   readonly sections?: SpecSectionValues;
+  /** `spec.compensation`, when the workflow declares it. */
+  readonly compensation?: CompensationSettings;
 }

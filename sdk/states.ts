@@ -27,7 +27,7 @@ export const TASK_DISPOSITIONS = ['executed', 'reused', 'recorded'] as const;
 export type Disposition = (typeof TASK_DISPOSITIONS)[number];
 
 /** How a run was created. */
-export const RUN_MODES = ['execute', 'replay', 'retry', 'repair', 'fork'] as const;
+export const RUN_MODES = ['execute', 'replay', 'retry', 'repair', 'fork', 'compensation'] as const;
 /** Mode of a run. */
 export type RunMode = (typeof RUN_MODES)[number];
 
@@ -45,6 +45,7 @@ export const AUDIT_EVENTS = [
   'run.retry',
   'run.repair',
   'run.fork',
+  'run.compensation',
   ...TASK_STATES.map((state) => `task.${state}` as const),
   'task.reused',
   ...EFFECT_STATES.map((state) => `effect.${state}` as const),
@@ -56,6 +57,7 @@ export const AUDIT_EVENTS = [
   'approval.denied',
   'approval.cancelled',
   'effect.reconciled',
+  'effect.compensated',
   'budget.exceeded',
   'artifact.recorded',
 ] as const;

@@ -1,6 +1,6 @@
 // The CLI's only writers: one JSON document per invocation in json mode; a summary and diagnostics in human mode.
 import { CLI_API_VERSION } from '../version.js';
-import { AgentctlError, ERROR_CODES, errorMessage, isAgentctlError, isCoreErrorCode, type Diagnostic } from '../../sdk/index.js';
+import { AgentctlError, ERROR_CODES, errorMessage, isAgentctlError, isCoreErrorCode, type Diagnostic, type JsonValue } from '../../sdk/index.js';
 
 export type OutputMode = 'human' | 'json';
 
@@ -77,13 +77,16 @@ export function toAgentctlError(error: unknown): AgentctlError {
   return new AgentctlError('AGENTCTL_E_INTERNAL', `internal error: ${errorMessage(error)}`, { help: 'this is a bug in agentctl; please report it with the command you ran' });
 }
 
+/** Extra members of an Error document's `error`, e.g. the compensation a failed run started (`compensation`). */
+export const errorDetails = new WeakMap<AgentctlError, Record<string, JsonValue>>();
+
 export function emitError(options: OutputOptions, error: AgentctlError): void {
   if (options.mode === 'json') {
     const document = {
       apiVersion: CLI_API_VERSION,
       kind: 'Error',
       ok: false,
-      error: { message: error.message, exitCode: error.exitCode, runId: error.runId ?? null, traceId: error.traceId ?? null },
+      error: { message: error.message, exitCode: error.exitCode, runId: error.runId ?? null, traceId: error.traceId ?? null, ...errorDetails.get(error) },
       diagnostics: error.diagnostics.map(completeDiagnostic),
     };
     process.stderr.write(`${JSON.stringify(document)}\n`);
@@ -96,6 +99,11 @@ export function formatDiagnostics(error: AgentctlError, colors: ReturnType<typeo
   // Messages may quote a child's stderr or a task's value: everything but agentctl's own colors is neutralized.
   const lines = [`${colors.red('error')}: ${neutralize(error.message)}`];
   if (error.runId) lines.push(`  run: ${error.runId}  trace: ${error.traceId}`);
+  const compensation = errorDetails.get(error)?.compensation as { state?: string; runId?: string | null; error?: { message?: string } } | undefined;
+  if (compensation) {
+    const why = compensation.error?.message ? `: ${neutralize(compensation.error.message)}` : '';
+    lines.push(`  compensation: ${compensation.runId ? `run ${compensation.runId} ` : ''}${String(compensation.state)}${why}`);
+  }
   for (const item of error.diagnostics.map(completeDiagnostic)) {
     const where = item.file ? `${item.file}${item.line ? `:${item.line}:${item.column ?? 1}` : ''}` : '';
     const header = [item.severity === 'error' ? '' : item.severity, item.code, where, item.path ? `at ${item.path}` : '', item.taskId ? `task ${item.taskId}` : ''].filter(Boolean).join('  ');

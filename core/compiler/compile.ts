@@ -86,6 +86,7 @@ export async function compileText(host: Host, file: string, text: string, option
     agents: agents.agents,
     tools: agents.tools,
     ...(Object.keys(sections).length > 0 ? { sections } : {}),
+    ...(envelope.spec.compensation ? { compensation: envelope.spec.compensation } : {}),
   };
   try {
     return { plan: await host.hooks.compile.promise(plan, { file, source: text }), source, packs: load.packs, warnings: load.warnings };
@@ -171,12 +172,12 @@ function checkTemplatePlacement(source: SourceDocument, document: unknown, diagn
     if (path[1] === 'outputs') return path.length > 2;
     if (path[1] !== 'tasks') return false;
     const [field, sub] = [path[3], path[4]];
-    return field === 'with' || (field === 'when' && path.length === 4) || (field === 'loop' && sub === 'while' && path.length === 5) || (field === 'route' && sub === 'select' && path.length === 5);
+    return field === 'with' || (field === 'compensate' && sub === 'with') || (field === 'when' && path.length === 4) || (field === 'loop' && sub === 'while' && path.length === 5) || (field === 'route' && sub === 'select' && path.length === 5);
   };
   const inAction = (path: PathSegment[]) => path[0] === 'spec' && path[1] === 'actions';
   const visit = (value: unknown, path: PathSegment[]): void => {
     if (typeof value === 'string') {
-      if (hasTemplate(value) && !evaluated(path) && !inAction(path)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', path, `templates are not evaluated at ${formatPath(path)}; "${value}" would stay literal text`, 'templates work in a task\'s with, when, loop.while and route.select, and in spec.outputs (and the same places of a sub-workflow)');
+      if (hasTemplate(value) && !evaluated(path) && !inAction(path)) report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', path, `templates are not evaluated at ${formatPath(path)}; "${value}" would stay literal text`, 'templates work in a task\'s with, compensate.with, when, loop.while and route.select, and in spec.outputs (and the same places of a sub-workflow)');
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => visit(item, [...path, index]));
     } else if (value !== null && typeof value === 'object') {

@@ -87,6 +87,27 @@ export const routeSchema = z.strictObject({
   default: z.array(name('a destination')).default([]),
 });
 
+const retrySchema = z
+  .strictObject({
+    maxAttempts: z.number().int().min(1).max(20).default(1),
+    backoffMs: z.number().int().min(0).max(60000).default(0),
+  })
+  .default({ maxAttempts: 1, backoffMs: 0 });
+
+/** A task's inverse: an effectful action `agentctl compensate` runs once the task's effects have happened. */
+export const compensateSchema = z.strictObject({
+  uses: z.string().regex(/^action:[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'compensate.uses must be action:NAME (NAME may be PACK.ITEM)'),
+  with: z.json().default({}),
+  retry: retrySchema,
+  timeoutSeconds: limits.timeoutSeconds.optional(),
+});
+
+/** `spec.compensation`: see docs/compensation.md. */
+export const compensationSchema = z.strictObject({
+  onFailure: z.enum(['manual', 'automatic']).default('manual'),
+  approval: z.enum(['policy', 'never', 'always']).default('policy'),
+});
+
 const taskFields = {
   id: name('a task id'),
   uses: z.string().regex(/^((action|agent|workflow):[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*|router)$/, 'uses must be action:NAME, agent:NAME, workflow:NAME (NAME may be PACK.ITEM) or router'),
@@ -98,15 +119,11 @@ const taskFields = {
   matrix: matrixSchema.optional(),
   loop: loopSchema.optional(),
   route: routeSchema.optional(),
-  retry: z
-    .strictObject({
-      maxAttempts: z.number().int().min(1).max(20).default(1),
-      backoffMs: z.number().int().min(0).max(60000).default(0),
-    })
-    .default({ maxAttempts: 1, backoffMs: 0 }),
+  retry: retrySchema,
   timeoutSeconds: limits.timeoutSeconds.optional(),
   failure: z.enum(['stop', 'continue']).default('stop'),
   outputSchema: z.record(z.string(), z.json()).optional().describe('JSON Schema (2020-12) the task output must match.'),
+  compensate: compensateSchema.optional(),
 };
 
 export const taskSchema = z.strictObject(taskFields);
@@ -152,6 +169,7 @@ export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchem
       packs: z.array(packReferenceSchema).default([]).describe('Declarative packs in the reference format; see docs/packs.md.'),
       packTrust: packTrustSchema.default(packTrustSchema.parse({})),
       tasks: z.array(taskSchema).min(1, 'a workflow needs at least one task'),
+      compensation: compensationSchema.optional(),
     }).extend(sections),
   });
 }

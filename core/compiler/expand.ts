@@ -138,6 +138,7 @@ export function expandTasks(input: ExpansionInput): Expanded {
           with: task.with as JsonValue,
           ...(task.outputSchema === undefined ? {} : { outputSchema: task.outputSchema as JsonValue }),
           profile: action.profile,
+          ...(entry.compensate ? { compensate: entry.compensate } : {}),
         },
         path,
       );

@@ -2,7 +2,7 @@
 // it is written (spec.tasks, and each spec.subworkflows definition): its `uses`, needs, templates, input and control
 // constructs. The second expands the checked documents into the plan's tasks (expand.ts): foreach, matrix and loop
 // children with their aggregate, routers, and sub-workflow invocations flattened into namespaced tasks.
-import { canonicalJson, type CompiledAction, type JsonValue } from '../../sdk/index.js';
+import { canonicalJson, type CompiledAction, type CompiledCompensation, type EffectClass, type JsonValue } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { checkInput, checkOutputSchema, checkTemplate, suggestion, workflowNames, type ReferenceScope, type Report } from './checks.js';
 import type { SubworkflowDocument, TaskDocument } from './envelope.js';
@@ -40,6 +40,8 @@ export interface CheckedTask {
   /** The definition of `workflow:` tasks. */
   readonly workflow?: string;
   readonly router: boolean;
+  /** The task's compiled `compensate`, copied to every task its document compiles to. */
+  readonly compensate?: CompiledCompensation;
 }
 
 export interface TaskContext {
@@ -93,6 +95,7 @@ export function checkLevel(context: TaskContext, level: Level): Map<string, Chec
     if (resolved.action && !readsUnreadable(context.host, resolved.action.kind, context.parts.unreadableSections)) {
       checkInput(context.host, resolved.action, task.with, templates.map((template) => template.path), [...path, 'with'], report, context.parts.sections);
     }
+    const compensate = compileCompensate(context, task, path, scope);
     if (task.outputSchema !== undefined) checkOutputSchema(task.outputSchema as JsonValue, [...path, 'outputSchema'], report);
     wholeTemplate(task.when, [...path, 'when'], scope, 'when', report);
     if (task.loop) wholeTemplate(loopGuard(task.loop.while), [...path, 'loop', 'while'], scope, 'loop.while', report);
@@ -101,7 +104,7 @@ export function checkLevel(context: TaskContext, level: Level): Map<string, Chec
       checkRoute(task, level.ids, byId, path, report);
     }
     // The rest of a duplicate is still checked; only the first of two equal ids is compiled.
-    if (resolved.ok && !duplicate) checked.set(task.id, { task, index, path, router: task.uses === 'router', ...(resolved.action ? { action: resolved.action } : {}), ...(resolved.workflow ? { workflow: resolved.workflow } : {}) });
+    if (resolved.ok && !duplicate) checked.set(task.id, { task, index, path, router: task.uses === 'router', ...(resolved.action ? { action: resolved.action } : {}), ...(resolved.workflow ? { workflow: resolved.workflow } : {}), ...(compensate ? { compensate } : {}) });
   }
   return checked;
 }
@@ -127,6 +130,42 @@ function resolveUses({ parts, actions, report }: TaskContext, task: TaskDocument
   const key = form === 'agent' ? `agent:${name}` : name;
   const action = Object.hasOwn(actions, key) ? actions[key] : undefined;
   return action ? { ok: true, action } : { ok: false };
+}
+
+/** Effect classes that change nothing: an action of one of them cannot undo anything. */
+const NO_CHANGE: ReadonlySet<EffectClass> = new Set(['pure', 'internal_state', 'observe']);
+
+/**
+ * A task's `compensate`: an effectful declared action whose `with` may read what the task's own `with` reads, and
+ * the task's own output. Routers and sub-workflow invocations have no effects of their own to undo.
+ */
+function compileCompensate({ host, parts, actions, report }: TaskContext, task: TaskDocument, path: PathSegment[], scope: ReferenceScope): CompiledCompensation | undefined {
+  const declared = task.compensate;
+  if (!declared) return undefined;
+  const where = [...path, 'compensate'];
+  if (task.uses === 'router' || task.uses.startsWith('workflow:')) {
+    const router = task.uses === 'router';
+    report('AGENTCTL_E_COMPENSATION_INVALID', where, `task ${task.id} ${router ? 'is a router' : `invokes ${task.uses}`} and performs no effect of its own to compensate`, router ? 'declare compensate on the tasks the router selects' : 'declare compensate on the tasks of the sub-workflow');
+    return undefined;
+  }
+  const name = declared.uses.slice('action:'.length);
+  const declaredActions = parts.envelope.spec.actions;
+  if (!Object.hasOwn(declaredActions, name)) {
+    report('AGENTCTL_E_UNKNOWN_ACTION', [...where, 'uses'], `task ${task.id}'s compensate uses action "${name}", which is not declared in spec.actions`, suggestion(name, Object.keys(declaredActions), 'declared actions', 'action:'));
+    return undefined;
+  }
+  const templates = [...templateStrings(declared.with)];
+  const readable: ReferenceScope = { ...scope, needs: new Set([...scope.needs, task.id]), owner: `task ${task.id}'s compensate` };
+  for (const template of templates) checkTemplate(template.text, [...where, 'with', ...template.path], readable, report);
+  // An action whose own fields failed is reported where it is declared.
+  const action = Object.hasOwn(actions, name) ? actions[name]! : undefined;
+  if (!action) return undefined;
+  if (NO_CHANGE.has(action.profile.effectClass)) {
+    report('AGENTCTL_E_COMPENSATION_INVALID', [...where, 'uses'], `task ${task.id}'s compensate uses action ${name} (${action.kind}), whose effects are ${action.profile.effectClass}: it cannot undo anything`, 'name an action that changes what the task changed, e.g. a builtin.write or a process');
+    return undefined;
+  }
+  checkInput(host, action, declared.with, templates.map((template) => template.path), [...where, 'with'], report);
+  return { uses: declared.uses, action: action.name, kind: action.kind, with: declared.with as JsonValue, retry: declared.retry, ...(declared.timeoutSeconds === undefined ? {} : { timeoutSeconds: declared.timeoutSeconds }) };
 }
 
 function checkNeeds(task: TaskDocument, level: Level, path: PathSegment[], report: Report): Set<string> {

@@ -37,7 +37,7 @@ export function withPacks(document: unknown, packs: readonly LoadedPack[], file:
     for (const [name, action] of Object.entries(manifest.actions)) add('actions', name, action);
     // An agent's tools are the invoking workflow's (packs declare none in this version), so they stay as written.
     for (const [name, agent] of Object.entries(manifest.agents)) add('agents', name, agent);
-    for (const [name, workflow] of Object.entries(manifest.workflows)) add('subworkflows', name, { ...workflow, tasks: workflow.tasks.map((task) => ({ ...task, uses: qualifyUses(task.uses, qualify) })) });
+    for (const [name, workflow] of Object.entries(manifest.workflows)) add('subworkflows', name, { ...workflow, tasks: workflow.tasks.map((task) => ({ ...task, uses: qualifyUses(task.uses, qualify), ...(task.compensate ? { compensate: { ...task.compensate, uses: qualifyUses(task.compensate.uses, qualify) } } : {}) })) });
   }
   return { ...document, spec };
 }

@@ -22,7 +22,8 @@ export type BlockName =
   | 'artifact_integrity'
   | 'new_task_outside_repair_closure'
   | 'unreconciled_effect'
-  | 'non_idempotent_effect';
+  | 'non_idempotent_effect'
+  | 'compensated_effect';
 
 export interface Block {
   readonly block: BlockName;
@@ -195,7 +196,8 @@ function descendants(tasks: readonly CompiledTask[], roots: readonly string[]): 
   return closure;
 }
 
-function effectsByTask(store: Store, runId: string): Map<string, SourceEffect[]> {
+/** A run's effects by task, each with its latest reconciliation. */
+export function effectsByTask(store: Store, runId: string): Map<string, SourceEffect[]> {
   const reconciled = store.latestReconciliations(runId);
   const byTask = new Map<string, SourceEffect[]>();
   for (const row of store.effectRows(runId)) {

@@ -36,6 +36,7 @@ const HELP: Readonly<Record<string, string>> = {
   successful_root_requires_acknowledgement: 'pass --restart-successful to run succeeded tasks again',
   non_idempotent_effect: 'pass --restart-successful if doing that effect again is intended',
   new_task_outside_repair_closure: 'name the new task (or a task it needs) in --from',
+  compensated_effect: 'its result was undone by a compensation: name the task in --from, with --restart-successful, to run it again',
 };
 
 export async function deriveRun(request: DeriveRequest): Promise<RunResult> {

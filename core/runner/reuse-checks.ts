@@ -36,7 +36,7 @@ export function effectBlocks(taskId: string, effects: readonly SourceEffect[], a
     if (NON_MUTATING.has(effect.effectClass)) continue;
     if (inDoubt(effect)) {
       blocks.push({ block: 'unreconciled_effect', taskId, effectId: effect.id, message: `task ${taskId} would run again, but its effect ${effect.id} (${effect.operation}) is ${effect.state} in the source run and may have happened` });
-    } else if ((effect.state === 'succeeded' || effect.reconciled === 'applied') && !REPEATABLE.has(effect.idempotency) && !acknowledged) {
+    } else if (effect.reconciled !== 'compensated' && (effect.state === 'succeeded' || effect.reconciled === 'applied') && !REPEATABLE.has(effect.idempotency) && !acknowledged) {
       blocks.push({ block: 'non_idempotent_effect', taskId, effectId: effect.id, message: `task ${taskId} would run again, and its effect ${effect.id} (${effect.operation}, idempotency ${effect.idempotency}) already happened in the source run` });
     }
   }
@@ -102,6 +102,10 @@ export async function reuseChecks(context: CandidateContext): Promise<Check[]> {
 
   const doubtful = context.effects.filter(inDoubt);
   add('unreconciled_effect', doubtful.length === 0, doubtful.length === 0 ? 'no effect in doubt' : `effects in doubt: ${doubtful.map((effect) => `${effect.id} (${effect.operation}, ${effect.state})`).join(', ')}`);
+
+  // A compensated effect was undone on purpose: the result the task stands on no longer exists.
+  const undone = context.effects.filter((effect) => effect.reconciled === 'compensated');
+  add('compensated_effect', undone.length === 0, undone.length === 0 ? 'no effect compensated' : `effects compensated since: ${undone.map((effect) => `${effect.id} (${effect.operation})`).join(', ')}; name the task in --from (with --restart-successful) to run it again`);
   return checks;
 }
 

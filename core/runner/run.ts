@@ -3,7 +3,7 @@ import { AGENT_KIND, type AgentFields } from '../agents/kind.js';
 import { modelUsage, type ModelUsageSummary } from '../agents/usage.js';
 import { agentNetworkProblems, agentSecretUses, asCredentialProblem } from '../agents/preflight.js';
 import { setMaxListeners } from 'node:events';
-import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type AnyErrorCode, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import { taskScope } from './scope.js';
@@ -144,7 +144,7 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
  * found by id instead of dispatched, or starts the next attempt when one of its effects can never complete
  * (cancelled, or reconciled not applied or compensated). Secrets are resolved only for the tasks that will execute.
  */
-export async function resumeRun(request: RunRequest & { readonly runId: string; readonly isLive: (row: Row) => boolean }): Promise<RunResult> {
+export async function resumeRun(request: RunRequest & { readonly runId: string; readonly isLive: (row: Row) => boolean; readonly sourceOutputs?: Record<string, { output: JsonValue }> }): Promise<RunResult> {
   const { store, plan, runId } = request;
   setMaxListeners(0, request.signal);
   const vault = new SecretVault(() => store.digestKey());
@@ -160,7 +160,8 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
 
   const run = store.runRow(runId)!;
   const scheduler = new Scheduler(plan.tasks);
-  const outputs: Record<string, { output: JsonValue }> = {};
+  // A compensation run's templates read its source run's outputs.
+  const outputs: Record<string, { output: JsonValue }> = { ...request.sourceOutputs };
   const dispositions: Record<string, Disposition> = {};
   const attempts = new Map<string, number>();
   const reconciled = store.latestReconciliations(runId);
@@ -335,9 +336,23 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
     wall.dispose();
   }
   const overrun = wall.overrun();
-  const result = await finish({ request, runId, traceId, scheduler, failure, pausedBy, scope, committed, redactValue: vault.redactor.redactValue, ...(overrun ? { overrun } : {}) });
+  const ending = failure ?? (pausedBy ? undefined : failedInverse(store, runId, plan, scheduler));
+  const result = await finish({ request, runId, traceId, scheduler, failure: ending, pausedBy, scope, committed, redactValue: vault.redactor.redactValue, ...(overrun ? { overrun } : {}) });
   const warnings = commitErrors.map((message) => diagnostic('AGENTCTL_E_PLUGIN_FAILED', { severity: 'warning', message }));
   return { ...result, dispositions: start.dispositions, warnings };
+}
+
+/**
+ * A compensation run's inverses run with `failure: continue`, so each is tried whatever its siblings did; one that
+ * failed (now or before a resume) still makes the run end failed. Its recorded error is the run's.
+ */
+function failedInverse(store: Store, runId: string, plan: CompiledPlan, scheduler: Scheduler): TaskOutcome | undefined {
+  const task = plan.tasks.find((candidate) => candidate.compensates && scheduler.state(candidate.id) === 'failed');
+  if (!task) return undefined;
+  const row = store.taskRows(runId).find((candidate) => candidate.task_id === task.id);
+  const recorded = JSON.parse(String(row?.error_json ?? 'null')) as { code?: string; message?: string } | null;
+  const error = new AgentctlError((recorded?.code ?? 'AGENTCTL_E_RUN_FAILED') as AnyErrorCode, recorded?.message ?? `task ${task.id} failed`);
+  return { task, state: 'failed', attempt: Number(row?.attempt ?? 1), durationMs: 0, error };
 }
 
 /** An outcome that ends the run: a failed task with `failure: stop`, or a fatal error regardless of `failure`. */
@@ -361,6 +376,12 @@ function commitOutcome(store: Store, runId: string, result: TaskOutcome): void {
     { type: `task.${result.state}`, data: { attempt: result.attempt, ...(error ? { code: error.code, message: error.message } : {}) } },
   );
   if (result.artifacts) store.recordArtifacts(runId, result.task.id, result.artifacts);
+  // A compensation task that succeeded marks the source effects it undid, with the success.
+  const target = result.task.compensates;
+  if (target && result.state === 'succeeded') {
+    const own = store.effectRows(runId).filter((effect) => effect.task_id === result.task.id && effect.state === 'succeeded');
+    store.recordCompensation({ runId, taskId: result.task.id, effectId: own.length > 0 ? String(own.at(-1)!.id) : null }, target.effectIds);
+  }
   if (result.state === 'succeeded' || result.state === 'skipped') store.checkpoint(runId, result.task.id, { task: result.task.id, state: result.state });
 }
 

@@ -1,12 +1,13 @@
 // What a task's templates see: the run's inputs and vars, the task's own vars and bindings, and the outputs of the
-// tasks it needs. A sub-workflow's tasks see their invocation's input boundary as `inputs` and their siblings by
-// local id; templates can only read tasks in needs (the compiler checks), so those are all a scope has to map.
+// tasks it needs (a compensation task: the source tasks its declaration reads). A sub-workflow's tasks see their
+// invocation's input boundary as `inputs` and their siblings by local id; templates can only read tasks in needs (the compiler checks), so those are all a scope has to map.
 import type { CompiledPlan, CompiledTask, JsonValue } from '../../sdk/index.js';
 import type { TemplateScope } from '../compiler/templates.js';
 
 export type Outputs = Readonly<Record<string, { readonly output: JsonValue }>>;
 
-export function taskScope(plan: CompiledPlan, task: CompiledTask, outputs: Outputs): TemplateScope {
+export function taskScope(plan: CompiledPlan, task: CompiledTask, given: Outputs): TemplateScope {
+  const outputs = compensationOutputs(task, given);
   let vars = plan.vars;
   if (task.vars || task.bindings) {
     vars = { ...plan.vars, ...task.vars };
@@ -17,11 +18,22 @@ export function taskScope(plan: CompiledPlan, task: CompiledTask, outputs: Outpu
   const namespace = task.namespace;
   if (!namespace) return { inputs: plan.inputs, vars, memory: {}, tasks: outputs };
   const tasks: Record<string, { output: JsonValue }> = {};
-  for (const need of task.needs) {
+  for (const need of task.compensates?.reads ?? task.needs) {
     if (need.startsWith(namespace.prefix) && Object.hasOwn(outputs, need)) tasks[need.slice(namespace.prefix.length)] = outputs[need]!;
   }
   // A boundary's own input is rendered in the invoking scope: its namespace is the caller's, handled above.
   const boundary = Object.hasOwn(outputs, namespace.inputs) ? outputs[namespace.inputs]!.output : {};
   const inputs = boundary !== null && typeof boundary === 'object' && !Array.isArray(boundary) ? (boundary as Record<string, JsonValue>) : {};
   return { inputs, vars, memory: {}, tasks };
+}
+
+/**
+ * A compensation task renders its declaration in the source run's scope (the source outputs are in `outputs`): it
+ * reads what the source task read, and names the source task by the id written in its document.
+ */
+function compensationOutputs(task: CompiledTask, outputs: Outputs): Outputs {
+  const target = task.compensates;
+  if (!target || !Object.hasOwn(outputs, target.taskId)) return outputs;
+  const self = (task.namespace?.prefix ?? '') + target.self;
+  return { ...outputs, [self]: outputs[target.taskId]! };
 }

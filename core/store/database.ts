@@ -160,6 +160,10 @@ function migrate(db: SqliteDatabase, path: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   const pending = MIGRATIONS.filter((migration) => migration.version > current);
   if (pending.length === 0) return;
+  // A table rebuild drops a table others refer to: foreign keys are off for it (the pragma is a no-op inside a
+  // transaction) and checked, all of them, before the migration commits.
+  const rebuilds = pending.some((migration) => migration.rebuildsTables);
+  if (rebuilds) db.pragma('foreign_keys = OFF');
   try {
     db.transaction(() => {
       // Re-read inside the write transaction: another process may have migrated meanwhile.
@@ -169,8 +173,11 @@ function migrate(db: SqliteDatabase, path: string): void {
         db.exec(migration.sql);
         db.pragma(`user_version = ${migration.version}`);
       }
+      if (rebuilds && (db.pragma('foreign_key_check') as unknown[]).length > 0) throw new Error('the migrated tables break a foreign key');
     }).immediate();
   } catch (error) {
     throw databaseError(error, `database ${path} could not be migrated`, 'AGENTCTL_E_DB_WRITE');
+  } finally {
+    if (rebuilds) db.pragma('foreign_keys = ON');
   }
 }

@@ -99,6 +99,18 @@ export function inspectRun(store: Store, runId: string) {
       finishedAt: task.finished_at,
     })),
     effects: effects.map((effect) => effectView(effect, runLiveness === 'active', reconciled.get(String(effect.id))?.outcome ?? null, parse)),
+    // Operators' accounts of effects in doubt, and the compensations that undid effects of this run.
+    effectReconciliations: store.runReconciliations(runId).map((row) => ({
+      seq: row.seq,
+      effectId: row.effect_id,
+      outcome: row.outcome,
+      reason: row.reason,
+      actor: row.actor,
+      createdAt: row.created_at,
+      compensationRunId: row.compensation_run_id,
+      compensationTaskId: row.compensation_task_id,
+      compensationEffectId: row.compensation_effect_id,
+    })),
     approvals: approvals.map((approval) => ({
       approvalId: approval.id,
       taskId: approval.task_id,

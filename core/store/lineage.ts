@@ -1,4 +1,4 @@
-// Lineage of derived runs (retry, repair, fork): the rows that say where a run came from and why each reused task
+// Lineage of derived runs (retry, repair, fork, compensation): the rows that say where a run came from and why each reused task
 // could be reused. The Store writes them in the transaction that creates the run (see Store.createDerivedRun).
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '../../sdk/index.js';
@@ -9,7 +9,7 @@ export const outputDigestOf = (text: string): string => `sha256:${createHash('sh
 
 /** Where a derived run came from. `plan` is the reuse plan it was created from (dispositions, reasons, checks). */
 export interface Lineage {
-  readonly mode: 'retry' | 'repair' | 'fork';
+  readonly mode: 'retry' | 'repair' | 'fork' | 'compensation';
   readonly sourceRunId: string;
   readonly roots: readonly string[];
   readonly reason?: string;

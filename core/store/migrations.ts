@@ -1,11 +1,16 @@
 // Forward-only schema migrations, keyed on PRAGMA user_version. Never edit a shipped migration: add one.
 
-import { APPROVAL_STATES, EFFECT_STATES as EFFECT_STATE_NAMES, RUN_MODES, RUN_STATES as RUN_STATE_NAMES, TASK_DISPOSITIONS, TASK_STATES as TASK_STATE_NAMES } from '../../sdk/index.js';
+import { APPROVAL_STATES, EFFECT_STATES as EFFECT_STATE_NAMES, RUN_STATES as RUN_STATE_NAMES, TASK_DISPOSITIONS, TASK_STATES as TASK_STATE_NAMES } from '../../sdk/index.js';
 
 export interface Migration {
   readonly version: number;
   readonly description: string;
   readonly sql: string;
+  /**
+   * The migration rebuilds a table that others refer to (SQLite cannot change a CHECK in place): foreign keys are
+   * switched off around its transaction and checked before it commits.
+   */
+  readonly rebuildsTables?: boolean;
 }
 
 // The CHECK lists come from the SDK's vocabularies. A shipped migration's SQL must never change: a new state needs a
@@ -14,6 +19,8 @@ const list = (states: readonly string[]) => states.map((state) => `'${state}'`).
 const RUN_STATES = list(RUN_STATE_NAMES);
 const TASK_STATES = list(TASK_STATE_NAMES);
 const EFFECT_STATES = list(EFFECT_STATE_NAMES);
+// The run modes of version 1, as shipped: later modes come with the migration that admits them.
+const V1_RUN_MODES = ['execute', 'replay', 'retry', 'repair', 'fork'];
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -34,7 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
         error_json TEXT,
         workspace TEXT NOT NULL,
         state TEXT NOT NULL CHECK (state IN (${RUN_STATES})),
-        mode TEXT NOT NULL DEFAULT 'execute' CHECK (mode IN (${list(RUN_MODES)})),
+        mode TEXT NOT NULL DEFAULT 'execute' CHECK (mode IN (${list(V1_RUN_MODES)})),
         source_run_id TEXT REFERENCES runs(id),
         lease_owner TEXT,
         lease_expires_at INTEGER,
@@ -204,6 +211,58 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (run_id, task_id),
         FOREIGN KEY (run_id, task_id) REFERENCES tasks(run_id, task_id)
       ) STRICT;
+    `,
+  },
+  {
+    version: 6,
+    description: 'compensation runs: the compensation run mode, and the compensation a compensated reconciliation records',
+    rebuildsTables: true,
+    sql: `
+      CREATE TABLE runs_v6 (
+        id TEXT PRIMARY KEY,
+        trace_id TEXT NOT NULL,
+        workflow_name TEXT NOT NULL,
+        workflow_digest TEXT NOT NULL,
+        workflow_file TEXT,
+        workflow_source TEXT NOT NULL,
+        plan_json TEXT NOT NULL,
+        inputs_json TEXT NOT NULL,
+        memory_json TEXT NOT NULL DEFAULT '{}',
+        output_json TEXT,
+        error_json TEXT,
+        workspace TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN (${RUN_STATES})),
+        mode TEXT NOT NULL DEFAULT 'execute' CHECK (mode IN ('execute','replay','retry','repair','fork','compensation')),
+        source_run_id TEXT REFERENCES runs(id),
+        lease_owner TEXT,
+        lease_expires_at INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        finished_at TEXT
+      ) STRICT;
+      INSERT INTO runs_v6 SELECT id, trace_id, workflow_name, workflow_digest, workflow_file, workflow_source, plan_json, inputs_json, memory_json,
+        output_json, error_json, workspace, state, mode, source_run_id, lease_owner, lease_expires_at, created_at, updated_at, finished_at FROM runs;
+      DROP TABLE runs;
+      ALTER TABLE runs_v6 RENAME TO runs;
+      CREATE INDEX runs_by_created ON runs(created_at);
+      CREATE INDEX runs_by_source ON runs(source_run_id, mode);
+
+      CREATE TABLE run_lineage_v6 (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id),
+        source_run_id TEXT NOT NULL REFERENCES runs(id),
+        mode TEXT NOT NULL CHECK (mode IN ('retry','repair','fork','compensation')),
+        roots_json TEXT NOT NULL,
+        reason TEXT,
+        plan_json TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO run_lineage_v6 SELECT run_id, source_run_id, mode, roots_json, reason, plan_json, created_at FROM run_lineage;
+      DROP TABLE run_lineage;
+      ALTER TABLE run_lineage_v6 RENAME TO run_lineage;
+
+      ALTER TABLE reconciliations ADD COLUMN compensation_run_id TEXT REFERENCES runs(id);
+      ALTER TABLE reconciliations ADD COLUMN compensation_task_id TEXT;
+      ALTER TABLE reconciliations ADD COLUMN compensation_effect_id TEXT REFERENCES effects(id);
     `,
   },
 ];

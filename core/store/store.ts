@@ -792,6 +792,37 @@ export class Store {
     });
   }
 
+  /** Every reconciliation of a run's effects, oldest first. */
+  runReconciliations(runId: string): Row[] {
+    return this.#read(() => this.#db.prepare(`SELECT r.* FROM reconciliations r JOIN effects e ON e.id = r.effect_id WHERE e.run_id = ? ORDER BY r.seq`).all(runId) as Row[]);
+  }
+
+  /** The compensation runs made from a run, oldest first. */
+  compensationRuns(sourceRunId: string): Row[] {
+    return this.#read(() => this.#db.prepare(`SELECT * FROM runs WHERE source_run_id = ? AND mode = 'compensation' ORDER BY created_at, id`).all(sourceRunId) as Row[]);
+  }
+
+  /**
+   * Appends a `compensated` reconciliation to each source effect a compensation task undid, linking the compensation
+   * run, task and effect; call inside the transaction that records the compensation task's success. An effect
+   * already reconciled `compensated` is left as it is.
+   */
+  recordCompensation(compensation: { runId: string; taskId: string; effectId: string | null }, sourceEffectIds: readonly string[]): void {
+    const latest = this.#db.prepare(`SELECT outcome FROM reconciliations WHERE effect_id = ? ORDER BY seq DESC LIMIT 1`);
+    const insert = this.#db.prepare(`
+      INSERT INTO reconciliations (effect_id, outcome, reason, actor, created_at, compensation_run_id, compensation_task_id, compensation_effect_id)
+      VALUES (?, 'compensated', ?, 'agentctl', ?, ?, ?, ?)`);
+    for (const effectId of sourceEffectIds) {
+      const effect = this.#statements.selectEffect.get(effectId) as EffectRow | undefined;
+      if (!effect || (latest.get(effectId) as { outcome: string } | undefined)?.outcome === 'compensated') continue;
+      const reason = `compensated by task ${compensation.taskId} of run ${compensation.runId}`;
+      insert.run(effectId, this.#text(reason), now(), compensation.runId, this.#text(compensation.taskId), compensation.effectId);
+      const data = { outcome: 'compensated', actor: 'agentctl', reason, compensationRunId: compensation.runId, compensationTaskId: compensation.taskId, compensationEffectId: compensation.effectId };
+      this.audit(effect.run_id, { type: 'effect.reconciled', taskId: effect.task_id, effectId, data });
+      this.audit(compensation.runId, { type: 'effect.compensated', taskId: compensation.taskId, effectId, data: { sourceRunId: effect.run_id, sourceTaskId: effect.task_id, compensationEffectId: compensation.effectId } });
+    }
+  }
+
   /** The latest reconciliation of each effect of a run, keyed by effect id. */
   latestReconciliations(runId: string): Map<string, Row> {
     const rows = this.#read(

@@ -72,6 +72,7 @@ describe('retry, repair and fork', () => {
       ['output_digest_mismatch', true],
       ['artifact_integrity', true],
       ['unreconciled_effect', true],
+      ['compensated_effect', true],
     ]);
     const human = runCli(['repair', file, runId, '--from', 'third', '--plan', '--db', ws().db]);
     expect(human.status).to.equal(0);
@@ -96,7 +97,7 @@ describe('retry, repair and fork', () => {
     expect(view.run).to.deep.include({ mode: 'repair', sourceRunId: runId });
     expect(view.lineage).to.deep.include({ mode: 'repair', sourceRunId: runId, roots: ['third'], reason: 'third fixed' });
     expect(view.tasks[0].reuse.sourceRunId).to.equal(runId);
-    expect(view.tasks[0].reuse.checks).to.have.length(7);
+    expect(view.tasks[0].reuse.checks).to.have.length(8);
     expect(view.tasks[0].reuse.sourceEffectIds).to.deep.equal(rows(ws().db, `SELECT id FROM effects WHERE run_id = ? AND task_id = 'first'`, runId).map((row) => row.id));
     expect(view.tasks[2].reuse).to.equal(null);
     const text = runCli(['inspect', repaired.data.runId, '--db', ws().db]).stdout;

@@ -23,6 +23,8 @@ export interface WorkflowSpec {
   runtime?: Record<string, unknown>;
   actions: Record<string, Record<string, unknown>>;
   tasks: Record<string, unknown>[];
+  subworkflows?: Record<string, unknown>;
+  compensation?: Record<string, unknown>;
 }
 
 /** A workflow document as YAML text. */

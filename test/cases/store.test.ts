@@ -70,7 +70,7 @@ describe('database version and format', () => {
     const db = new Database(ws.db, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
-      expect(db.pragma('user_version', { simple: true })).to.equal(5);
+      expect(db.pragma('user_version', { simple: true })).to.equal(6);
       const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((row) => row.name);
       expect(tables).to.include.members(['runs', 'tasks', 'effects', 'approvals', 'reconciliations', 'audit_events', 'checkpoints', 'artifacts']);
     } finally {
@@ -205,7 +205,7 @@ describe('inspect and runs list', () => {
     const document = outcome(result, 0);
     expect(document.kind).to.equal('RunInspection');
     expect(document.ok).to.equal(true);
-    expect(Object.keys(document.data).sort()).to.deep.equal(['approvals', 'audit', 'budget', 'effects', 'lineage', 'modelUsage', 'run', 'tasks']);
+    expect(Object.keys(document.data).sort()).to.deep.equal(['approvals', 'audit', 'budget', 'effectReconciliations', 'effects', 'lineage', 'modelUsage', 'run', 'tasks']);
     // A run without agents made no model request.
     expect(document.data.modelUsage).to.equal(null);
     // A run without budgets records nothing in the budget ledger.

@@ -23,9 +23,9 @@ describe('secret storage', () => {
     }
   };
 
-  it('migrations 2 to 5 upgrade a version 1 database, keeping its rows; version 1 is unchanged', () => {
-    expect(MIGRATIONS.map((migration) => migration.version)).to.deep.equal([1, 2, 3, 4, 5]);
-    expect(SCHEMA_VERSION).to.equal(5);
+  it('migrations 2 to 6 upgrade a version 1 database, keeping its rows; version 1 is unchanged', () => {
+    expect(MIGRATIONS.map((migration) => migration.version)).to.deep.equal([1, 2, 3, 4, 5, 6]);
+    expect(SCHEMA_VERSION).to.equal(6);
     const path = join(dir, 'v1.db');
     const old = new Database(path);
     old.exec(MIGRATIONS[0]!.sql);
@@ -34,7 +34,7 @@ describe('secret storage', () => {
     old.close();
     Store.open(path).close();
     const db = new Database(path, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).to.equal(5);
+    expect(db.pragma('user_version', { simple: true })).to.equal(6);
     // Migration 4: the run budget ledger.
     expect(tables(path)).to.include('budget_reservations');
     // Migration 5: lineage of derived runs, and each task's output digest.

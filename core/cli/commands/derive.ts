@@ -94,6 +94,13 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
   try {
     const source = store.runRow(argv.run);
     if (!source) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${argv.run} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+    // A compensation run runs a plan made from its source's effects, not its workflow: it is completed by compensating
+    // the source again, which plans only what is not compensated yet.
+    if (source.mode === 'compensation') {
+      throw new AgentctlError('AGENTCTL_E_USAGE', `run ${argv.run} is a compensation run of ${String(source.source_run_id)}; it cannot be ${mode === 'fork' ? 'forked' : mode === 'retry' ? 'retried' : 'repaired'}`, {
+        help: `to finish compensating, run: agentctl compensate ${String(source.source_run_id)}`,
+      });
+    }
     if (mode !== 'fork' && !TERMINAL.includes(String(source.state))) {
       throw new AgentctlError('AGENTCTL_E_RUN_NOT_TERMINAL', `run ${argv.run} is ${String(source.state)}; only a succeeded, failed or cancelled run can be ${mode === 'retry' ? 'retried' : 'repaired'}`, {
         help: 'resume the run first, or fork it (a fork runs everything fresh)',

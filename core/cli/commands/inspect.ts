@@ -36,6 +36,10 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
         if (lineage) lines.push(`  ${lineage.mode} of run ${lineage.sourceRunId}, roots: ${(lineage.roots as string[]).join(', ') || '(none)'}${lineage.reason ? `, reason: ${neutralize(String(lineage.reason))}` : ''}`);
         for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}${task.disposition ? `  ${task.disposition}` : ''}${task.reuse ? ` (${(task.reuse.checks as unknown[]).length} checks passed)` : ''}`);
         for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}${effect.inDoubt ? ' (in doubt: it may have happened)' : ''}`);
+        for (const entry of view.effectReconciliations) {
+          const by = entry.compensationRunId ? ` by task ${String(entry.compensationTaskId)} of compensation run ${String(entry.compensationRunId)}` : ` by ${neutralize(String(entry.actor))}`;
+          lines.push(`  reconciled ${String(entry.effectId)} ${String(entry.outcome)}${by}`);
+        }
         for (const approval of view.approvals) lines.push(`  approval ${approval.approvalId} ${approval.state} (${approval.taskId}): ${neutralize(String(approval.reason))}`);
         lines.push(...budgetLines(view.budget));
         lines.push('  audit:');

@@ -1,8 +1,9 @@
 // `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan.
 import type { CommandModule } from 'yargs';
-import { AgentctlError, type JsonValue } from '../../../sdk/index.js';
+import { AgentctlError, type CompiledPlan, type JsonValue } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
 import { installProgress } from '../../progress.js';
+import { sourceOutputs } from '../../runner/compensate.js';
 import { resumeRun } from '../../runner/run.js';
 import { liveness } from '../../store/liveness.js';
 import { Store } from '../../store/store.js';
@@ -36,7 +37,11 @@ export const resumeCommand = (compose: Compose): CommandModule<GlobalArgs, Resum
       const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
       // The recorded workflow and inputs, never the file on disk: the run continues what it started.
       const inputs = JSON.parse(String(row.inputs_json)) as Record<string, JsonValue>;
-      const { plan } = await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv) });
+      // A compensation run continues the plan it was made with, over its source run's outputs.
+      const compensation = row.mode === 'compensation' && row.source_run_id !== null;
+      const plan = compensation
+        ? (JSON.parse(String(row.plan_json)) as CompiledPlan)
+        : (await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv) })).plan;
       return await driveAndReport(store, timeout, output, (driving) =>
         resumeRun({
           host,
@@ -48,6 +53,7 @@ export const resumeCommand = (compose: Compose): CommandModule<GlobalArgs, Resum
           source: String(row.workflow_source),
           workspaceRoot: String(row.workspace),
           environment: process.env,
+          ...(compensation ? { sourceOutputs: sourceOutputs(store, String(row.source_run_id)) } : {}),
           ...driving,
         }),
       );

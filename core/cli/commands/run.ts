@@ -14,6 +14,7 @@ import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { collectInputs, type InputArgs } from '../inputs.js';
 import { emit, emitError, neutralize, palette, toAgentctlError, type OutputOptions } from '../output.js';
+import { compensateAfterFailure } from './compensate.js';
 import { inputOptions } from './document.js';
 
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
@@ -49,9 +50,13 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
     const store = Store.open(db);
     try {
-      return await driveAndReport(store, timeout, output, (driving) =>
-        executeRun({ host, store, plan, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, ...driving }),
-      );
+      const request = { host, store, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env };
+      return await driveAndReport(store, timeout, output, async (driving) => {
+        const result = await executeRun({ ...request, plan, ...driving });
+        // A failed run is compensated right away when the workflow asks for it; a cancelled one never is.
+        if (plan.compensation?.onFailure === 'automatic') await compensateAfterFailure(request, result, driving);
+        return result;
+      });
     } finally {
       store.close();
     }

@@ -1,0 +1,273 @@
+// Compensation: a terminal run's applied effects undone by the inverse actions its tasks declare (`compensate`), as
+// a new run linked to it (mode `compensation`). The plan is read from the source's durable effects and nothing of the
+// source changes, except that each effect a compensation task undid gets a `compensated` reconciliation appended.
+import { setMaxListeners } from 'node:events';
+import { AgentctlError, diagnostic, type CompensationSettings, type CompiledPlan, type CompiledTask, type Disposition, type EffectClass, type JsonValue, type ResolvedPolicy } from '../../sdk/index.js';
+import { parser } from '../store/inspection.js';
+import type { Lineage } from '../store/lineage.js';
+import type { Row, Store } from '../store/store.js';
+import { effectsByTask } from './derive-plan.js';
+import { newRunIdentity } from './identity.js';
+import { drive, newRunRecord, preflight, type RunRequest, type RunResult } from './run.js';
+import { Scheduler } from './scheduler.js';
+import { SecretVault } from './secrets.js';
+import type { SourceEffect } from './reuse-checks.js';
+
+/** Effect classes that change nothing: there is nothing of theirs to undo. */
+const NO_CHANGE: ReadonlySet<string> = new Set<EffectClass>(['pure', 'internal_state', 'observe']);
+
+/**
+ * What planning decided for one source task that declares `compensate`:
+ * - `compensate`: effects of it happened (succeeded, or reconciled applied) and are not compensated yet;
+ * - `compensated`: every one that happened is already compensated;
+ * - `nothing_applied`: none happened (failed, not applied, never dispatched);
+ * - `blocked`: one of its effects (or of an earlier compensation of it) may or may not have happened.
+ */
+export type CompensationDisposition = 'compensate' | 'compensated' | 'nothing_applied' | 'blocked';
+
+export interface PlannedCompensation {
+  readonly taskId: string;
+  readonly disposition: CompensationDisposition;
+  readonly reason: string;
+  /** The inverse action, `action:NAME`. */
+  readonly uses: string;
+  /** The source effects the compensation task undoes (with `compensate`), or those that block it. */
+  readonly effectIds: readonly string[];
+  /** The id of the task the compensation run gives it (with `compensate`). */
+  readonly compensationTaskId?: string;
+}
+
+export interface CompensationBlock {
+  readonly taskId: string;
+  readonly effectId: string;
+  readonly message: string;
+}
+
+/** What `compensate --plan` prints (kind `CompensationPlan`) and what the compensation run is made from. */
+export interface CompensationPlan {
+  readonly sourceRunId: string;
+  readonly workflow: string;
+  readonly sourceState: string;
+  readonly onFailure: CompensationSettings['onFailure'];
+  readonly approval: CompensationSettings['approval'];
+  /** False when a selected task is blocked: nothing is run. */
+  readonly executable: boolean;
+  /** Tasks that declare `compensate` (those selected by --task), in reverse compiled order: the order they run in. */
+  readonly tasks: readonly PlannedCompensation[];
+  readonly blocks: readonly CompensationBlock[];
+}
+
+const TERMINAL = ['succeeded', 'failed', 'cancelled'];
+const DEFAULTS: CompensationSettings = { onFailure: 'manual', approval: 'policy' };
+
+export const compensationTaskId = (sourceTaskId: string) => `compensate-${sourceTaskId}`;
+
+/** The source run, which must exist and have ended. */
+export function compensationSource(store: Store, runId: string): Row {
+  const source = store.runRow(runId);
+  if (!source) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+  if (!TERMINAL.includes(String(source.state))) {
+    throw new AgentctlError('AGENTCTL_E_RUN_NOT_TERMINAL', `run ${runId} is ${String(source.state)}; only a succeeded, failed or cancelled run can be compensated`, {
+      help: 'resume the run (or let the process driving it finish) first, then compensate it',
+    });
+  }
+  return source;
+}
+
+/** Plans the compensation of `source` from its durable effects. Reads only: `--plan` writes nothing. */
+export function planCompensation(store: Store, source: Row, selected: readonly string[] = []): CompensationPlan {
+  const sourceRunId = String(source.id);
+  const plan = parser(sourceRunId)('runs', 'plan_json', source) as unknown as CompiledPlan;
+  const settings = plan.compensation ?? DEFAULTS;
+  const declared = chosenTasks(plan, sourceRunId, selected);
+  const effects = sourceEffects(store, sourceRunId);
+  const earlier = earlierCompensations(store, sourceRunId);
+  const tasks: PlannedCompensation[] = [];
+  const blocks: CompensationBlock[] = [];
+  for (const task of declared) {
+    const uses = task.compensate!.uses;
+    const own = effects.get(task.id) ?? [];
+    const doubtful = own.filter((effect) => (effect.state === 'started' || effect.state === 'uncertain') && effect.reconciled === null);
+    const pending = earlier.inDoubt.get(task.id) ?? [];
+    if (doubtful.length > 0 || pending.length > 0) {
+      for (const effect of doubtful) {
+        blocks.push({ taskId: task.id, effectId: effect.id, message: `task ${task.id}'s effect ${effect.id} (${effect.operation}) is ${effect.state} in run ${sourceRunId}: it may or may not have happened` });
+      }
+      for (const effect of pending) {
+        blocks.push({ taskId: task.id, effectId: effect.id, message: `the compensation of task ${task.id} in run ${effect.runId} has effect ${effect.id} (${effect.operation}) ${effect.state}: it may or may not have happened` });
+      }
+      tasks.push({ taskId: task.id, disposition: 'blocked', reason: 'unreconciled_effect', uses, effectIds: [...doubtful.map((effect) => effect.id), ...pending.map((effect) => effect.id)] });
+      continue;
+    }
+    const happened = own.filter((effect) => effect.reconciled === 'applied' || (effect.state === 'succeeded' && effect.reconciled === null));
+    const undone = own.filter((effect) => effect.reconciled === 'compensated' || earlier.applied.has(effect.id));
+    const remaining = happened.filter((effect) => !earlier.applied.has(effect.id));
+    if (remaining.length > 0) {
+      tasks.push({ taskId: task.id, disposition: 'compensate', reason: 'applied_effect', uses, effectIds: remaining.map((effect) => effect.id), compensationTaskId: compensationTaskId(task.id) });
+    } else if (undone.length > 0) {
+      tasks.push({ taskId: task.id, disposition: 'compensated', reason: 'already_compensated', uses, effectIds: undone.map((effect) => effect.id) });
+    } else {
+      const reason = own.some((effect) => effect.reconciled === 'not_applied') ? 'reconciled_not_applied' : own.length === 0 ? 'no_effect' : 'no_applied_effect';
+      tasks.push({ taskId: task.id, disposition: 'nothing_applied', reason, uses, effectIds: [] });
+    }
+  }
+  return { sourceRunId, workflow: plan.name, sourceState: String(source.state), onFailure: settings.onFailure, approval: settings.approval, executable: blocks.length === 0, tasks, blocks };
+}
+
+/** The source tasks with a `compensate`, latest first; `--task` narrows them (each must exist and declare one). */
+function chosenTasks(plan: CompiledPlan, sourceRunId: string, selected: readonly string[]): CompiledTask[] {
+  const byId = new Map(plan.tasks.map((task) => [task.id, task]));
+  for (const id of selected) {
+    const task = byId.get(id);
+    if (!task) throw new AgentctlError('AGENTCTL_E_UNKNOWN_TASK', `--task ${id}: run ${sourceRunId} has no task ${id}`, { help: `tasks that declare compensate: ${declaredIds(plan) || '(none)'}` });
+    if (!task.compensate) {
+      throw new AgentctlError('AGENTCTL_E_COMPENSATION_NOT_DECLARED', `--task ${id}: task ${id} of run ${sourceRunId} declares no compensate`, { help: `tasks that declare compensate: ${declaredIds(plan) || '(none)'}` });
+    }
+  }
+  return plan.tasks.filter((task) => task.compensate && (selected.length === 0 || selected.includes(task.id))).reverse();
+}
+
+const declaredIds = (plan: CompiledPlan) => plan.tasks.filter((task) => task.compensate).map((task) => task.id).join(', ');
+
+/** The source's effects that change something, by task, with their latest reconciliation. */
+function sourceEffects(store: Store, runId: string): Map<string, SourceEffect[]> {
+  const byTask = effectsByTask(store, runId);
+  for (const [taskId, effects] of byTask) byTask.set(taskId, effects.filter((effect) => !NO_CHANGE.has(effect.effectClass)));
+  return byTask;
+}
+
+/**
+ * What earlier compensation runs of the source left: compensation effects still in doubt (by source task), and the
+ * source effects whose compensation effect an operator reconciled `applied` (their compensation happened).
+ */
+function earlierCompensations(store: Store, sourceRunId: string) {
+  const inDoubt = new Map<string, { id: string; runId: string; operation: string; state: string }[]>();
+  const applied = new Set<string>();
+  for (const run of store.compensationRuns(sourceRunId)) {
+    const runId = String(run.id);
+    const plan = parser(runId)('runs', 'plan_json', run) as unknown as CompiledPlan;
+    const targets = new Map(plan.tasks.filter((task) => task.compensates).map((task) => [task.id, task.compensates!]));
+    const reconciled = store.latestReconciliations(runId);
+    for (const effect of store.effectRows(runId)) {
+      const target = targets.get(String(effect.task_id));
+      if (!target) continue;
+      const outcome = reconciled.get(String(effect.id))?.outcome;
+      if ((effect.state === 'started' || effect.state === 'uncertain') && outcome === undefined) {
+        inDoubt.set(target.taskId, [...(inDoubt.get(target.taskId) ?? []), { id: String(effect.id), runId, operation: String(effect.operation), state: String(effect.state) }]);
+      } else if (outcome === 'applied') {
+        for (const id of target.effectIds) applied.add(id);
+      }
+    }
+  }
+  return { inDoubt, applied };
+}
+
+/** The error a blocked plan ends the command with (exit 3): one diagnostic per effect in doubt, nothing written. */
+export function compensationBlocked(plan: CompensationPlan): AgentctlError {
+  const diagnostics = plan.blocks.map((block) =>
+    diagnostic('AGENTCTL_E_COMPENSATION_BLOCKED', {
+      message: block.message,
+      path: `tasks.${block.taskId}`,
+      taskId: block.taskId,
+      help: `check whether it happened, then: agentctl effects reconcile ${block.effectId} --status applied|not-applied --reason TEXT (or leave the task out with --task)`,
+    }),
+  );
+  const tasks = [...new Set(plan.blocks.map((block) => block.taskId))].join(', ');
+  return new AgentctlError('AGENTCTL_E_COMPENSATION_BLOCKED', `the compensation of run ${plan.sourceRunId} is blocked by effects in doubt (task ${tasks}); nothing was written`, { diagnostics });
+}
+
+/** The approval rule of `spec.compensation.approval` applied to the source's policy. */
+function compensationPolicy(policy: ResolvedPolicy, approval: CompensationSettings['approval']): ResolvedPolicy {
+  return approval === 'policy' ? policy : { ...policy, approval };
+}
+
+/**
+ * The plan a compensation run executes: one task per task to compensate, in the order planned, each running the
+ * declared action with `failure: continue` (a failed inverse never stops the others), one at a time.
+ */
+export function compensationRunPlan(source: CompiledPlan, planned: CompensationPlan): CompiledPlan {
+  const byId = new Map(source.tasks.map((task) => [task.id, task]));
+  const tasks = planned.tasks
+    .filter((entry) => entry.disposition === 'compensate')
+    .map((entry, index): CompiledTask => {
+      const task = byId.get(entry.taskId)!;
+      const declared = task.compensate!;
+      const prefix = task.namespace?.prefix ?? '';
+      const written = (task.expansion?.parent ?? task.id).slice(prefix.length);
+      return {
+        id: entry.compensationTaskId!,
+        index,
+        uses: declared.uses,
+        action: declared.action,
+        kind: declared.kind,
+        needs: [],
+        with: declared.with,
+        retry: declared.retry,
+        ...(declared.timeoutSeconds === undefined ? {} : { timeoutSeconds: declared.timeoutSeconds }),
+        failure: 'continue',
+        profile: source.actions[declared.action]!.profile,
+        ...(task.vars ? { vars: task.vars } : {}),
+        ...(task.bindings ? { bindings: task.bindings } : {}),
+        ...(task.namespace ? { namespace: task.namespace } : {}),
+        compensates: { sourceRunId: planned.sourceRunId, taskId: task.id, self: written, effectIds: entry.effectIds, reads: [...task.needs, prefix + written] },
+      };
+    });
+  const { compensation: _compensation, ...rest } = source;
+  return { ...rest, outputs: {}, policy: compensationPolicy(source.policy, planned.approval), runtime: { ...source.runtime, maxConcurrency: 1 }, tasks };
+}
+
+/** The outputs of the source's tasks, as its compensation templates read them. */
+export function sourceOutputs(store: Store, sourceRunId: string): Record<string, { output: JsonValue }> {
+  const parse = parser(sourceRunId);
+  const outputs: Record<string, { output: JsonValue }> = {};
+  for (const row of store.taskRows(sourceRunId)) {
+    if (row.output_json !== null) outputs[String(row.task_id)] = { output: parse('tasks', 'output_json', row, `task ${String(row.task_id)}`) };
+  }
+  return outputs;
+}
+
+export interface CompensateRequest extends Omit<RunRequest, 'plan'> {
+  readonly sourceRow: Row;
+  readonly planned: CompensationPlan;
+  readonly reason?: string;
+}
+
+/** Runs the compensation planned for a source run as a new linked run; the plan must be executable. */
+export async function compensateRun(request: CompensateRequest): Promise<RunResult> {
+  const { store, planned, sourceRow } = request;
+  if (!planned.executable) throw compensationBlocked(planned);
+  setMaxListeners(0, request.signal);
+  const sourceRunId = planned.sourceRunId;
+  const source = parser(sourceRunId)('runs', 'plan_json', sourceRow) as unknown as CompiledPlan;
+  // An effect whose earlier compensation an operator reconciled applied is marked compensated now.
+  finalizeReconciledCompensations(store, sourceRunId);
+  const plan = compensationRunPlan(source, planned);
+  const run: RunRequest = { ...request, plan };
+  const vault = new SecretVault(() => store.digestKey());
+  await preflight(run, vault, plan.tasks);
+  store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
+
+  const { runId, traceId } = newRunIdentity();
+  const roots = plan.tasks.map((task) => task.compensates!.taskId);
+  const lineage: Lineage = { mode: 'compensation', sourceRunId, roots, ...(request.reason === undefined ? {} : { reason: request.reason }), plan: planned as unknown as JsonValue };
+  store.createDerivedRun({ ...newRunRecord(run, runId, traceId), sourceRunId }, [], lineage);
+  const dispositions: Record<string, Disposition> = Object.fromEntries(plan.tasks.map((task) => [task.id, 'executed' as Disposition]));
+  const result = await drive(run, { runId, traceId, scheduler: new Scheduler(plan.tasks), outputs: sourceOutputs(store, sourceRunId), attempts: new Map(), dispositions, vault }, 'run.started');
+  return { ...result, details: { mode: 'compensation', sourceRunId, compensated: roots } };
+}
+
+/** `compensated` reconciliations for source effects whose compensation effect was reconciled `applied` by an operator. */
+function finalizeReconciledCompensations(store: Store, sourceRunId: string): void {
+  store.transaction(() => {
+    for (const run of store.compensationRuns(sourceRunId)) {
+      const runId = String(run.id);
+      const plan = parser(runId)('runs', 'plan_json', run) as unknown as CompiledPlan;
+      const reconciled = store.latestReconciliations(runId);
+      for (const task of plan.tasks) {
+        if (!task.compensates) continue;
+        const applied = store.effectRows(runId).filter((effect) => effect.task_id === task.id && reconciled.get(String(effect.id))?.outcome === 'applied');
+        if (applied.length > 0) store.recordCompensation({ runId, taskId: task.id, effectId: String(applied.at(-1)!.id) }, task.compensates.effectIds);
+      }
+    }
+  });
+}
