@@ -534,6 +534,16 @@ export class Store {
     return this.#read(() => this.#db.prepare(`SELECT * FROM effects WHERE run_id = ? ORDER BY requested_at, task_id, attempt, ordinal`).all(runId) as Row[]);
   }
 
+  /** What modelUsage reads of a run's effects: operation and state, and the recorded response of each model turn. */
+  usageRows(runId: string): Row[] {
+    return this.#read(
+      () =>
+        this.#db
+          .prepare(`SELECT operation, state, CASE WHEN operation = 'model.request' AND state = 'succeeded' THEN result_json END AS result_json FROM effects WHERE run_id = ?`)
+          .all(runId) as Row[],
+    );
+  }
+
   approvalRows(runId: string): Row[] {
     return this.#read(() => this.#db.prepare(`SELECT * FROM approvals WHERE run_id = ? ORDER BY requested_at`).all(runId) as Row[]);
   }
