@@ -82,7 +82,7 @@ export async function runAgent(loop: AgentLoop): Promise<JsonValue> {
     const request: ModelRequest = memo.seal({
       model: agent.model,
       ...(instructions === undefined ? {} : { instructions }),
-      messages: [...messages],
+      messages: memo.list(messages),
       tools: modelTools,
       maxOutputTokens: agent.maxOutputTokens,
       ...(structuredOutput ? { structuredOutput } : {}),
