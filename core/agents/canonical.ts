@@ -32,7 +32,7 @@ export class CanonicalMemo {
    * turn's request). Items this memo owns or sealed that the previous list also began with are neither walked again
    * nor serialized again: the copy's text is the previous one's plus the texts of the new items.
    */
-  list<T>(items: readonly T[]): readonly T[] {
+  list<T>(items: readonly T[]): T[] {
     const copy = [...items];
     const last = this.#list;
     let start = 0;

@@ -61,7 +61,7 @@ describe('agent canonical memo', () => {
     expect(memo.text(memo.list(messages.slice(1)) as JsonValue)).to.equal(canonicalJson(messages.slice(1)));
     messages[0] = owned(9);
     expect(memo.text(memo.list(messages) as JsonValue)).to.equal(canonicalJson(messages));
-    expect(memo.text(memo.list([]) as JsonValue)).to.equal('[]');
+    expect(memo.text(memo.list<JsonValue>([]) as JsonValue)).to.equal('[]');
   });
 
   it('does not remember the text of a list holding a value it does not own', () => {
