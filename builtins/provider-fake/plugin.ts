@@ -107,7 +107,9 @@ export const fakeProvider: ModelProvider = {
     if (options.failFirst !== undefined && context.sequence <= options.failFirst) {
       throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_UNAVAILABLE', `fake provider answered 503: scripted transient failure (request ${context.sequence} of the first ${options.failFirst} that fail)`);
     }
-    const index = request.messages.filter((message) => message.role === 'assistant').length;
+    // The turn being answered: how many answers the conversation already holds.
+    let index = 0;
+    for (const message of request.messages) if (message.role === 'assistant') index += 1;
     const result = answer(request, options, index);
     const usage = fakeUsage(options.usage);
     const responseId = `fake-response-${context.sequence}`;

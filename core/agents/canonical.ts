@@ -24,6 +24,43 @@ export class CanonicalMemo {
     }
   }
 
+  /** The last list `list` made: its items and their texts joined, so that the next list only adds its new items. */
+  #list: { readonly items: readonly unknown[]; readonly joined: string } | undefined;
+
+  /**
+   * A frozen copy of `items`, like `seal([...items])`, for a list that grows by appending (the conversation of each
+   * turn's request). Items this memo owns or sealed that the previous list also began with are neither walked again
+   * nor serialized again: the copy's text is the previous one's plus the texts of the new items.
+   */
+  list<T>(items: readonly T[]): T[] {
+    const copy = [...items];
+    const last = this.#list;
+    let start = 0;
+    if (last && last.items.length <= copy.length) {
+      start = last.items.length;
+      for (let index = 0; index < start; index += 1) {
+        if (last.items[index] !== copy[index]) {
+          start = 0;
+          break;
+        }
+      }
+    }
+    let joined = start > 0 ? last!.joined : '';
+    for (let index = start; index < copy.length; index += 1) {
+      const item = copy[index];
+      // Only a value this memo froze keeps its text; anything else is left to `seal`, and the text computed each time.
+      if (item !== null && typeof item === 'object' && !this.#frozen.has(item)) return this.seal(copy);
+      // As Array.prototype.join writes a member without JSON text (undefined): nothing.
+      const text = this.text(item as JsonValue) ?? '';
+      joined = index === 0 ? text : `${joined},${text}`;
+    }
+    Object.freeze(copy);
+    this.#frozen.add(copy);
+    this.#texts.set(copy, `[${joined}]`);
+    this.#list = { items: copy, joined };
+    return copy;
+  }
+
   /**
    * Freezes `value`, which the caller built itself from scalars, owned values and other values it built, and everything
    * in it. A value holding something it could not own stays unfrozen (its text is then computed every time).

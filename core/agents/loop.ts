@@ -24,6 +24,7 @@ import { priceOf, type AgentBudget } from './budget.js';
 import { MODEL_PROFILE, type AgentFields } from './kind.js';
 import { CanonicalMemo } from './canonical.js';
 import { callTool, type ActionRunner, type Canonical, type EffectCall } from './tools.js';
+import { boundedSignal } from '../runner/deadline.js';
 
 const MAX_INSTRUCTIONS_BYTES = 1024 * 1024;
 /** The tool identity of a model turn: governed by spec.policy.providers, not by toolsAllow. */
@@ -81,7 +82,7 @@ export async function runAgent(loop: AgentLoop): Promise<JsonValue> {
     const request: ModelRequest = memo.seal({
       model: agent.model,
       ...(instructions === undefined ? {} : { instructions }),
-      messages: [...messages],
+      messages: memo.list(messages),
       tools: modelTools,
       maxOutputTokens: agent.maxOutputTokens,
       ...(structuredOutput ? { structuredOutput } : {}),
@@ -159,8 +160,7 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
       const kind = loop.host.provider(provider.kind);
       if (!kind) throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_UNKNOWN', `no registered plugin provides provider kind ${provider.kind}`);
       const timeoutMs = agent.timeoutSeconds * 1000;
-      const deadline = AbortSignal.timeout(timeoutMs);
-      const callSignal = AbortSignal.any([signal, deadline]);
+      const deadline = boundedSignal(signal, timeoutMs, 'The operation was aborted due to timeout');
       const network = loop.network ?? unavailableNetwork();
       const secrets = loop.context.secrets;
       const headers = Object.fromEntries(Object.entries(provider.headers).map(([name, reference]) => [name, secrets.value(reference)]));
@@ -169,7 +169,7 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
         ...(provider.credential ? { credential: secrets.value(provider.credential) } : {}),
         headers,
         network,
-        signal: callSignal,
+        signal: deadline.signal,
         timeoutMs,
         effectId: effect.id,
         sequence,
@@ -178,10 +178,12 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
       try {
         response = await call;
       } catch (thrown) {
-        const error = deadline.aborted && !signal.aborted ? timedOut(thrown, provider.name, agent.timeoutSeconds) : thrown;
+        const error = deadline.expired() && !signal.aborted ? timedOut(thrown, provider.name, agent.timeoutSeconds) : thrown;
         // A definite failure consumed one request and no tokens; one in doubt keeps its worst case.
         if (isEffectFailure(error) && error.outcome === 'failed') loop.budget?.used(effect.id, provider.kind, agent.model, ZERO, turn, attempt);
         throw error;
+      } finally {
+        deadline.dispose();
       }
       loop.budget?.used(effect.id, provider.kind, agent.model, response.usage, turn, attempt);
       return { response: response as unknown as JsonValue };

@@ -3,6 +3,7 @@
 // and its output checked before it goes back to the model.
 import { AgentctlError, EffectFailure, jsonSchemaProblems, type CompiledTool, type EffectOptions, type EffectRequest, type JsonValue, type PerformedEffect, type ToolCallBlock, type ToolSettings } from '../../sdk/index.js';
 import type { AgentLoop } from './loop.js';
+import { boundedSignal } from '../runner/deadline.js';
 
 /** How a tool's `approval` bends the policy's approval decision for its calls. */
 export type ApprovalOverride = 'policy' | 'never' | 'always';
@@ -50,14 +51,19 @@ async function runToolKind(loop: AgentLoop, tool: CompiledTool, call: ToolCallBl
   return loop.effect(
     { operation: 'tool.call', input: { tool: tool.name, kind: tool.kind, callId: call.id, input: call.input }, access: { ...access, tool: tool.name }, profile: tool.profile },
     async (signal) => {
-      const limited = AbortSignal.any([signal, AbortSignal.timeout(tool.timeoutSeconds * 1000)]);
-      const running = kind.run(call.input, { tool: settings, files: loop.context.files, signal: limited, redact: (text) => loop.context.redact(text) });
-      const aborted = new Promise<never>((_, reject) => {
-        const stop = () => reject(new EffectFailure('uncertain', 'AGENTCTL_E_TASK_TIMEOUT', `tool ${tool.name} did not finish within ${tool.timeoutSeconds}s or was cancelled`));
-        if (limited.aborted) stop();
-        else limited.addEventListener('abort', stop, { once: true });
-      });
-      return Promise.race([running, aborted]);
+      const deadline = boundedSignal(signal, tool.timeoutSeconds * 1000, 'The operation was aborted due to timeout');
+      const limited = deadline.signal;
+      try {
+        const running = kind.run(call.input, { tool: settings, files: loop.context.files, signal: limited, redact: (text) => loop.context.redact(text) });
+        const aborted = new Promise<never>((_, reject) => {
+          const stop = () => reject(new EffectFailure('uncertain', 'AGENTCTL_E_TASK_TIMEOUT', `tool ${tool.name} did not finish within ${tool.timeoutSeconds}s or was cancelled`));
+          if (limited.aborted) stop();
+          else limited.addEventListener('abort', stop, { once: true });
+        });
+        return await Promise.race([running, aborted]);
+      } finally {
+        deadline.dispose();
+      }
     },
     undefined,
     tool.approval,

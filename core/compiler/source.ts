@@ -3,6 +3,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } fro
 import { AgentctlError, diagnostic, type Diagnostic } from '../../sdk/index.js';
 import { expansionPassesAt } from './alias-bound.js';
 import { checkExpansion, ExpansionError, MAX_DEPTH, MAX_EXPANDED_BYTES, tooLargeMessage } from './expansion.js';
+import { plainJsonDocument } from './json-source.js';
 
 export { MAX_DOCUMENT_BYTES, readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME } from './read.js';
 export { MAX_DEPTH, MAX_EXPANDED_BYTES } from './expansion.js';
@@ -27,9 +28,24 @@ export function parseSource(file: string, text: string): SourceDocument {
   const bomb = expansionPassesAt(text, MAX_EXPANDED_BYTES);
   if (bomb !== undefined) throw tooLarge(file, tooLargeMessage(MAX_EXPANDED_BYTES), textPosition(text, bomb));
   // logLevel error: problems become diagnostics below, never warnings printed to stderr.
+  const readYaml = () => parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, logLevel: 'error' });
+  const json = plainJsonDocument(text);
+  if (json !== undefined) {
+    // The same value the YAML reading gives; that reading is made only if a diagnostic needs a position.
+    let document: Document | undefined;
+    return {
+      file,
+      text,
+      value: json,
+      locate(path, options = {}) {
+        document ??= readYaml();
+        return at(offsetOf(document, path, options.key ?? false));
+      },
+    };
+  }
   let document: Document;
   try {
-    document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, logLevel: 'error' });
+    document = readYaml();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new AgentctlError('AGENTCTL_E_YAML_SYNTAX', `${file}: ${message}`, { diagnostics: [diagnostic('AGENTCTL_E_YAML_SYNTAX', { message, file, line: 1, column: 1 })] });

@@ -83,6 +83,9 @@ export function effectId(parts: { runId: string; taskId: string; attempt: number
 /** Creates the `effect` function of one task attempt's dispatch context. */
 export function createEffectRunner(scope: EffectScope) {
   let ordinal = 0;
+  // Whether the ledger held effects of this attempt before its first effect here (a resumed attempt). If it held none,
+  // it holds only what this runner records, under ids no later effect can have (the ordinal is in the id): no lookups.
+  let resumed: boolean | undefined;
   // Whether the task's first record (task `running`) was written in this attempt.
   const recorded_ = { value: false };
   const withFirstRecord = (extra?: () => void) => (): void => {
@@ -103,7 +106,8 @@ export function createEffectRunner(scope: EffectScope) {
     const id = effectId({ runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, operation: request.operation, inputDigest });
 
     const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest };
-    const existing = scope.store.effect(id);
+    resumed ??= scope.store.attemptHasEffects(scope.runId, scope.taskId, scope.attempt);
+    const existing = resumed ? scope.store.effect(id) : undefined;
     if (existing) {
       // A resumed task body reproduces its effect ids: the record decides, and nothing confirmed is dispatched again.
       const recorded = recordedEffect(scope, existing);

@@ -455,7 +455,7 @@ async function finish(context: FinishContext): Promise<RunResult> {
     error.runId = runId;
     error.traceId = traceId;
   }
-  const usage = plan.tasks.some((task) => task.kind === AGENT_KIND) ? modelUsage(store.effectRows(runId)) : undefined;
+  const usage = plan.tasks.some((task) => task.kind === AGENT_KIND) ? modelUsage(store.usageRows(runId)) : undefined;
   return { runId, traceId, state, output, tasks: scheduler.snapshot(), ...(error ? { error } : {}), ...(usage ? { usage } : {}) };
 }
 

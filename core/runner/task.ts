@@ -16,6 +16,7 @@ import { AgentBudget } from '../agents/budget.js';
 import { AGENT_KIND, promptOf, type AgentFields } from '../agents/kind.js';
 import { runAgent } from '../agents/loop.js';
 import { evaluateControl, routeSkip } from './control.js';
+import { boundedSignal } from './deadline.js';
 import type { ApprovalOverride } from '../agents/tools.js';
 
 export interface TaskRequest {
@@ -153,7 +154,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   resolved.input = { value: input, digest: holdsSecret ? request.vault.digest(canonical) : `sha256:${sha256(canonical)}` };
   const recordedInput = resolved.input;
   const timeoutSeconds = task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds;
-  const deadline = taskDeadline(request.signal, timeoutSeconds);
+  // The task's signal: aborted by the run's cancellation or at the task deadline (reason: a TimeoutError).
+  const deadline = boundedSignal(request.signal, timeoutSeconds * 1000, `task deadline of ${timeoutSeconds}s`);
   const signal = deadline.signal;
   const workspaceRoot = request.workspaceRoot;
   const redact = request.vault.redactor.redact;
@@ -300,27 +302,6 @@ function asError(thrown: unknown, request: TaskRequest): AgentctlError {
     error.diagnostics[index] = { ...item, message: redact(item.message), ...(item.help === undefined ? {} : { help: redact(item.help) }) };
   });
   return error;
-}
-
-/** The task's signal: aborted by the run's cancellation or at the task deadline (reason: a TimeoutError). */
-function taskDeadline(run: AbortSignal, timeoutSeconds: number) {
-  const controller = new AbortController();
-  let expired = false;
-  const onRunAbort = () => controller.abort(run.reason);
-  const timer = setTimeout(() => {
-    expired = true;
-    controller.abort(new DOMException(`task deadline of ${timeoutSeconds}s`, 'TimeoutError'));
-  }, timeoutSeconds * 1000);
-  if (run.aborted) onRunAbort();
-  else run.addEventListener('abort', onRunAbort, { once: true });
-  return {
-    signal: controller.signal,
-    expired: () => expired,
-    dispose() {
-      clearTimeout(timer);
-      run.removeEventListener('abort', onRunAbort);
-    },
-  };
 }
 
 /** A plugin's log lines become `plugin.log` commit events, which the human progress observer prints. */

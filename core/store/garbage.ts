@@ -27,10 +27,15 @@ export function collectGarbage(): void {
 /** The characters of the strings in a value, counted down to a small depth: a cheap test for "large". */
 export function isLargeValue(value: unknown, depth = 3): boolean {
   let total = 0;
+  // Strings are counted where they are found; only a collection above the last level is entered (a long list of
+  // objects at the last level, such as a conversation, costs a loop, not a call per member).
   const visit = (item: unknown, level: number): boolean => {
     if (typeof item === 'string') total += item.length;
     else if (item !== null && typeof item === 'object' && level < depth) {
-      for (const inner of Object.values(item)) if (visit(inner, level + 1)) return true;
+      for (const inner of Array.isArray(item) ? item : Object.values(item)) {
+        if (typeof inner === 'string') total += inner.length;
+        else if (level + 1 < depth && inner !== null && typeof inner === 'object' && visit(inner, level + 1)) return true;
+      }
     }
     return total > LARGE_VALUE_CHARS;
   };

@@ -152,6 +152,7 @@ export class Store {
       ),
       taskState: db.prepare(`SELECT state FROM tasks WHERE run_id = ? AND task_id = ?`),
       selectEffect: db.prepare(`SELECT * FROM effects WHERE id = ?`),
+      attemptHasEffects: db.prepare(`SELECT 1 FROM effects WHERE run_id = ? AND task_id = ? AND attempt = ? LIMIT 1`),
       insertEffect: db.prepare(`
         INSERT INTO effects (id, run_id, task_id, attempt, ordinal, kind, operation, effect_class, risk, idempotency,
           input_json, input_digest, state, requested_at, updated_at)
@@ -341,6 +342,11 @@ export class Store {
     return this.#read(() => this.#statements.selectEffect.get(id) as EffectRow | undefined);
   }
 
+  /** Whether a task attempt has recorded any effect. */
+  attemptHasEffects(runId: string, taskId: string, attempt: number): boolean {
+    return this.#read(() => this.#statements.attemptHasEffects.get(runId, taskId, attempt) !== undefined);
+  }
+
   /** Records an effect before it is dispatched, synced to disk. */
   recordEffect(effect: NewEffect, state: 'requested' | 'waiting_for_approval', extra?: () => void): void {
     this.durableTransaction(() => {
@@ -380,6 +386,18 @@ export class Store {
   #flushIntents(): void {
     const batch = this.#intents;
     this.#intents = [];
+    if (batch.length === 1) {
+      // Alone, an intent is its own durable transaction: no savepoint is needed to undo it without the others.
+      const intent = batch[0]!;
+      try {
+        this.recordEffect(intent.effect, 'requested', intent.extra);
+      } catch (error) {
+        intent.reject(error);
+        return;
+      }
+      intent.resolve();
+      return;
+    }
     let failures: unknown[];
     try {
       failures = this.durableTransaction(() =>
@@ -532,6 +550,16 @@ export class Store {
 
   effectRows(runId: string): Row[] {
     return this.#read(() => this.#db.prepare(`SELECT * FROM effects WHERE run_id = ? ORDER BY requested_at, task_id, attempt, ordinal`).all(runId) as Row[]);
+  }
+
+  /** What modelUsage reads of a run's effects: operation and state, and the recorded response of each model turn. */
+  usageRows(runId: string): Row[] {
+    return this.#read(
+      () =>
+        this.#db
+          .prepare(`SELECT operation, state, CASE WHEN operation = 'model.request' AND state = 'succeeded' THEN result_json END AS result_json FROM effects WHERE run_id = ?`)
+          .all(runId) as Row[],
+    );
   }
 
   approvalRows(runId: string): Row[] {

@@ -4,7 +4,7 @@ import { CanonicalMemo } from '../../core/agents/canonical.js';
 
 /** The effect input of turn `turn` of a conversation, shaped like the agent loop's. */
 function turnInput(memo: CanonicalMemo, messages: JsonValue[], turn: number): JsonValue {
-  const request = memo.seal({ model: 'm', messages: [...messages], tools: memo.own([{ name: 'echo', inputSchema: { type: 'object', required: ['n'] } }]), maxOutputTokens: 64, options: memo.own({ z: 1, a: [3, { y: 'é', b: null }] }) });
+  const request = memo.seal({ model: 'm', messages: memo.list(messages), tools: memo.own([{ name: 'echo', inputSchema: { type: 'object', required: ['n'] } }]), maxOutputTokens: 64, options: memo.own({ z: 1, a: [3, { y: 'é', b: null }] }) });
   return { turn, agent: 'a', request, attempt: 1, sequence: turn } as JsonValue;
 }
 
@@ -46,6 +46,34 @@ describe('agent canonical memo', () => {
     }
     // Turn 40 holds 79 messages, turn 2 three: the work per turn stays that of what is new (two messages), not all.
     expect(counted.get(40)).to.equal(counted.get(2));
+  });
+
+  it('makes each list of a growing conversation from the last one, and starts over when the list is not a longer copy', () => {
+    const memo = new CanonicalMemo();
+    const owned = (n: number) => memo.own({ role: 'tool', content: [{ type: 'tool_result', output: { n } }] }) as JsonValue;
+    const messages = [owned(1), owned(2)];
+    const first = memo.list(messages);
+    expect(Object.isFrozen(first)).to.equal(true);
+    expect(memo.text(first as JsonValue)).to.equal(canonicalJson(messages));
+    messages.push(owned(3), 'text', 7, null);
+    expect(memo.text(memo.list(messages) as JsonValue)).to.equal(canonicalJson(messages));
+    // A list that is not the last one plus more: a shorter one, one with an item replaced.
+    expect(memo.text(memo.list(messages.slice(1)) as JsonValue)).to.equal(canonicalJson(messages.slice(1)));
+    messages[0] = owned(9);
+    expect(memo.text(memo.list(messages) as JsonValue)).to.equal(canonicalJson(messages));
+    expect(memo.text(memo.list<JsonValue>([]) as JsonValue)).to.equal('[]');
+  });
+
+  it('does not remember the text of a list holding a value it does not own', () => {
+    const memo = new CanonicalMemo();
+    const mine = memo.own({ n: 1 }) as JsonValue;
+    const theirs = { n: 2 };
+    const list = memo.list([mine, theirs as JsonValue]);
+    expect(memo.text(list as JsonValue)).to.equal('[{"n":1},{"n":2}]');
+    // Frozen by seal (it was sealable), so nothing can change it afterwards; a list after it is still exact.
+    expect(Object.isFrozen(theirs)).to.equal(true);
+    const next = memo.list([mine, theirs as JsonValue, memo.own({ n: 3 }) as JsonValue]);
+    expect(memo.text(next as JsonValue)).to.equal('[{"n":1},{"n":2},{"n":3}]');
   });
 
   it('keeps the conversation its own: later changes to what it was given do not reach it, and it cannot be changed', () => {
