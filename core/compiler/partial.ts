@@ -57,6 +57,7 @@ export function salvageParts(document: unknown): WorkflowParts {
     spec: {
       inputs: record(spec.inputs),
       vars: record(spec.vars),
+      varsFiles: [],
       outputs: record(spec.outputs),
       policy: policy.success ? policy.data : policySchema.parse({}),
       runtime: runtime.success ? runtime.data : runtimeSchema.parse({}),

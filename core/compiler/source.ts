@@ -3,6 +3,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } fro
 import { AgentctlError, diagnostic, type Diagnostic } from '../../sdk/index.js';
 import { expansionPassesAt } from './alias-bound.js';
 import { checkExpansion, ExpansionError, MAX_DEPTH, MAX_EXPANDED_BYTES, tooLargeMessage } from './expansion.js';
+import { lazyPlainText, type PlainText } from './plain-scalars.js';
 
 export { MAX_DOCUMENT_BYTES, readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME } from './read.js';
 export { MAX_DEPTH, MAX_EXPANDED_BYTES } from './expansion.js';
@@ -15,6 +16,8 @@ export interface SourceDocument {
   readonly value: unknown;
   /** Line and column (1-based) of the value at a path, or of its nearest existing parent. */
   locate(path: readonly PathSegment[], options?: { key?: boolean }): { line: number; column: number };
+  /** The source text of a plain scalar YAML read as a boolean, number or null (see plain-scalars.ts). */
+  readonly plainText: PlainText;
 }
 
 export function parseSource(file: string, text: string): SourceDocument {
@@ -57,6 +60,7 @@ export function parseSource(file: string, text: string): SourceDocument {
     locate(path, options = {}) {
       return at(offsetOf(document, path, options.key ?? false));
     },
+    plainText: lazyPlainText(document),
   };
 }
 

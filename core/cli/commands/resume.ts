@@ -1,6 +1,6 @@
 // `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan.
 import type { CommandModule } from 'yargs';
-import { AgentctlError, type JsonValue } from '../../../sdk/index.js';
+import { AgentctlError, type CapturedVars, type JsonValue } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
 import { installProgress } from '../../progress.js';
 import { resumeRun } from '../../runner/run.js';
@@ -36,7 +36,9 @@ export const resumeCommand = (compose: Compose): CommandModule<GlobalArgs, Resum
       const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
       // The recorded workflow and inputs, never the file on disk: the run continues what it started.
       const inputs = JSON.parse(String(row.inputs_json)) as Record<string, JsonValue>;
-      const { plan } = await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv) });
+      // Variable files as captured when the run started: an edit since then changes nothing here.
+      const captured = (JSON.parse(String(row.plan_json)) as { capturedVars?: CapturedVars }).capturedVars;
+      const { plan } = await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv), ...(captured ? { vars: { captured } } : {}) });
       return await driveAndReport(store, timeout, output, (driving) =>
         resumeRun({
           host,

@@ -12,7 +12,7 @@ import type { Compose } from '../composition.js';
 import { Store } from '../../store/store.js';
 import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
-import { collectInputs, type InputArgs } from '../inputs.js';
+import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { emit, emitError, neutralize, palette, toAgentctlError, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 
@@ -40,10 +40,11 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     const db = databasePath(argv.db);
     const timeout = timeoutSeconds(argv['timeout-seconds']);
     const inputs = collectInputs(argv);
+    const vars = collectVars(argv);
     const colors = palette(output.color);
     const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
     const source = readBoundedFile(argv.file, 'workflow file');
-    const { plan, warnings } = await compileText(host, argv.file, source, { inputs, packs: packOptions(argv) });
+    const { plan, warnings } = await compileText(host, argv.file, source, { inputs, packs: packOptions(argv), vars });
     if (output.mode === 'human') for (const warning of warnings) process.stderr.write(`${colors.dim(`warning: ${warning.message}`)}\n`);
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
