@@ -3,8 +3,9 @@
 // then the invocation's --vars-file files and --var values. A higher layer replaces a whole top-level key. The files'
 // content is captured in the plan (CompiledPlan.capturedVars): resuming a run reads the capture, never the files.
 import { realpathSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { AgentctlError, canonicalJson, diagnostic, isAgentctlError, type CapturedVars, type JsonObject, type JsonValue } from '../../sdk/index.js';
+import { isWithin } from '../policy/engine.js';
 import { NAME_PATTERN, type TaskDocument } from './envelope.js';
 import type { IndexedTask, WorkflowParts } from './partial.js';
 import { readBoundedBytes } from './read.js';
@@ -32,11 +33,6 @@ class VarsFileProblem extends Error {
     super(message);
   }
 }
-
-const within = (root: string, path: string) => {
-  const rest = relative(root, path);
-  return rest === '' || (!rest.startsWith(`..${sep}`) && rest !== '..' && !isAbsolute(rest));
-};
 
 /**
  * Reads variable files below one folder, each at most once, and keeps the count and size limits over all of them.
@@ -84,14 +80,14 @@ export class VarsFileReader {
 
   #load(declared: string): { bytes: Buffer; display: string } {
     const path = resolve(this.base, declared);
-    if (!within(this.root, path)) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_PATH', `variable file "${declared}" is outside ${this.root}`, 'keep variable files inside the folder');
+    if (!isWithin(path, this.root)) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_PATH', `variable file "${declared}" is outside ${this.root}`, 'keep variable files inside the folder');
     let real: string;
     try {
       real = realpathSync(path);
     } catch (error) {
       throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_UNREADABLE', `variable file "${declared}" cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
-    if (!within(realpathSync(this.root), real)) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_PATH', `variable file "${declared}" leads outside ${this.root} through a symbolic link`, 'keep variable files (and what their links point to) inside the folder');
+    if (!isWithin(real, realOrSelf(this.root))) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_PATH', `variable file "${declared}" leads outside ${this.root} through a symbolic link`, 'keep variable files (and what their links point to) inside the folder');
     try {
       return { bytes: readBoundedBytes(real, `variable file "${declared}"`), display: declared };
     } catch (error) {
@@ -99,6 +95,14 @@ export class VarsFileReader {
       const code = error.code === 'AGENTCTL_E_DOCUMENT_TOO_LARGE' ? 'AGENTCTL_E_VARS_FILE_TOO_LARGE' : 'AGENTCTL_E_VARS_FILE_UNREADABLE';
       throw new VarsFileProblem(code, error.message);
     }
+  }
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }
 
