@@ -91,7 +91,7 @@ export {
   type ContainerOptions,
   type ProcessActionFields,
 } from './process-action.js';
-export type { CompensationSettings, CompensationTarget, CompiledAction, CompiledAgent, CompiledCompensation, CompiledPlan, CompiledProvider, CompiledTask, CompiledTool, ControlNode, ModelPricing, PricingTable, RunBudgets, RuntimeSettings, TaskExpansion, TaskNamespace } from './plan.js';
+export type { CapturedVars, CompensationSettings, CompensationTarget, CompiledAction, CompiledAgent, CompiledCompensation, CompiledPlan, CompiledProvider, CompiledTask, CompiledTool, ControlNode, ModelPricing, PricingTable, RunBudgets, RuntimeSettings, TaskExpansion, TaskNamespace } from './plan.js';
 export {
   definePlugin,
   defineActionKind,

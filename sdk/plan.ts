@@ -227,13 +227,21 @@ export interface CompiledAgent {
   readonly providerOptions: JsonObject;
 }
 
+/** What variable files and invocation overrides a plan was compiled with: resume uses them instead of the files. */
+export interface CapturedVars {
+  /** The parsed content of each variable file the workflow names, keyed by its path as written. */
+  readonly files: Readonly<Record<string, JsonObject>>;
+  /** The `--vars-file` and `--var` values, merged in order (the last wins); they apply to every task. */
+  readonly overrides: Readonly<Record<string, JsonValue>>;
+}
+
 /** A whole compiled workflow. */
 export interface CompiledPlan {
   readonly apiVersion: string;
   readonly name: string;
   readonly description?: string;
   readonly labels: Readonly<Record<string, string>>;
-  /** sha256 of the workflow source text. */
+  /** sha256 of the workflow source text (and of the content of its variable files, when it names any). */
   readonly digest: string;
   readonly inputs: Readonly<Record<string, JsonValue>>;
   readonly vars: Readonly<Record<string, JsonValue>>;
@@ -251,4 +259,6 @@ export interface CompiledPlan {
   readonly sections?: SpecSectionValues;
   /** `spec.compensation`, when the workflow declares it. */
   readonly compensation?: CompensationSettings;
+  /** Variable files and overrides read at compile time (absent when the workflow names none and none are given). */
+  readonly capturedVars?: CapturedVars;
 }

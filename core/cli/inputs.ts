@@ -1,11 +1,28 @@
-// Run inputs from --inputs, --inputs-file and repeated --input KEY=VALUE (later sources win).
-import { checkDepth, MAX_DEPTH, readBoundedFile } from '../compiler/source.js';
+// Run inputs from --inputs, --inputs-file and repeated --input KEY=VALUE (later sources win); variable overrides from
+// repeated --vars-file FILE and --var KEY=JSON (every --var wins over every file).
+import { dirname, resolve } from 'node:path';
+import { checkDepth, MAX_DEPTH, readBoundedFile, STDIN_ARGUMENT } from '../compiler/source.js';
+import { readVarOverrides, type VarsOptions } from '../compiler/vars-files.js';
 import { AgentctlError, errorMessage, type JsonValue } from '../../sdk/index.js';
 
 export interface InputArgs {
   input?: string | string[];
   inputs?: string;
   'inputs-file'?: string;
+  'vars-file'?: string | string[];
+  var?: string | string[];
+}
+
+/**
+ * The --vars-file and --var overrides. Files are named from the current folder and must lie inside the workspace
+ * (--workspace, or the workflow file's folder).
+ */
+export function collectVars(argv: InputArgs & { file?: string; workspace?: string }): VarsOptions {
+  const files = ([] as string[]).concat(argv['vars-file'] ?? []);
+  const pairs = ([] as string[]).concat(argv.var ?? []);
+  if (files.length === 0 && pairs.length === 0) return {};
+  const root = resolve(argv.workspace ?? (argv.file === undefined || argv.file === STDIN_ARGUMENT ? '.' : dirname(resolve(argv.file))));
+  return { overrides: readVarOverrides(files, pairs, root) };
 }
 
 const KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;

@@ -28,6 +28,7 @@ export const agentSchema = z.strictObject({
   instructions: z.string().optional(),
   instructionsFile: z.string().min(1).optional().describe('Workspace-relative file read when the task runs (a recorded observe effect).'),
   vars: jsonObject.default({}),
+  varsFiles: z.array(z.string()).default([]).describe('Variable files under the agent\'s vars, for the tasks using it.'),
   tools: z.array(z.string().min(1)).default([]),
   maxTurns: z.number().int().min(1).max(64).default(8),
   maxToolCalls: z.number().int().min(0).max(256).default(16),

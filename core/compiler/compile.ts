@@ -17,6 +17,8 @@ import { flowAction } from '../flow/kind.js';
 import { completeParts, salvageParts, type WorkflowParts } from './partial.js';
 import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
 import { hasTemplate, templateStrings } from './templates.js';
+import { parseWithPlainText } from './plain-scalars.js';
+import { layerVars, varsDigestInput, type VarsOptions } from './vars-files.js';
 import { loadDeclarativePacks, type LoadedPack, type PackLoadOptions } from '../packs/load.js';
 import { withPacks } from '../packs/inject.js';
 
@@ -25,6 +27,8 @@ export interface CompileOptions {
   readonly inputs?: Readonly<Record<string, JsonValue>>;
   /** How declarative packs load (`--locked`, `--offline`). */
   readonly packs?: PackLoadOptions;
+  /** `--vars-file`/`--var` overrides, or the capture of a recorded run (then no variable file is read). */
+  readonly vars?: VarsOptions;
 }
 
 export interface CompileResult {
@@ -48,13 +52,15 @@ export async function compileText(host: Host, file: string, text: string, option
 
   // Declarative packs join the document as PACK.ITEM entries before anything else reads it.
   const load = loadDeclarativePacks(file, source.value, options.packs ?? {}, processKinds(host));
-  const document = withPacks(source.value, load.packs, file);
-  // One pass: a document that fails the envelope schema is still checked part by part (actions, tasks, templates).
+  // A string field written as a plain scalar YAML reads as another type (`true`, `1.10`) takes the scalar's text.
   const envelopeSchema = hostEnvelope(host);
-  const parsed = envelopeSchema.safeParse(document);
+  const { result: parsed, value: document } = parseWithPlainText(envelopeSchema, withPacks(source.value, load.packs, file), source.plainText);
+  // One pass: a document that fails the envelope schema is still checked part by part (actions, tasks, templates).
   if (!parsed.success) diagnostics.push(...issuesToDiagnostics(parsed.error.issues, source, [], envelopeSchema));
   const { sections, unreadable } = sectionValues(host, document, parsed.success ? (parsed.data.spec as Record<string, unknown>) : undefined);
-  const parts = { ...(parsed.success ? completeParts(parsed.data) : salvageParts(document)), sections, unreadableSections: unreadable };
+  const unlayered = { ...(parsed.success ? completeParts(parsed.data) : salvageParts(document)), sections, unreadableSections: unreadable };
+  const layered = layerVars(file, unlayered, options.vars ?? {}, report);
+  const parts = layered.parts;
   const envelope = parts.envelope;
 
   const declaredActions = compileActions(host, source, document, sections, diagnostics, report);
@@ -74,7 +80,7 @@ export async function compileText(host: Host, file: string, text: string, option
     name: envelope.metadata.name,
     ...(envelope.metadata.description === undefined ? {} : { description: envelope.metadata.description }),
     labels: envelope.metadata.labels,
-    digest: createHash('sha256').update(text).digest('hex'),
+    digest: createHash('sha256').update(varsDigestInput(text, layered.captured)).digest('hex'),
     inputs,
     vars: envelope.spec.vars as Record<string, JsonValue>,
     outputs: envelope.spec.outputs as Record<string, JsonValue>,
@@ -87,6 +93,7 @@ export async function compileText(host: Host, file: string, text: string, option
     tools: agents.tools,
     ...(Object.keys(sections).length > 0 ? { sections } : {}),
     ...(envelope.spec.compensation ? { compensation: envelope.spec.compensation } : {}),
+    ...(layered.captured ? { capturedVars: layered.captured } : {}),
   };
   try {
     return { plan: await host.hooks.compile.promise(plan, { file, source: text }), source, packs: load.packs, warnings: load.warnings };
@@ -131,7 +138,7 @@ function compileActions(host: Host, source: SourceDocument, document: unknown, s
     for (const template of templateStrings(fields)) {
       report('AGENTCTL_E_TEMPLATE_NOT_ALLOWED', [...path, ...template.path], `action fields are static; "${template.text}" is a template`, `pass run-time values through ${where}`);
     }
-    const parsed = kind.actionSchema.safeParse(fields);
+    const parsed = parseWithPlainText(kind.actionSchema, fields, source.plainText, path).result;
     if (!parsed.success) {
       diagnostics.push(...issuesToDiagnostics(parsed.error.issues, source, path, kind.actionSchema, ['kind']));
       continue;

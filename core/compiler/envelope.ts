@@ -113,6 +113,7 @@ const taskFields = {
   uses: z.string().regex(/^((action|agent|workflow):[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*|router)$/, 'uses must be action:NAME, agent:NAME, workflow:NAME (NAME may be PACK.ITEM) or router'),
   needs: z.array(name('a needs entry')).default([]),
   vars: z.record(name('a var name'), z.json()).optional().describe('Task-local vars, over spec.vars.'),
+  varsFiles: z.array(z.string()).optional().describe('Variable files under the task\'s vars (see vars-files.ts).'),
   with: z.json().default({}),
   when: z.string().optional().describe('A template that must evaluate to a boolean; false skips the task.'),
   foreach: foreachSchema.optional(),
@@ -158,6 +159,7 @@ export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchem
     spec: z.strictObject({
       inputs: z.record(name('an input name'), z.json()).default({}),
       vars: z.record(name('a var name'), z.json()).default({}),
+      varsFiles: z.array(z.string()).default([]).describe('Variable files under spec.vars (see vars-files.ts).'),
       outputs: z.record(name('an output name'), z.json()).default({}),
       policy: policySchema.default(policySchema.parse({})),
       runtime: runtimeSchema.default(runtimeSchema.parse({})),

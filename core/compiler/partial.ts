@@ -61,6 +61,7 @@ export function salvageParts(document: unknown): Omit<WorkflowParts, 'sections' 
     spec: {
       inputs: record(spec.inputs),
       vars: record(spec.vars),
+      varsFiles: [],
       outputs: record(spec.outputs),
       policy: policy.success ? policy.data : policySchema.parse({}),
       runtime: runtime.success ? runtime.data : runtimeSchema.parse({}),

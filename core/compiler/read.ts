@@ -18,6 +18,11 @@ export const STDIN_ARGUMENT = '\u0000-';
 
 /** Reads a regular file of at most 1 MiB as UTF-8; anything else is a usage error naming the file. */
 export function readBoundedFile(file: string, what: string): string {
+  return decode(readBoundedBytes(file, what));
+}
+
+/** The bytes of a regular file of at most 1 MiB, refused like readBoundedFile refuses it. */
+export function readBoundedBytes(file: string, what: string): Buffer {
   if (file === STDIN_ARGUMENT) {
     throw new AgentctlError('AGENTCTL_E_USAGE', `the ${what} cannot be - (standard input) here`, { help: 'check and plan read a workflow from standard input; name a file for the others' });
   }
@@ -45,7 +50,7 @@ export function readBoundedFile(file: string, what: string): string {
       total += bytesRead;
       if (total > MAX_DOCUMENT_BYTES) throw tooLarge(file, what, Math.max(stats.size, total));
     }
-    return decode(buffer.subarray(0, total));
+    return buffer.subarray(0, total);
   } finally {
     closeSync(descriptor);
   }

@@ -4,6 +4,7 @@ import { AgentctlError, diagnostic, type Diagnostic } from '../../sdk/index.js';
 import { expansionPassesAt } from './alias-bound.js';
 import { checkExpansion, ExpansionError, MAX_DEPTH, MAX_EXPANDED_BYTES, tooLargeMessage } from './expansion.js';
 import { plainJsonDocument } from './json-source.js';
+import { lazyPlainText, type PlainText } from './plain-scalars.js';
 
 export { MAX_DOCUMENT_BYTES, readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME } from './read.js';
 export { MAX_DEPTH, MAX_EXPANDED_BYTES } from './expansion.js';
@@ -16,6 +17,8 @@ export interface SourceDocument {
   readonly value: unknown;
   /** Line and column (1-based) of the value at a path, or of its nearest existing parent. */
   locate(path: readonly PathSegment[], options?: { key?: boolean }): { line: number; column: number };
+  /** The source text of a plain scalar YAML read as a boolean, number or null (see plain-scalars.ts). */
+  readonly plainText: PlainText;
 }
 
 export function parseSource(file: string, text: string): SourceDocument {
@@ -31,16 +34,19 @@ export function parseSource(file: string, text: string): SourceDocument {
   const readYaml = () => parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, logLevel: 'error' });
   const json = plainJsonDocument(text);
   if (json !== undefined) {
-    // The same value the YAML reading gives; that reading is made only if a diagnostic needs a position.
+    // The same value the YAML reading gives; that reading is made only if a diagnostic needs a position, or a string
+    // field holds a plain scalar (`true`, `1.10`) whose text is wanted.
     let document: Document | undefined;
+    let plainText: PlainText | undefined;
+    const yaml = () => (document ??= readYaml());
     return {
       file,
       text,
       value: json,
       locate(path, options = {}) {
-        document ??= readYaml();
-        return at(offsetOf(document, path, options.key ?? false));
+        return at(offsetOf(yaml(), path, options.key ?? false));
       },
+      plainText: (path) => (plainText ??= lazyPlainText(yaml()))(path),
     };
   }
   let document: Document;
@@ -73,6 +79,7 @@ export function parseSource(file: string, text: string): SourceDocument {
     locate(path, options = {}) {
       return at(offsetOf(document, path, options.key ?? false));
     },
+    plainText: lazyPlainText(document),
   };
 }
 

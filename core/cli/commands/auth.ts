@@ -10,7 +10,7 @@ import { referenceForm } from '../../runner/secrets.js';
 import type { Host } from '../../host.js';
 import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
-import { collectInputs, type InputArgs } from '../inputs.js';
+import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { emit, neutralize, palette } from '../output.js';
 import { workflowHereOptions } from './document.js';
 import { isDirectory } from './run.js';
@@ -63,7 +63,7 @@ const check = (compose: Compose): CommandModule<GlobalArgs, CheckArgs> => ({
   builder: (yargs) => workflowHereOptions(yargs) as never,
   handler: handler<CheckArgs>(async (argv, output) => {
     const host = compose();
-    const { plan } = await compileText(host, argv.file, readBoundedFile(argv.file, 'workflow file'), { inputs: collectInputs(argv), packs: packOptions(argv) });
+    const { plan } = await compileText(host, argv.file, readBoundedFile(argv.file, 'workflow file'), { inputs: collectInputs(argv), packs: packOptions(argv), vars: collectVars(argv) });
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
     // checkOnly: resolvers stat files and look helpers up; nothing is read or run, so no value exists to leak.

@@ -1,6 +1,6 @@
 // `agentctl retry FILE RUN`, `repair FILE RUN` and `fork RUN`: new runs derived from a recorded one.
 import type { CommandModule } from 'yargs';
-import { AgentctlError, type JsonValue } from '../../../sdk/index.js';
+import { AgentctlError, type CapturedVars, type JsonValue } from '../../../sdk/index.js';
 import type { PackLoadOptions } from '../../packs/load.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
@@ -13,7 +13,8 @@ import { Store, type Row } from '../../store/store.js';
 import type { Compose } from '../composition.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
-import { collectInputs, type InputArgs } from '../inputs.js';
+import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
+import type { VarsOptions } from '../../compiler/vars-files.js';
 import { emit, palette, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 import { driveAndReport } from './run.js';
@@ -87,6 +88,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
   const timeout = timeoutSeconds(argv['timeout-seconds']);
   const { from, failed } = selection(mode, argv);
   const inputs = mode === 'repair' ? collectInputs(argv) : {};
+  const vars = mode === 'repair' ? collectVars(argv) : {};
   const text = argv.file === undefined ? undefined : readBoundedFile(argv.file, 'workflow file');
   if (argv.reason !== undefined && argv.reason.trim() === '') throw new AgentctlError('AGENTCTL_E_USAGE', '--reason needs a text');
   // --plan writes nothing: the database is opened read-only, as inspect opens it (no migration, no journal change).
@@ -110,7 +112,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
     const host = compose({ configure: (h) => output.mode === 'human' && !argv.plan && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
     const file = argv.file ?? String(source.workflow_file ?? 'workflow.yaml');
     const workflow = text ?? String(source.workflow_source);
-    const plan = await targetPlan(host, mode, file, workflow, source, inputs, packOptions(argv));
+    const plan = await targetPlan(host, mode, file, workflow, source, inputs, vars, packOptions(argv));
     const derivation = await planDerivation({ host, store, plan, source, mode, from, failed, restartSuccessful: Boolean(argv['restart-successful']) });
     if (argv.plan) return reportPlan(derivation, output);
     if (!derivation.plan.compatible) throw blockedError(derivation);
@@ -138,8 +140,11 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
  * The workflow the derived run executes, with the source run's recorded inputs (those the workflow still declares)
  * under any given on the command line. retry refuses any change of the workflow text; repair a change of its name.
  */
-async function targetPlan(host: Host, mode: DeriveMode, file: string, text: string, source: Row, overrides: Record<string, JsonValue>, packs: PackLoadOptions) {
-  const { plan: bare } = await compileText(host, file, text, { packs });
+async function targetPlan(host: Host, mode: DeriveMode, file: string, text: string, source: Row, overrides: Record<string, JsonValue>, vars: VarsOptions, packs: PackLoadOptions) {
+  // Variable files are read again (a changed one changes the digest); the recorded --var/--vars-file values carry over.
+  const recordedPlan = parser(String(source.id))('runs', 'plan_json', source) as { capturedVars?: CapturedVars } | null;
+  const varOverrides: VarsOptions = vars.overrides ? vars : recordedPlan?.capturedVars ? { overrides: recordedPlan.capturedVars.overrides } : {};
+  const { plan: bare } = await compileText(host, file, text, { packs, vars: varOverrides });
   if (mode === 'retry' && bare.digest !== String(source.workflow_digest)) {
     throw new AgentctlError('AGENTCTL_E_RETRY_WORKFLOW_CHANGED', `${file} is not the workflow run ${String(source.id)} ran (its digest differs)`, {
       help: `to run a corrected workflow, use: agentctl repair ${file} ${String(source.id)} --from TASK --plan`,
@@ -152,7 +157,7 @@ async function targetPlan(host: Host, mode: DeriveMode, file: string, text: stri
   }
   const recorded = (parser(String(source.id))('runs', 'inputs_json', source) ?? {}) as Record<string, JsonValue>;
   const carried = Object.fromEntries(Object.entries(recorded).filter(([key]) => Object.hasOwn(bare.inputs, key)));
-  return (await compileText(host, file, text, { inputs: { ...carried, ...overrides }, packs })).plan;
+  return (await compileText(host, file, text, { inputs: { ...carried, ...overrides }, packs, vars: varOverrides })).plan;
 }
 
 function reportPlan(derivation: Derivation, output: OutputOptions): number {

@@ -10,7 +10,7 @@ import { preflightProblems } from '../../runner/run.js';
 import { SecretVault } from '../../runner/secrets.js';
 import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
-import { collectInputs, type InputArgs } from '../inputs.js';
+import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { emit, neutralize, palette } from '../output.js';
 import { workflowHereOptions } from './document.js';
 import { isDirectory } from './run.js';
@@ -38,7 +38,7 @@ export const doctorCommand = (compose: Compose): CommandModule<GlobalArgs, Docto
   handler: handler<DoctorArgs>(async (argv, output) => {
     const host = compose();
     const inputs = collectInputs(argv);
-    const { plan } = await compileText(host, argv.file, readBoundedFile(argv.file, 'workflow file'), { inputs, packs: packOptions(argv) });
+    const { plan } = await compileText(host, argv.file, readBoundedFile(argv.file, 'workflow file'), { inputs, packs: packOptions(argv), vars: collectVars(argv) });
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
     const request = { host, plan, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), signal: new AbortController().signal, environment: process.env };

@@ -12,7 +12,7 @@ import { describePlan } from '../../plan-view.js';
 import { workflowJsonSchema } from '../../schema.js';
 import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
-import { collectInputs, type InputArgs } from '../inputs.js';
+import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { emit, palette } from '../output.js';
 
 interface FileArgs extends GlobalArgs, InputArgs {
@@ -20,9 +20,16 @@ interface FileArgs extends GlobalArgs, InputArgs {
   workspace?: string;
 }
 
-/** --input, --inputs and --inputs-file, shared by plan and run. */
-export function inputOptions<T>(yargs: import('yargs').Argv<T>) {
+/** --vars-file and --var: variable overrides over every task (docs/workflow-format.md#variable-files). */
+export function varOptions<T>(yargs: import('yargs').Argv<T>) {
   return yargs
+    .option('vars-file', { type: 'string', nargs: 1, describe: 'a YAML or JSON object of vars over every task (at most 1 MiB); repeatable, the last wins' })
+    .option('var', { type: 'string', nargs: 1, describe: 'KEY=JSON, a var over every task and every --vars-file; repeatable' });
+}
+
+/** --input, --inputs and --inputs-file (and the var overrides), shared by plan and run. */
+export function inputOptions<T>(yargs: import('yargs').Argv<T>) {
+  return varOptions(yargs)
     .option('input', { type: 'string', nargs: 1, describe: 'KEY=VALUE (VALUE parsed as JSON, else a string); repeatable' })
     .option('inputs', { type: 'string', describe: 'a JSON object of inputs' })
     .option('inputs-file', { type: 'string', describe: 'a file holding a JSON object of inputs (at most 1 MiB)' })
@@ -73,11 +80,12 @@ function taskLocation(source: SourceDocument) {
 export const checkCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
   command: 'check <file>',
   describe: 'Validate a workflow without running it, and judge its effects by policy',
-  builder: (yargs) => workspaceOption(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file, or - for standard input' })) as never,
+  builder: (yargs) => workspaceOption(varOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file, or - for standard input' }))) as never,
   handler: handler<FileArgs>(async (argv, output) => {
     const host = compose();
+    const vars = collectVars(argv);
     const workflow = await readWorkflow(argv.file);
-    const { plan, source, warnings } = await compileText(host, workflow.name, workflow.text, { packs: packOptions(argv) });
+    const { plan, source, warnings } = await compileText(host, workflow.name, workflow.text, { packs: packOptions(argv), vars });
     const verdicts = previewPolicy(host, plan, workspaceRootOf(argv, plan), defaultStatePaths());
     const diagnostics = [...warnings, ...policyDiagnostics(plan, verdicts, taskLocation(source))];
     const denials = diagnostics.filter((item) => item.severity === 'error');
@@ -107,8 +115,9 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
   handler: handler<FileArgs>(async (argv, output) => {
     const host = compose();
     const inputs = collectInputs(argv);
+    const vars = collectVars(argv);
     const workflow = await readWorkflow(argv.file);
-    const { plan } = await compileText(host, workflow.name, workflow.text, { inputs, packs: packOptions(argv) });
+    const { plan } = await compileText(host, workflow.name, workflow.text, { inputs, packs: packOptions(argv), vars });
     const view = describePlan(host, plan, previewPolicy(host, plan, workspaceRootOf(argv, plan), defaultStatePaths()));
     emit(output, 'Plan', view, () => {
       const lines = [`workflow ${view.workflow} (${view.order.length} tasks, maxConcurrency ${view.runtime.maxConcurrency})`];

@@ -1,6 +1,6 @@
 // `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan.
 import type { CommandModule } from 'yargs';
-import { AgentctlError, type CompiledPlan, type JsonValue } from '../../../sdk/index.js';
+import { AgentctlError, type CapturedVars, type CompiledPlan, type JsonValue } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
 import { installProgress } from '../../progress.js';
 import { sourceOutputs } from '../../runner/compensate.js';
@@ -39,9 +39,11 @@ export const resumeCommand = (compose: Compose): CommandModule<GlobalArgs, Resum
       const inputs = JSON.parse(String(row.inputs_json)) as Record<string, JsonValue>;
       // A compensation run continues the plan it was made with, over its source run's outputs.
       const compensation = row.mode === 'compensation' && row.source_run_id !== null;
+      // Variable files as captured when the run started: an edit since then changes nothing here.
+      const captured = (JSON.parse(String(row.plan_json)) as { capturedVars?: CapturedVars }).capturedVars;
       const plan = compensation
         ? (JSON.parse(String(row.plan_json)) as CompiledPlan)
-        : (await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv) })).plan;
+        : (await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv), ...(captured ? { vars: { captured } } : {}) })).plan;
       return await driveAndReport(store, timeout, output, (driving) =>
         resumeRun({
           host,
