@@ -23,6 +23,18 @@ describe('plain YAML scalars in string fields', () => {
     expect(outcome(cli('run', file, '--db', ws.db), 0).data.state).to.equal('succeeded');
   });
 
+  it('reads a workflow written as JSON the same way: processAllowlist [true] is the program "true"', () => {
+    const document = {
+      apiVersion: 'agentctl.dev/v1',
+      kind: 'Workflow',
+      metadata: { name: 'plain' },
+      spec: { policy: { processAllowlist: [true], approval: 'never' }, actions: { ok: { kind: 'builtin.shell.exec', command: '/usr/bin/true' } }, tasks: [{ id: 'ok', uses: 'action:ok' }] },
+    };
+    const file = ws.write('wf.json', JSON.stringify(document));
+    expect(outcome(cli('plan', file), 0).data.policy.processAllowlist).to.deep.equal(['true']);
+    expect(outcome(cli('run', file, '--db', ws.db), 0).data.state).to.equal('succeeded');
+  });
+
   it('uses the exact text (1.10, 0x1F, null, ~), keeps quoted strings, and leaves with values as YAML read them', () => {
     const file = ws.write(
       'wf.yaml',
