@@ -38,16 +38,27 @@ export const fakeOptionsSchema = z.strictObject({
 type FakeOptions = z.output<typeof fakeOptionsSchema>;
 
 /**
- * The options of the last call, by their JSON text. An agent sends the same options every turn, and parsing a long
- * `turns` script costs far more than its text: each turn would pay for the whole script again. Equal text parses to
- * equal options, so the text is the key (a caller that changed the object gets it parsed anew).
+ * Parsed options, remembered. An agent sends the same options every turn, and parsing a long `turns` script costs far
+ * more than answering: each turn would pay for the whole script again. A frozen options object cannot change, so it
+ * is its own key; any other is keyed by its JSON text (a caller that changed the object gets it parsed anew).
  */
+const parsedFrozen = new WeakMap<object, FakeOptions>();
 let lastOptions: { text: string; options: FakeOptions } | undefined;
 
 function optionsOf(request: ModelRequest): FakeOptions {
-  const text = JSON.stringify(request.options);
-  if (lastOptions?.text !== text) lastOptions = { text, options: fakeOptionsSchema.parse(request.options) };
+  const raw = request.options;
+  const frozen = Object.isFrozen(raw) ? parsedFrozen.get(raw) : undefined;
+  if (frozen) return frozen;
+  const text = JSON.stringify(raw);
+  if (lastOptions?.text !== text) lastOptions = { text, options: fakeOptionsSchema.parse(raw) };
+  if (Object.isFrozen(raw) && isDeeplyFrozen(raw)) parsedFrozen.set(raw, lastOptions.options);
   return lastOptions.options;
+}
+
+/** Whether nothing inside `value` can change any more. */
+function isDeeplyFrozen(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  return Object.isFrozen(value) && Object.values(value).every(isDeeplyFrozen);
 }
 
 /** The answer of turn `index` (0-based): the script's, else the reference's tool-then-text behaviour. */

@@ -63,6 +63,21 @@ describe('fake provider', () => {
     expect(parses).to.equal(2);
   });
 
+  it('parses deeply frozen options once, whatever other options are parsed between its calls', async () => {
+    const deepFreeze = <T>(value: T): T => {
+      if (value !== null && typeof value === 'object') for (const inner of Object.values(Object.freeze(value))) deepFreeze(inner);
+      return value;
+    };
+    const frozen = deepFreeze(script(2));
+    const other = script(3);
+    for (const [options, turn] of [[frozen, 0], [other, 0], [frozen, 1], [other, 1], [frozen, 2]] as const) {
+      const response = await fakeProvider.call(request(options, turn), context(turn + 1));
+      expect(response.finishReason).to.equal(options === frozen && turn === 2 ? 'complete' : 'tool_calls');
+    }
+    // Each parsed once: the frozen one is its own key, so it never displaces the last text of the other.
+    expect(parses).to.equal(2);
+  });
+
   it('gives every response its own tool input: changing one answer changes no later one', async () => {
     const options = { toolInput: { path: 'note.txt' } };
     const first = await fakeProvider.call(request(options, 0), context(1));
