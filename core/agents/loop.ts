@@ -23,7 +23,7 @@ import type { Host } from '../host.js';
 import { priceOf, type AgentBudget } from './budget.js';
 import { MODEL_PROFILE, type AgentFields } from './kind.js';
 import { CanonicalMemo } from './canonical.js';
-import { callTool, type ActionRunner, type Canonical, type EffectCall } from './tools.js';
+import { callTool, type ActionRunner, type EffectCall } from './tools.js';
 import { boundedSignal } from '../runner/deadline.js';
 
 const MAX_INSTRUCTIONS_BYTES = 1024 * 1024;
@@ -90,7 +90,7 @@ export async function runAgent(loop: AgentLoop): Promise<JsonValue> {
       options,
     });
     checkUsageLimit(loop, usage);
-    const response = await requestWithRetries(loop, request, turn, () => (sequence += 1), memo.text);
+    const response = await requestWithRetries(loop, request, turn, () => (sequence += 1), memo);
     addUsage(usage, response.usage);
     const calls = response.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
     if (calls.length === 0) return finalAnswer(loop, response, usage);
@@ -124,12 +124,12 @@ async function readInstructions(loop: AgentLoop): Promise<string | undefined> {
 }
 
 /** One turn: each attempt is its own effect; only a definite retryable answer is tried again. */
-async function requestWithRetries(loop: AgentLoop, request: ModelRequest, turn: number, next: () => number, canonical: Canonical): Promise<ModelResponse> {
+async function requestWithRetries(loop: AgentLoop, request: ModelRequest, turn: number, next: () => number, texts: CanonicalMemo): Promise<ModelResponse> {
   const { agent, provider } = loop.fields;
   for (let attempt = 1; ; attempt += 1) {
     const sequence = next();
     try {
-      return await modelRequest(loop, request, turn, attempt, sequence, canonical);
+      return await modelRequest(loop, request, turn, attempt, sequence, texts);
     } catch (error) {
       const retryable = isEffectFailure(error) && error.outcome === 'failed' && error.code === 'AGENTCTL_E_PROVIDER_UNAVAILABLE';
       if (!retryable || attempt >= agent.retry.maxAttempts) {
@@ -146,9 +146,9 @@ async function requestWithRetries(loop: AgentLoop, request: ModelRequest, turn: 
 }
 
 /** The request is recorded whole before it is sent; the response whole after. Replay reads both from the ledger. */
-async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number, attempt: number, sequence: number, canonical: Canonical): Promise<ModelResponse> {
+async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number, attempt: number, sequence: number, texts: CanonicalMemo): Promise<ModelResponse> {
   const { agent, provider } = loop.fields;
-  loop.budget?.expectModelRequest(provider.kind, request, turn, attempt, canonical);
+  loop.budget?.expectModelRequest(provider.kind, request, turn, attempt, texts.text);
   const recorded = await loop.effect(
     {
       operation: 'model.request',
@@ -169,7 +169,10 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
         ...(provider.credential ? { credential: secrets.value(provider.credential) } : {}),
         headers,
         network,
-        signal: deadline.signal,
+        // Read only by providers that wait on it: the controller behind it is made on first read.
+        get signal() {
+          return deadline.signal;
+        },
         timeoutMs,
         effectId: effect.id,
         sequence,
@@ -190,7 +193,7 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
     },
     undefined,
     'policy',
-    canonical,
+    texts,
   );
   return (recorded as unknown as { response: ModelResponse }).response;
 }

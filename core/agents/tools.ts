@@ -11,13 +11,22 @@ export type ApprovalOverride = 'policy' | 'never' | 'always';
 /** `canonicalJson`, or an equal function that is cheaper for the values it is given (see canonical.ts). */
 export type Canonical = (value: JsonValue) => string;
 
+/**
+ * How an effect's input is written: `text` as `canonicalJson` (its digest is the effect's), `json` as
+ * `JSON.stringify` (the ledger's record). The agent loop's memo writes both cheaper for the conversation it holds.
+ */
+export interface InputTexts {
+  readonly text: Canonical;
+  readonly json?: Canonical;
+}
+
 /** The task's effect runner as the agent loop calls it: with an approval override for tool calls. */
 export type EffectCall = <T extends JsonValue>(
   request: EffectRequest,
   perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
   options?: EffectOptions<T>,
   approval?: ApprovalOverride,
-  canonical?: Canonical,
+  texts?: InputTexts,
 ) => Promise<T>;
 
 /** Runs a declared action with `input`, in the agent task, under the same policy: for `kind: action` tools. */
@@ -51,14 +60,20 @@ async function runToolKind(loop: AgentLoop, tool: CompiledTool, call: ToolCallBl
   return loop.effect(
     { operation: 'tool.call', input: { tool: tool.name, kind: tool.kind, callId: call.id, input: call.input }, access: { ...access, tool: tool.name }, profile: tool.profile },
     async (signal) => {
-      const deadline = boundedSignal(signal, tool.timeoutSeconds * 1000, 'The operation was aborted due to timeout');
-      const limited = deadline.signal;
+      let stop!: () => void;
+      const aborted = new Promise<never>((_, reject) => {
+        stop = () => reject(new EffectFailure('uncertain', 'AGENTCTL_E_TASK_TIMEOUT', `tool ${tool.name} did not finish within ${tool.timeoutSeconds}s or was cancelled`));
+      });
+      const deadline = boundedSignal(signal, tool.timeoutSeconds * 1000, 'The operation was aborted due to timeout', () => stop());
       try {
-        const running = kind.run(call.input, { tool: settings, files: loop.context.files, signal: limited, redact: (text) => loop.context.redact(text) });
-        const aborted = new Promise<never>((_, reject) => {
-          const stop = () => reject(new EffectFailure('uncertain', 'AGENTCTL_E_TASK_TIMEOUT', `tool ${tool.name} did not finish within ${tool.timeoutSeconds}s or was cancelled`));
-          if (limited.aborted) stop();
-          else limited.addEventListener('abort', stop, { once: true });
+        const running = kind.run(call.input, {
+          tool: settings,
+          files: loop.context.files,
+          // Made on first read: most tools finish without looking at it.
+          get signal() {
+            return deadline.signal;
+          },
+          redact: (text) => loop.context.redact(text),
         });
         return await Promise.race([running, aborted]);
       } finally {

@@ -48,7 +48,7 @@ export async function deriveRun(request: DeriveRequest): Promise<RunResult> {
   const vault = new SecretVault(() => store.digestKey());
   // Secrets of reused tasks are not needed: their results are taken from the record.
   await preflight(request, vault, fresh);
-  store.setRedactor(vault.redactor.redactValue);
+  store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
 
   const { runId, traceId } = newRunIdentity();
   const { mode, sourceRunId, roots } = derivation.plan;

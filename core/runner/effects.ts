@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
 import type { Hooks } from '../hooks.js';
-import type { ApprovalOverride } from '../agents/tools.js';
+import type { ApprovalOverride, InputTexts } from '../agents/tools.js';
 import { decidePolicy } from '../policy/engine.js';
 import type { EffectRow, Store } from '../store/store.js';
 import { isBudgetExceeded, type EffectBudget } from './budget.js';
@@ -80,6 +80,9 @@ export function effectId(parts: { runId: string; taskId: string; attempt: number
   return `eff_${sha256(JSON.stringify([parts.runId, parts.taskId, parts.attempt, parts.ordinal, parts.operation, parts.inputDigest])).slice(0, 40)}`;
 }
 
+/** Inputs written by canonicalJson alone; the ledger's record is then JSON.stringify's. */
+const CANONICAL: InputTexts = { text: canonicalJson };
+
 /** Creates the `effect` function of one task attempt's dispatch context. */
 export function createEffectRunner(scope: EffectScope) {
   let ordinal = 0;
@@ -98,14 +101,15 @@ export function createEffectRunner(scope: EffectScope) {
     perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
     options: EffectOptions<T> = {},
     approval: ApprovalOverride = 'policy',
-    canonical: (value: JsonValue) => string = canonicalJson,
+    texts: InputTexts = CANONICAL,
   ): Promise<T> {
     ordinal += 1;
     const profile: EffectProfile = { ...scope.profile, ...request.profile };
-    const inputDigest = sha256(canonical(request.input));
+    const inputDigest = sha256(texts.text(request.input));
     const id = effectId({ runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, operation: request.operation, inputDigest });
 
-    const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest };
+    const inputJson = texts.json?.(request.input);
+    const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest, ...(inputJson === undefined ? {} : { inputJson }) };
     resumed ??= scope.store.attemptHasEffects(scope.runId, scope.taskId, scope.attempt);
     const existing = resumed ? scope.store.effect(id) : undefined;
     if (existing) {

@@ -43,6 +43,8 @@ export interface NewEffect {
   readonly profile: EffectProfile;
   readonly input: JsonValue;
   readonly inputDigest: string;
+  /** `JSON.stringify(input)`, when the caller has it without serializing the input again (the agent loop does). */
+  readonly inputJson?: string;
 }
 
 export interface EffectRow {
@@ -190,8 +192,11 @@ export class Store {
     return (this.#budgets ??= new BudgetLedger(this.#db, (body) => this.transaction(body)));
   }
 
-  /** Sets the value redactor for the run this store is driving; `redactions` counts what it redacts. */
-  setRedactor(redact: <T>(value: T) => T, redactions: () => number = () => 0): void {
+  /**
+   * Sets the value redactor for the run this store is driving; `redactions` counts what it redacts (while it is 0, the
+   * redactor changes nothing).
+   */
+  setRedactor(redact: <T>(value: T) => T, redactions: () => number): void {
     this.#redact = redact;
     this.#redactions = redactions;
   }
@@ -361,7 +366,7 @@ export class Store {
         effectClass: effect.profile.effectClass,
         risk: effect.profile.risk,
         idempotency: effect.profile.idempotency,
-        input: this.json(effect.input),
+        input: effect.inputJson !== undefined && this.#redactions() === 0 && !isLargeValue(effect.input) ? effect.inputJson : this.json(effect.input),
         inputDigest: effect.inputDigest,
         state,
         at: now(),

@@ -22,6 +22,18 @@ describe('agent canonical memo', () => {
     expect(memo.text(memo.own(odd))).to.equal(canonicalJson(odd));
   });
 
+  it('gives JSON.stringify text for any value, remembered or not', () => {
+    const memo = new CanonicalMemo();
+    const values = [null, 1.5, -0, NaN, 'a"b\n', [], {}, { b: 1, a: [true, { d: 'x', c: null }] }, { '\u00e9': 1, e: 2, E: 3, '10': 4, '9': 5 }, [[], [{}], 'x']];
+    const odd = [{ a: undefined, b: [1, , 3, undefined, () => 1], c: new Date(0), f: () => 1 }, Object.assign(Object.create(null), { z: 1, y: [2] }), { toJSON: () => 'mine' }, Object.assign([1, 2], { toJSON: () => 'list' })];
+    for (const value of [...values, ...odd] as JsonValue[]) {
+      expect(memo.json(value)).to.equal(JSON.stringify(value));
+      const owned = memo.own(value);
+      expect(memo.json(owned)).to.equal(JSON.stringify(owned));
+      expect(memo.json(owned)).to.equal(JSON.stringify(owned));
+    }
+  });
+
   it('serializes each message of a growing conversation once, with the text canonicalJson gives at every turn', () => {
     const memo = new CanonicalMemo();
     const messages: JsonValue[] = [memo.own({ role: 'user', content: [{ type: 'text', text: 'go' }] })];
@@ -41,6 +53,7 @@ describe('agent canonical memo', () => {
       counted.set(turn, calls);
       expect(text).to.equal(canonicalJson(input));
       expect(memo.text(input)).to.equal(text);
+      expect(memo.json(input)).to.equal(JSON.stringify(input));
       messages.push(memo.own({ role: 'assistant', content: [{ type: 'tool_call', id: `call_${turn}`, name: 'echo', input: { n: turn } }] }));
       messages.push(memo.own({ role: 'tool', content: [{ type: 'tool_result', callId: `call_${turn}`, name: 'echo', output: { n: turn } }] }));
     }

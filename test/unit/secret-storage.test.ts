@@ -84,7 +84,7 @@ describe('secret storage', () => {
     const store = Store.open(path);
     const redactor = new Redactor();
     redactor.add(secret);
-    store.setRedactor(redactor.redactValue);
+    store.setRedactor(redactor.redactValue, () => redactor.size);
     store.createRun({
       id: 'run_1',
       traceId: 't',
@@ -98,7 +98,7 @@ describe('secret storage', () => {
       tasks: [{ id: 'a', kind: 'k' }],
     });
     store.updateTask('run_1', 'a', { state: 'running' });
-    const effect = { id: 'eff_1', runId: 'run_1', taskId: 'a', attempt: 1, ordinal: 1, kind: 'k', operation: `get ${secret}`, profile: { effectClass: 'observe', risk: 'low', idempotency: 'pure' } as const, input: { token: secret }, inputDigest: 'x' };
+    const effect = { id: 'eff_1', runId: 'run_1', taskId: 'a', attempt: 1, ordinal: 1, kind: 'k', operation: `get ${secret}`, profile: { effectClass: 'observe', risk: 'low', idempotency: 'pure' } as const, input: { token: secret }, inputDigest: 'x', inputJson: JSON.stringify({ token: secret }) };
     store.recordEffect(effect, 'waiting_for_approval', () =>
       store.insertApproval({ id: 'apr_1', runId: 'run_1', taskId: 'a', effectId: 'eff_1', reason: `reads ${secret}`, decision: { actor: `op ${secret}`, reason: `ok ${secret}` } }),
     );

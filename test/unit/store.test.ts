@@ -88,11 +88,30 @@ describe('store', () => {
     const store = Store.open(join(dir, 'redact.db'));
     const redactor = new Redactor();
     redactor.add('s3cret');
-    store.setRedactor(redactor.redactValue);
+    store.setRedactor(redactor.redactValue, () => redactor.size);
     store.createRun({ id: 'run_2', traceId: 't', workflowName: 'w', workflowDigest: 'd', workflowFile: 'f', workflowSource: 'src', plan: {}, inputs: { token: 's3cret' }, workspace: dir, tasks: [{ id: 'a', kind: 'k' }] });
     store.updateTask('run_2', 'a', { state: 'succeeded', output: { text: 'value s3cret' } });
     expect(store.runRow('run_2')!.inputs_json).to.equal('{"token":"[REDACTED]"}');
     expect(store.taskRows('run_2')[0]!.output_json).to.equal('{"text":"value [REDACTED]"}');
+    store.close();
+  });
+
+  it("records an effect input's given JSON text as it is while nothing is redacted, and serializes it again once something is", () => {
+    const store = Store.open(join(dir, 'input-text.db'));
+    const redactor = new Redactor();
+    const serialized: unknown[] = [];
+    store.setRedactor((value) => {
+      serialized.push(value);
+      return redactor.redactValue(value);
+    }, () => redactor.size);
+    store.createRun({ ...newRun('run_i', dir), tasks: [{ id: 'a', kind: 'k' }] });
+    const input = { token: 'visible-now' };
+    store.recordEffect({ ...effectRecord('eff_1', 'a', 1), runId: 'run_i', input, inputJson: JSON.stringify(input) }, 'requested');
+    expect(serialized).to.not.include(input);
+    redactor.add('visible-now');
+    store.recordEffect({ ...effectRecord('eff_2', 'a', 2), runId: 'run_i', input, inputJson: JSON.stringify(input) }, 'requested');
+    expect(serialized).to.include(input);
+    expect(store.effectRows('run_i').map((row) => row.input_json)).to.deep.equal(['{"token":"visible-now"}', '{"token":"[REDACTED]"}']);
     store.close();
   });
 
