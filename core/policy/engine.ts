@@ -34,6 +34,8 @@ export async function decidePolicy(hooks: Hooks, request: PolicyRequest, waiveAp
   const decided = corePolicy(request);
   if (decided.decision === 'deny') return decided;
   const core: PolicyVerdict = waiveApproval ? { decision: 'allow', reason: 'the tool contract declares approval: never' } : decided;
+  // No plugin votes: the core's answer stands.
+  if (!hooks.policy.isUsed()) return core;
   const votes: PolicyVote[] = [];
   const ballot: PolicyBallot = { cast: (_plugin, vote) => void votes.push(vote) };
   await hooks.policy.promise(request, ballot);

@@ -197,6 +197,8 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
   const { runId, traceId, scheduler, outputs, vault } = start;
   const commitErrors: string[] = [];
   const committed = async (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => {
+    // Nobody observes (no plugin taps the hook and no progress is shown): nothing to build or call.
+    if (!host.hooks.commit.isUsed()) return;
     const sink = { fail: (error: unknown) => void commitErrors.push(errorMessage(error)) };
     try {
       // Plugin observers' errors go to the sink through their facade; the core's own observers may still throw.
