@@ -1,6 +1,8 @@
 // The plugin host: owns the hooks and the keyed registries (action kinds, secret forms, isolation modes), registers
 // plugins through tap-only facades, enforces one owner per key, and closes registration when ready.
-import semver from 'semver';
+import semverSatisfies from 'semver/functions/satisfies.js';
+import validVersion from 'semver/functions/valid.js';
+import validRange from 'semver/ranges/valid.js';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type SpecSection, type ToolKind } from '../sdk/index.js';
 import { AGENT_KIND, agentKind } from './agents/kind.js';
 import { FLOW_KIND, flowKind } from './flow/kind.js';
@@ -75,7 +77,7 @@ export class Host implements PluginRegistrar {
     if (this.#plugins.has(plugin.name)) {
       throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `plugin ${plugin.name} is registered twice`);
     }
-    if (!semver.satisfies(this.version, plugin.hostRange, { includePrerelease: true })) {
+    if (!semverSatisfies(this.version, plugin.hostRange, { includePrerelease: true })) {
       throw new AgentctlError('AGENTCTL_E_PLUGIN_HOST_RANGE', `plugin ${plugin.name}@${plugin.version} supports host ${plugin.hostRange}, this host is ${this.version}`);
     }
     this.errorCodes.declare(plugin.name, plugin.errorCodes);
@@ -276,8 +278,8 @@ function validateIdentity(plugin: PluginDefinition): void {
   const problems: string[] = [];
   if (typeof plugin !== 'object' || plugin === null) throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', 'a plugin must be an object made with definePlugin');
   if (typeof plugin.name !== 'string' || !PLUGIN_NAME.test(plugin.name)) problems.push('name must be an npm-style package name');
-  if (typeof plugin.version !== 'string' || !semver.valid(plugin.version)) problems.push('version must be a semver version');
-  if (typeof plugin.hostRange !== 'string' || !semver.validRange(plugin.hostRange)) problems.push('hostRange must be a semver range');
+  if (typeof plugin.version !== 'string' || !validVersion(plugin.version)) problems.push('version must be a semver version');
+  if (typeof plugin.hostRange !== 'string' || !validRange(plugin.hostRange)) problems.push('hostRange must be a semver range');
   if (typeof plugin.setup !== 'function') problems.push('setup must be a function');
   if (problems.length > 0) {
     throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${String(plugin.name)} is invalid: ${problems.join('; ')}`);

@@ -105,6 +105,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
       throw error ?? usageError(message ?? 'invalid command line', args, names, knownOptions(parser));
     }) as Argv<GlobalArgs>;
   for (const command of commands) parser.command(command as never);
+  skipHelpCache(parser);
   // Before any command runs: the project config fills the options the command line left out, and a command that
   // builds a host gets the config's packs, loaded and checked here, before it can open a database.
   parser.middleware(async (argv) => {
@@ -171,6 +172,17 @@ function usageError(message: string, args: readonly string[], commands: readonly
     return near ? [`did you mean --${near} instead of ${dashed(word)}?`] : [];
   });
   return new AgentctlError('AGENTCTL_E_USAGE', problems.join('; '), { help: [...hints, 'see agentctl COMMAND --help for the arguments and options'].join(' ') });
+}
+
+/**
+ * yargs renders a command's whole help text as it starts the command's handler, so that help shown while the handler
+ * runs describes that command. agentctl never shows help once a command runs (`.fail()` throws instead of printing
+ * it, and `showHelp` is only called for a bare `agentctl`), so that render, which measures and wraps every line, is
+ * skipped: `--help` and the bare `agentctl` still render help when they ask for it.
+ */
+function skipHelpCache(parser: Argv<GlobalArgs>): void {
+  const usage = (parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } } }).getInternalMethods().getUsageInstance();
+  usage.cacheHelpMessage = () => undefined;
 }
 
 /** The options yargs knows at the moment it failed: the global ones and the current command's. */

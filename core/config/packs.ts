@@ -4,7 +4,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import semver from 'semver';
+import semverSatisfies from 'semver/functions/satisfies.js';
+import validVersion from 'semver/functions/valid.js';
+import validRange from 'semver/ranges/valid.js';
 import { AgentctlError, diagnostic, errorMessage, type AnyErrorCode, type Diagnostic, type PluginDefinition } from '../../sdk/index.js';
 import { PLUGIN_NAME } from '../host.js';
 import { HOST_VERSION } from '../version.js';
@@ -57,7 +59,7 @@ async function loadPack(entry: PackEntry, configFile: string, beforeImport?: Bef
   const problems = identityProblems(plugin);
   if (problems.length > 0) refuse('AGENTCTL_E_PACK_INVALID', configFile, entry, `pack ${label(entry)} (${module}) ${problems.join('; ')}`);
   const name = plugin!.name;
-  if (!semver.satisfies(HOST_VERSION, plugin!.hostRange, { includePrerelease: true })) {
+  if (!semverSatisfies(HOST_VERSION, plugin!.hostRange, { includePrerelease: true })) {
     refuse('AGENTCTL_E_PACK_HOST_RANGE', configFile, entry, `pack ${name}@${plugin!.version} supports agentctl ${plugin!.hostRange}; this is agentctl ${HOST_VERSION}`, name);
   }
   return { plugin: plugin!, source: entry.name !== undefined ? 'npm' : 'path', options: parseOptions(plugin!, entry, configFile), entry, module };
@@ -113,8 +115,8 @@ function identityProblems(plugin: PluginDefinition | undefined): string[] {
   if (typeof plugin !== 'object' || plugin === null) return ['exports no plugin definition: make the default export (or the export named `plugin`) the result of definePlugin'];
   const problems: string[] = [];
   if (typeof plugin.name !== 'string' || !PLUGIN_NAME.test(plugin.name)) problems.push('has a name that is not an npm-style package name');
-  if (typeof plugin.version !== 'string' || !semver.valid(plugin.version)) problems.push('has a version that is not a semver version');
-  if (typeof plugin.hostRange !== 'string' || !semver.validRange(plugin.hostRange)) problems.push('has a hostRange that is not a semver range');
+  if (typeof plugin.version !== 'string' || !validVersion(plugin.version)) problems.push('has a version that is not a semver version');
+  if (typeof plugin.hostRange !== 'string' || !validRange(plugin.hostRange)) problems.push('has a hostRange that is not a semver range');
   if (typeof plugin.setup !== 'function') problems.push('has no setup function');
   if (plugin.optionsSchema !== undefined && typeof (plugin.optionsSchema as { safeParse?: unknown })?.safeParse !== 'function') problems.push('has an optionsSchema that is not a zod schema');
   return problems;

@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { parse, stringify } from 'yaml';
-import semver from 'semver';
+import semverSatisfies from 'semver/functions/satisfies.js';
+import validVersion from 'semver/functions/valid.js';
 import { AgentctlError, diagnostic, type Diagnostic, type ErrorCode } from '../../sdk/index.js';
 import { issuesToDiagnostics } from '../compiler/issues.js';
 import { parseSource } from '../compiler/source.js';
@@ -96,7 +97,7 @@ function rootRequirement(reference: PackReference, workflowFile: string): Requir
   if (!reference.source) {
     // The older form pins an exact version.
     const exact = reference.version.replace(/^=/, '');
-    if (semver.valid(exact) !== exact) fail('AGENTCTL_E_SCHEMA', `pack ${reference.name}: a path/integrity reference needs an exact version, not "${reference.version}"`, workflowFile);
+    if (validVersion(exact) !== exact) fail('AGENTCTL_E_SCHEMA', `pack ${reference.name}: a path/integrity reference needs an exact version, not "${reference.version}"`, workflowFile);
     range = `=${exact}`;
   } else if (nodeRange(range) === undefined) {
     fail('AGENTCTL_E_SCHEMA', `pack ${reference.name}: "${range}" is not a version requirement`, workflowFile);
@@ -144,13 +145,13 @@ export function resolveGraph(root: string, roots: readonly Requirement[]): Loade
     const known = resolved.get(requirement.name);
     if (known) {
       const sameSource = JSON.stringify(known.requirement.source) === JSON.stringify(requirement.source);
-      if (!sameSource || !semver.satisfies(known.manifest.version, nodeRange(requirement.range)!)) {
+      if (!sameSource || !semverSatisfies(known.manifest.version, nodeRange(requirement.range)!)) {
         fail('AGENTCTL_E_PACK_RESOLUTION', `conflicting requirements for pack ${requirement.name}: ${known.requirement.from} wants ${known.requirement.range} from ${describeSource(known.requirement.source)}, ${requirement.from} wants ${requirement.range} from ${describeSource(requirement.source)}`, root, 'make every requirement of a pack name the same source and compatible versions');
       }
       return;
     }
     const { manifest, file, integrity } = readManifest(root, requirement.source, requirement.name);
-    if (!semver.satisfies(manifest.version, nodeRange(requirement.range)!)) fail('AGENTCTL_E_PACK_RESOLUTION', `pack ${manifest.name} version ${manifest.version} does not satisfy "${requirement.range}" (required by ${requirement.from})`, file);
+    if (!semverSatisfies(manifest.version, nodeRange(requirement.range)!)) fail('AGENTCTL_E_PACK_RESOLUTION', `pack ${manifest.name} version ${manifest.version} does not satisfy "${requirement.range}" (required by ${requirement.from})`, file);
     const dependencies: Record<string, string> = {};
     const entry = { name: manifest.name, version: manifest.version, source: requirement.source, integrity, compatibility: manifest.agentctl, dependencies, trust: { status: 'unsigned' as const } };
     resolved.set(manifest.name, { entry, manifest, file, requirement });
@@ -194,7 +195,7 @@ function loadLocked(root: string, lockFile: string, references: readonly PackRef
   for (const requirement of roots) {
     const entry = byName.get(requirement.name);
     if (!entry) drift(`workflow pack ${requirement.name} is missing from the lock`);
-    if (!semver.satisfies(entry!.version, nodeRange(requirement.range)!)) drift(`the workflow wants ${requirement.name} ${requirement.range}, and the lock has ${entry!.version}`);
+    if (!semverSatisfies(entry!.version, nodeRange(requirement.range)!)) drift(`the workflow wants ${requirement.name} ${requirement.range}, and the lock has ${entry!.version}`);
     if (JSON.stringify(entry!.source) !== JSON.stringify(requirement.source)) drift(`the workflow's source of ${requirement.name} (${describeSource(requirement.source)}) differs from the locked one (${describeSource(entry!.source)})`);
   }
   const packs: LoadedPack[] = [];
@@ -214,7 +215,7 @@ function loadLocked(root: string, lockFile: string, references: readonly PackRef
     for (const [dependency, required] of Object.entries(manifest.dependencies)) {
       const target = byName.get(dependency);
       if (!target) drift(`the lock is missing pack ${dependency}, a dependency of ${name}`);
-      if (entry!.dependencies[dependency] !== target!.version || !semver.satisfies(target!.version, nodeRange(required.version)!)) drift(`dependency ${dependency} of ${name} (${required.version}) does not match the locked version ${target!.version}`);
+      if (entry!.dependencies[dependency] !== target!.version || !semverSatisfies(target!.version, nodeRange(required.version)!)) drift(`dependency ${dependency} of ${name} (${required.version}) does not match the locked version ${target!.version}`);
       if (JSON.stringify(required.source) !== JSON.stringify(target!.source)) drift(`the source of dependency ${dependency} of ${name} differs from the locked one`);
       visit(dependency);
     }

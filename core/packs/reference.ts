@@ -1,11 +1,13 @@
 // The workflow side of declarative packs in the reference format: `spec.packs` entries, their sources, and
 // `spec.packTrust`, with the reference's Rust-style version requirements. (Manifests and locks are in format.ts.)
-import semver from 'semver';
+import semverSatisfies from 'semver/functions/satisfies.js';
+import validVersion from 'semver/functions/valid.js';
+import validRange from 'semver/ranges/valid.js';
 import { z } from 'zod';
 
 /** A dotted pack name: `example.utility`. */
 export const packName = z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/, 'a pack name is fully qualified and dotted, e.g. example.utility');
-export const exactVersion = z.string().refine((value) => semver.valid(value) === value, 'version must be an exact semantic version such as 1.0.0');
+export const exactVersion = z.string().refine((value) => validVersion(value) === value, 'version must be an exact semantic version such as 1.0.0');
 export const integrity = z.string().regex(/^sha256:[0-9a-fA-F]{64}$/, 'integrity must be sha256: followed by 64 hexadecimal digits');
 
 /**
@@ -16,12 +18,12 @@ export function nodeRange(requirement: string): string | undefined {
   const comparators = requirement.split(',').map((part) => part.trim());
   if (comparators.some((part) => part === '')) return undefined;
   const translated = comparators.map((part) => (/^\d/.test(part) ? `^${part}` : part)).join(' ');
-  return semver.validRange(translated) === null ? undefined : translated;
+  return validRange(translated) === null ? undefined : translated;
 }
 
 export const satisfies = (version: string, requirement: string): boolean => {
   const range = nodeRange(requirement);
-  return range !== undefined && semver.satisfies(version, range);
+  return range !== undefined && semverSatisfies(version, range);
 };
 
 export const requirement = z.string().refine((value) => nodeRange(value) !== undefined, 'not a version requirement (e.g. "^1.0" or ">=0.3.0, <1.0.0")');

@@ -207,4 +207,22 @@ describe('start-up cost', () => {
     expect(result.modules).to.be.greaterThan(0);
     expect(result.dockerode).to.equal(0);
   });
+
+  it('the built CLI app is one bundle: of dist/ it imports only sdk/ and its chunks, and it loads lazy packages lazily', () => {
+    const folder = join(ROOT, 'dist', 'core', 'cli');
+    const bundle = ['app.js', ...readdirSync(folder).filter((name) => /^app\.chunk-[A-Z0-9]+\.js$/.test(name))];
+    const statics: string[] = [];
+    const dynamics: string[] = [];
+    for (const name of bundle) {
+      const text = readFileSync(join(folder, name), 'utf8');
+      expect(text.startsWith('// agentctl: bundled by scripts/bundle-cli.mjs'), `${name} is the bundle`).to.equal(true);
+      statics.push(...[...text.matchAll(/^(?:import|export)\s[^;]*?from\s*"([^"]+)";?$|^import\s*"([^"]+)";?$/gm)].map((match) => match[1] ?? match[2]!));
+      dynamics.push(...[...text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map((match) => match[1]!));
+    }
+    const local = [...statics, ...dynamics].filter((specifier) => specifier.startsWith('.'));
+    expect(local.filter((specifier) => !/^\.\.\/\.\.\/sdk\/[a-z-]+\.js$/.test(specifier) && !/^\.\/app\.chunk-[A-Z0-9]+\.js$/.test(specifier))).to.deep.equal([]);
+    const packages = new Set(statics.filter((specifier) => !specifier.startsWith('.') && !specifier.startsWith('node:')));
+    expect([...packages].sort()).to.deep.equal(['better-sqlite3', 'yargs', 'zod']);
+    expect(new Set(dynamics.filter((specifier) => !specifier.startsWith('.')))).to.deep.equal(new Set(['cosmiconfig', 'dockerode', 'esbuild', 'undici']));
+  });
 });

@@ -1,0 +1,76 @@
+// Build step after `tsc`: replaces dist/core/cli/app.js (what every command but `--version` loads) with one ESM file
+// holding it and every core/ and builtins/ module it reaches. Node then reads, resolves and links one file instead of
+// about two hundred, which is most of what a short command costs before it does anything. A module the code loads
+// lazily (`await import('./x.js')`) stays lazy: it goes to a chunk next to app.js (`app.chunk-HASH.js`).
+//
+// What stays outside the bundle, loaded as before:
+// - dist/sdk/*: the public contract has a single module instance per process, the one packs import;
+// - every npm package but those in BUNDLED: zod (packs and the SDK build schemas with it), yargs (it finds its
+//   message files from its own location), native and lazily loaded packages, and any package added later;
+// - dist/core/cli/main.js, the entry, which answers `--version` without loading the app.
+// BUNDLED are CommonJS packages of many small files that only core/ uses, so the bundle's copy is the only one a
+// command loads. Every other file of dist/ is still emitted by tsc and importable on its own (agentctl/sdk/testing).
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'dist', 'core', 'cli');
+const APP = join(OUT, 'app.js');
+const CHUNK = /^app\.chunk-[A-Z0-9]+\.js$/;
+const SDK = join(ROOT, 'dist', 'sdk') + sep;
+const BUNDLED = new Set(['yaml', 'semver', 'tapable']);
+const MARK = '// agentctl: bundled by scripts/bundle-cli.mjs';
+// The bundled CommonJS packages call require() (for node: modules too): an ES module has none of its own.
+const REQUIRE = "import { createRequire as __agentctlCreateRequire } from 'node:module';\nconst require = __agentctlCreateRequire(import.meta.url);";
+
+if (readFileSync(APP, 'utf8').startsWith(MARK)) {
+  // tsc did not emit app.js again, so it is already the bundle.
+  process.exit(0);
+}
+
+/** The package a bare specifier names: `semver/functions/valid.js` → `semver`, `@scope/name/x` → `@scope/name`. */
+const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+const boundaries = {
+  name: 'agentctl-boundaries',
+  setup(builder) {
+    // Imports of dist/sdk/ stay imports, rewritten relative to the folder of app.js (its chunks are in it too).
+    builder.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const target = resolve(args.resolveDir, args.path);
+      if (!target.startsWith(SDK)) return undefined;
+      const path = relative(OUT, target).split(sep).join('/');
+      return { path: path.startsWith('.') ? path : `./${path}`, external: true };
+    });
+    // A package stays an import unless it is in BUNDLED; what a bundled package requires is bundled with it.
+    builder.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:') || args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
+      return BUNDLED.has(packageOf(args.path)) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
+
+const result = await build({
+  entryPoints: [APP],
+  bundle: true,
+  splitting: true,
+  allowOverwrite: true,
+  outdir: OUT,
+  entryNames: '[name]',
+  chunkNames: 'app.chunk-[hash]',
+  write: false,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  plugins: [boundaries],
+  logLevel: 'warning',
+  legalComments: 'none',
+  banner: { js: `${MARK}\n${REQUIRE}` },
+});
+if (!result.outputFiles.some((file) => file.path === APP)) throw new Error('bundle-cli: esbuild produced no app.js');
+for (const name of readdirSync(OUT)) if (CHUNK.test(name)) rmSync(join(OUT, name));
+for (const file of result.outputFiles) {
+  if (dirname(file.path) !== OUT || !(file.path === APP || CHUNK.test(file.path.slice(OUT.length + 1)))) throw new Error(`bundle-cli: unexpected output ${file.path}`);
+  writeFileSync(file.path, file.text);
+}
