@@ -20,7 +20,11 @@ export class CanonicalMemo {
   own<T>(value: T): T {
     if (value === null || typeof value !== 'object') return value;
     try {
-      return (this.#copyPlain(value) ?? this.seal(structuredClone(value))) as T;
+      const plain = this.#copyPlain(value);
+      if (plain === undefined) return this.seal(structuredClone(value));
+      // Its JSON text by the native serializer, once: the same text `json` would write, for far less work.
+      if (!this.#jsonTexts.has(plain)) this.#jsonTexts.set(plain, JSON.stringify(plain));
+      return plain as T;
     } catch {
       this.#opaque.add(value);
       return value;
