@@ -21,10 +21,14 @@ export interface WorkflowSpec {
   outputs?: Record<string, unknown>;
   policy?: Record<string, unknown>;
   runtime?: Record<string, unknown>;
-  actions: Record<string, Record<string, unknown>>;
+  actions?: Record<string, Record<string, unknown>>;
   tasks: Record<string, unknown>[];
   subworkflows?: Record<string, unknown>;
   compensation?: Record<string, unknown>;
+  vars?: Record<string, unknown>;
+  varsFiles?: string[];
+  providers?: Record<string, unknown>;
+  agents?: Record<string, unknown>;
 }
 
 /** A workflow document as YAML text. */

@@ -35,17 +35,12 @@ spec:
 
 /** One assign task reporting the named vars, with the given workflow-level and task-level fields. */
 const reporter = (names: string[], spec: Record<string, unknown> = {}, task: Record<string, unknown> = {}) =>
-  stringify({
-    apiVersion: 'agentctl.dev/v1',
-    kind: 'Workflow',
-    metadata: { name: 'vars' },
-    spec: {
-      ...spec,
-      actions: { report: { kind: 'builtin.assign' } },
-      tasks: [{ id: 'report', uses: 'action:report', ...task, with: Object.fromEntries(names.map((name) => [name, `\${{ vars.${name} }}`])) }],
-      outputs: { report: '${{ tasks.report.output.output }}' },
-    },
-  });
+  workflow({
+    ...spec,
+    actions: { report: { kind: 'builtin.assign' } },
+    tasks: [{ id: 'report', uses: 'action:report', ...task, with: Object.fromEntries(names.map((name) => [name, `\${{ vars.${name} }}`])) }],
+    outputs: { report: '${{ tasks.report.output.output }}' },
+  }, 'vars');
 
 describe('variable files', () => {
   let ws: ReturnType<typeof workspace>;
@@ -74,23 +69,18 @@ describe('variable files', () => {
     ws.write('seven.yaml', stringify(layer(7)));
     const file = ws.write(
       'wf.yaml',
-      stringify({
-        apiVersion: 'agentctl.dev/v1',
-        kind: 'Workflow',
-        metadata: { name: 'layers' },
-        spec: {
-          varsFiles: ['vars/one.yaml'],
-          vars: layer(2),
-          providers: { fake: { kind: 'fake' } },
-          agents: { helper: { provider: 'fake', model: 'fake-echo', instructions: 'echo', varsFiles: ['vars/agent.json'], vars: layer(4) } },
-          actions: { report: { kind: 'builtin.assign' } },
-          tasks: [
-            { id: 'report', uses: 'action:report', varsFiles: ['vars/task.yaml'], vars: layer(6), with: Object.fromEntries(names.map((name) => [name, `\${{ vars.${name} }}`])) },
-            { id: 'plain', uses: 'action:report', with: { l1: '${{ vars.l1 }}', l2: '${{ vars.l2 }}', l7: '${{ vars.l7 }}', l8: '${{ vars.l8 }}', nested: '${{ vars.nested }}' } },
-          ],
-          outputs: { report: '${{ tasks.report.output.output }}', plain: '${{ tasks.plain.output.output }}' },
-        },
-      }),
+      workflow({
+        varsFiles: ['vars/one.yaml'],
+        vars: layer(2),
+        providers: { fake: { kind: 'fake' } },
+        agents: { helper: { provider: 'fake', model: 'fake-echo', instructions: 'echo', varsFiles: ['vars/agent.json'], vars: layer(4) } },
+        actions: { report: { kind: 'builtin.assign' } },
+        tasks: [
+          { id: 'report', uses: 'action:report', varsFiles: ['vars/task.yaml'], vars: layer(6), with: Object.fromEntries(names.map((name) => [name, `\${{ vars.${name} }}`])) },
+          { id: 'plain', uses: 'action:report', with: { l1: '${{ vars.l1 }}', l2: '${{ vars.l2 }}', l7: '${{ vars.l7 }}', l8: '${{ vars.l8 }}', nested: '${{ vars.nested }}' } },
+        ],
+        outputs: { report: '${{ tasks.report.output.output }}', plain: '${{ tasks.plain.output.output }}' },
+      }, 'layers'),
     );
     const output = outcome(run(file, '--vars-file', 'seven.yaml', '--var', 'l8=8', '--var', 'l8=8'), 0).data.output;
     // Layers 3 and 4 belong to agent tasks: an action task has no agent layer, so l3 and l4 come from layer 2.
@@ -101,16 +91,11 @@ describe('variable files', () => {
   it('gives an agent task its agent layers: the template check sees their names', () => {
     ws.write('agent.yaml', 'tone: file\nlevel: file\n');
     const agentWorkflow = (varsFiles: string[]) =>
-      stringify({
-        apiVersion: 'agentctl.dev/v1',
-        kind: 'Workflow',
-        metadata: { name: 'agent-vars' },
-        spec: {
-          providers: { fake: { kind: 'fake' } },
-          agents: { helper: { provider: 'fake', model: 'fake-echo', instructions: 'echo', varsFiles, vars: { level: 'agent' } } },
-          tasks: [{ id: 'ask', uses: 'agent:helper', vars: { extra: 1 }, with: { prompt: '${{ vars.tone }} ${{ vars.level }} ${{ vars.extra }}' } }],
-        },
-      });
+      workflow({
+        providers: { fake: { kind: 'fake' } },
+        agents: { helper: { provider: 'fake', model: 'fake-echo', instructions: 'echo', varsFiles, vars: { level: 'agent' } } },
+        tasks: [{ id: 'ask', uses: 'agent:helper', vars: { extra: 1 }, with: { prompt: '${{ vars.tone }} ${{ vars.level }} ${{ vars.extra }}' } }],
+      }, 'agent-vars');
     const file = ws.write('wf.yaml', agentWorkflow(['agent.yaml']));
     expect(outcome(cli('check', file), 0).data.tasks).to.equal(1);
     // Without the agent's file, vars.tone is declared nowhere.
@@ -231,21 +216,16 @@ describe('variable files', () => {
     ws.write('v.yaml', 'x: captured\n');
     const file = ws.write(
       'wf.yaml',
-      stringify({
-        apiVersion: 'agentctl.dev/v1',
-        kind: 'Workflow',
-        metadata: { name: 'captured' },
-        spec: {
-          varsFiles: ['v.yaml'],
-          policy: { processAllowlist: ['sh'] },
-          actions: { gate: { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'true'] }, report: { kind: 'builtin.assign' } },
-          tasks: [
-            { id: 'gate', uses: 'action:gate' },
-            { id: 'report', uses: 'action:report', needs: ['gate'], with: { x: '${{ vars.x }}' } },
-          ],
-          outputs: { x: '${{ tasks.report.output.output.x }}' },
-        },
-      }),
+      workflow({
+        varsFiles: ['v.yaml'],
+        policy: { processAllowlist: ['sh'] },
+        actions: { gate: { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'true'] }, report: { kind: 'builtin.assign' } },
+        tasks: [
+          { id: 'gate', uses: 'action:gate' },
+          { id: 'report', uses: 'action:report', needs: ['gate'], with: { x: '${{ vars.x }}' } },
+        ],
+        outputs: { x: '${{ tasks.report.output.output.x }}' },
+      }, 'captured'),
     );
     // The process task waits for approval (exit 3); the file changes meanwhile.
     const runId = outcome(run(file), 3).data.runId as string;
@@ -264,10 +244,11 @@ describe('variable files', () => {
     const file = ws.write(
       'wf.yaml',
       workflow({
+        varsFiles: ['v.yaml'],
         policy: { processAllowlist: ['sh'], approval: 'never' },
         actions: { fail: { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'exit 1'] } },
         tasks: [{ id: 'fail', uses: 'action:fail' }],
-      }).replace('spec:\n', 'spec:\n  varsFiles: [v.yaml]\n'),
+      }),
     );
     const runId = errorDocument(run(file), 4).error.runId as string;
     ws.write('v.yaml', 'x: 2\n');
