@@ -1,7 +1,7 @@
 // The summary reporter, plus a duration table: per spec file (wall time from its first to its last event, hooks
 // included) and the slowest tests. Use it to find where the suite's time goes:
 //
-//   npx mocha --reporter ./test/support/timing-reporter.cjs [--reporter-option out=FILE] [--reporter-option top=N]
+//   npx mocha --reporter ./test/support/timing-reporter.cjs [--reporter-option out=FILE] [--reporter-option top=N] [FILES]
 //
 // The table goes to FILE when given (the spec output and the closing line stay untouched), else to stderr.
 const { writeFileSync } = require('node:fs');
