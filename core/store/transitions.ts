@@ -29,7 +29,8 @@ export const TASK_TRANSITIONS: Table<TaskState> = {
 export const EFFECT_TRANSITIONS: Table<EffectState> = {
   requested: ['started', 'cancelled'],
   waiting_for_approval: ['requested', 'cancelled'],
-  started: ['succeeded', 'failed', 'uncertain', 'cancelled'],
+  // A started effect may have happened: it ends known (succeeded, failed) or in doubt, never `cancelled`.
+  started: ['succeeded', 'failed', 'uncertain'],
   uncertain: [],
   succeeded: [],
   failed: [],

@@ -187,6 +187,20 @@ describe('store', () => {
       }
       for (const state of ['succeeded', 'failed', 'cancelled'] as const) expect(RUN_TRANSITIONS[state]).to.deep.equal([]);
       for (const state of ['succeeded', 'failed', 'skipped', 'cancelled'] as const) expect(TASK_TRANSITIONS[state]).to.deep.equal([]);
+      for (const state of ['succeeded', 'failed', 'uncertain', 'cancelled'] as const) expect(EFFECT_TRANSITIONS[state]).to.deep.equal([]);
+      // A started effect may have taken place: it is never known not done.
+      expect(EFFECT_TRANSITIONS.started).to.deep.equal(['succeeded', 'failed', 'uncertain']);
+    });
+
+    it('refuses to cancel a started effect: it ends succeeded, failed or uncertain', () => {
+      const store = Store.open(join(dir, 'started.db'));
+      store.createRun({ ...newRun('run_t', dir), tasks: [{ id: 'a', kind: 'k' }] });
+      store.updateTask('run_t', 'a', { state: 'running' });
+      store.recordEffect(effectRecord('eff_s', 'a', 1), 'requested');
+      store.updateEffect('run_t', 'eff_s', 'started');
+      expect(() => store.updateEffect('run_t', 'eff_s', 'cancelled')).to.throw(/illegal effect transition started → cancelled/);
+      expect(store.effect('eff_s')!.state).to.equal('started');
+      store.close();
     });
   });
 });
