@@ -35,7 +35,28 @@ describe('plugin contract: policy plugins can only tighten', () => {
     expect(approval.reason).to.contain('reads are reviewed').and.to.contain('plugin strict');
   });
 
-  it('a denial names the plugin; the most restrictive answer wins over a later approval demand', async () => {
+  it('a deny and a needs_approval end deny in every order, stage and core verdict', async () => {
+    const stages = ['security', 'default', 'review'] as const;
+    for (const denyStage of stages) {
+      for (const askStage of stages) {
+        // Registration order decides the order within one stage: try both.
+        for (const denyFirst of [true, false]) {
+          for (const approval of ['never', 'always'] as const) {
+            const deny = plugin('denier', (api) => api.hooks.policy.tap({ stage: denyStage }, () => ({ decision: 'deny', diagnostic: diagnostic('AGENTCTL_E_POLICY_TOOL_DENIED', { message: 'denied by the security plugin' }) })));
+            const ask = plugin('asker', (api) => api.hooks.policy.tap({ stage: askStage }, () => ({ decision: 'needs_approval', reason: 'ask first' })));
+            const order = denyFirst ? [deny, ask] : [ask, deny];
+            const result = await runAction('builtin.read', { input: { path: 'x' }, policy: { approval, nonInteractive: 'pause' } }, order);
+            const where = `deny at ${denyStage}, ask at ${askStage}, ${denyFirst ? 'deny' : 'ask'} registered first, approval ${approval}`;
+            expect(result.state, where).to.equal('failed');
+            expect(result.diagnostics[0], where).to.include({ code: 'AGENTCTL_E_POLICY_TOOL_DENIED', plugin: 'denier' });
+            expect(result.inspection!.approvals, where).to.deep.equal([]);
+          }
+        }
+      }
+    }
+  });
+
+  it('a denial names the plugin; the most restrictive answer wins over an earlier approval demand', async () => {
     const deny = plugin('denier', (api) => api.hooks.policy.tap({ stage: 'review' }, () => ({ decision: 'deny', diagnostic: diagnostic('AGENTCTL_E_POLICY_TOOL_DENIED', { message: 'not today' }) })));
     const ask = plugin('asker', (api) => api.hooks.policy.tap({ stage: 'security' }, () => ({ decision: 'needs_approval', reason: 'ask first' })));
     const result = await runAction('builtin.read', { input: { path: 'x' }, policy: { approval: 'never' } }, [ask, deny]);
