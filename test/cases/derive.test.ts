@@ -183,6 +183,23 @@ describe('retry, repair and fork', () => {
     expect(plan.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['reused', 'reused', 'fresh', 'fresh']);
   });
 
+  it('an effect reconciled applied blocks the task that would repeat it (exit 3) until --restart-successful', () => {
+    const file = ws().write('slow.yaml', chain({ check: ['/bin/sleep', '30'] }));
+    const cancelled = cli(['run', file, '--timeout-seconds', '2']);
+    expect(cancelled.status, cancelled.stderr).to.equal(130);
+    const runId = JSON.parse(cancelled.stdout).data.runId as string;
+    const [uncertain] = rows(ws().db, `SELECT id FROM effects WHERE run_id = ? AND task_id = 'third'`, runId);
+    outcome(cli(['effects', 'reconcile', uncertain.id, '--status', 'applied', '--reason', 'the sleep ran']), 0);
+    for (const args of [['retry', file, runId, '--failed', '--plan'], ['repair', file, runId, '--from', 'third', '--plan']]) {
+      const blocked = outcome(cli(args), 3);
+      expect(blocked.data.blocks, args.join(' ')).to.deep.equal([{ block: 'non_idempotent_effect', taskId: 'third', effectId: uncertain.id, message: blocked.data.blocks[0].message }]);
+    }
+    expect(errorDocument(cli(['retry', file, runId, '--failed']), 3).diagnostics[0].code).to.equal('AGENTCTL_E_REPAIR_BLOCKED');
+    expect(runCount(ws().db)).to.equal(1);
+    const acknowledged = outcome(cli(['retry', file, runId, '--failed', '--restart-successful', '--plan']), 0);
+    expect(acknowledged.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['reused', 'reused', 'fresh', 'fresh']);
+  });
+
   it('fork of a succeeded run runs everything again from the recorded workflow, with lineage', () => {
     const file = ws().write('flow.yaml', chain({ check: ['/bin/true'] }));
     const source = outcome(cli(['run', file]), 0);
