@@ -124,6 +124,21 @@ describe('file service', () => {
       expect(await failureCode(linked.writeAtomic('linked-root/x.txt', Buffer.from('x')))).to.equal('AGENTCTL_E_POLICY_NOT_WRITABLE');
     });
 
+    it('a sibling whose name starts with a writable root\'s is outside it: out/ does not cover outer/ or out-2/', async () => {
+      for (const sibling of ['outer', 'out-2', 'out.bak']) {
+        mkdirSync(at(sibling));
+        expect(await failureCode(files.writeAtomic(`${sibling}/x.txt`, Buffer.from('x'))), sibling).to.equal('AGENTCTL_E_POLICY_NOT_WRITABLE');
+        expect(await failureCode(files.writeAtomic(at(sibling, 'x.txt'), Buffer.from('x'))), `${sibling} absolute`).to.equal('AGENTCTL_E_POLICY_NOT_WRITABLE');
+        expect(await failureCode(files.writeAtomic(`${sibling}/made/x.txt`, Buffer.from('x'))), `${sibling} new folder`).to.equal('AGENTCTL_E_POLICY_NOT_WRITABLE');
+        expect(readdirSync(at(sibling)), sibling).to.deep.equal([]);
+      }
+      // A root written with a trailing "/" or "./" is the same root, and still only that one.
+      const spelled = createFileService({ workspaceRoot: ws, writableRoots: ['./out/'] });
+      expect(await failureCode(spelled.writeAtomic('outer/x.txt', Buffer.from('x')))).to.equal('AGENTCTL_E_POLICY_NOT_WRITABLE');
+      await spelled.writeAtomic('out/x.txt', Buffer.from('x'));
+      expect(readFileSync(at('out', 'x.txt'), 'utf8')).to.equal('x');
+    });
+
     it('a trailing "/" names a folder: no file of that name is created', async () => {
       expect(await failureCode(files.writeAtomic('out/sub/', Buffer.from('x')))).to.equal('AGENTCTL_E_FILE_WRITE');
       expect(await failureCode(files.contentEquals('out/sub/', Buffer.from('x')))).to.equal('AGENTCTL_E_FILE_WRITE');
