@@ -83,6 +83,17 @@ describe('redactor', () => {
     });
   });
 
+  describe('the double-escaped JSON form', () => {
+    it('a value with quotes, backslashes and a newline is redacted in JSON written inside a JSON string', () => {
+      const secret = 'to"k\\en\nline-2';
+      const redactor = redactorWith(secret);
+      const twice = JSON.stringify({ body: JSON.stringify({ key: secret }) });
+      expect(redactor.redact(twice)).to.equal(JSON.stringify({ body: JSON.stringify({ key: '[REDACTED]' }) }));
+      expect(redactor.redact(twice)).not.to.contain('line-2');
+      expect(formsOf(secret)).to.include(JSON.stringify(JSON.stringify(secret).slice(1, -1)).slice(1, -1));
+    });
+  });
+
   describe('values too short to redact', () => {
     it(`a value under ${MIN_SECRET_LENGTH} characters, surrounding whitespace ignored, is too short`, () => {
       for (const value of ['', 'a', 'abc', '  ab \n', '\t\n', '🔑🔑🔑']) expect(tooShortToRedact(value), JSON.stringify(value)).to.equal(true);
