@@ -84,8 +84,8 @@ describe('redactor', () => {
   });
 
   describe('the double-escaped JSON form', () => {
-    it('a value with quotes, backslashes and a newline is redacted in JSON written inside a JSON string', () => {
-      const secret = 'to"k\\en\nline-2';
+    it('a non-ASCII value with quotes, backslashes and a newline is redacted in JSON written inside a JSON string', () => {
+      const secret = 'tö"k\\en\nline-2';
       const redactor = redactorWith(secret);
       const twice = JSON.stringify({ body: JSON.stringify({ key: secret }) });
       expect(redactor.redact(twice)).to.equal(JSON.stringify({ body: JSON.stringify({ key: '[REDACTED]' }) }));
