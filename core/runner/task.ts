@@ -232,8 +232,11 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     }
   } catch (error) {
     if (ledger.lost) throw ledger.lost;
-    if (deadline.expired() && !request.signal.aborted && !isAgentctlError(error)) {
-      throw new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `task ${task.id} exceeded its timeout of ${timeoutSeconds}s`);
+    // What a kind throws without a code of its own once the deadline passed is the deadline's doing (an abort, a
+    // closed pipe); the dispatch facade has already wrapped it as the plugin's failure.
+    if (deadline.expired() && !request.signal.aborted && (!isAgentctlError(error) || error.code === 'AGENTCTL_E_PLUGIN_FAILED')) {
+      const cause = isAgentctlError(error) ? ` (${error.message})` : '';
+      throw new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `task ${task.id} exceeded its timeout of ${timeoutSeconds}s${cause}`, { cause: error });
     }
     throw error;
   } finally {

@@ -163,6 +163,14 @@ describe('mcp.call against a local MCP server', function () {
     expect(effects().map((row) => row.state)).to.deep.equal(['failed']);
   });
 
+  it('an HTTP error status on tools/call fails the effect with AGENTCTL_E_MCP_RESPONSE_INVALID naming the status', async () => {
+    await start({ callStatus: 500 });
+    const failed = errorDocument(await run(), 6);
+    expect(diagnosticWithCode(failed, 'AGENTCTL_E_MCP_RESPONSE_INVALID').message).to.contain('answered tools/call with HTTP 500');
+    expect(effects().map((row) => row.state)).to.deep.equal(['failed']);
+    expect(server!.methods().filter((method) => method === 'tools/call')).to.have.length(1);
+  });
+
   it('a tool that hangs past timeoutSeconds is uncertain, sent once; resume refuses until it is reconciled', async () => {
     let calls = 0;
     await start({ tools: { slow: (args) => (++calls === 1 ? 'hang' : { result: { content: [], structuredContent: { ok: true, received: args } } }) } });

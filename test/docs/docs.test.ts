@@ -12,6 +12,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { ERROR_CODES } from '../../sdk/index.js';
 import { baseEnv, ROOT, runCli, type CliResult } from '../support/cli.js';
@@ -113,6 +114,16 @@ describe('docs/errors.md', () => {
     const table = Object.fromEntries(rows.map((row) => [row.code, row.exitCode]));
     const expected = Object.fromEntries(Object.entries(ERROR_CODES).map(([code, info]) => [code, info.exitCode]));
     expect(table).to.deep.equal(expected);
+  });
+
+  it('names no code that no test names: each code is reached by at least one test', () => {
+    const tests = [
+      ...readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' }).map((entry) => join(ROOT, 'test', entry)),
+      ...readdirSync(join(ROOT, 'builtins'), { recursive: true, encoding: 'utf8' }).map((entry) => join(ROOT, 'builtins', entry)),
+      ...readdirSync(join(ROOT, 'packs'), { recursive: true, encoding: 'utf8' }).filter((entry) => !entry.includes('node_modules')).map((entry) => join(ROOT, 'packs', entry)),
+    ].filter((file) => /\.test\.(ts|mjs)$/.test(file) && file !== fileURLToPath(import.meta.url));
+    const named = new Set(tests.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/AGENTCTL_E_[A-Z0-9_]+/g)].map((match) => match[0])));
+    expect(Object.keys(ERROR_CODES).filter((code) => !named.has(code)), 'codes no test names').to.deep.equal([]);
   });
 
   it('is the only list: every code named anywhere in the docs exists', () => {

@@ -19,6 +19,8 @@ export interface McpServerOptions {
   readonly sse?: boolean;
   /** Answer tools/call with 404, as a server that ended the session does. */
   readonly expireSession?: boolean;
+  /** Answer tools/call with this HTTP status and no JSON-RPC body, as a failing server does. */
+  readonly callStatus?: number;
   /** Answer every request with a redirect to this URL. */
   readonly redirect?: string;
   readonly tools?: Readonly<Record<string, Tool>>;
@@ -60,6 +62,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
     if (!sessions.has(session) || request.headers['mcp-protocol-version'] !== MCP_VERSION) return void response.writeHead(400).end('missing session or protocol version');
     if (message.id === undefined) return void response.writeHead(202).end();
     if (options.expireSession) return void response.writeHead(404).end();
+    if (options.callStatus !== undefined && message.method === 'tools/call') return void response.writeHead(options.callStatus).end('internal error');
     if (message.method !== 'tools/call') return error(response, options, message.id!, -32601, `Method not found: ${message.method}`);
     const name = String(message.params?.name);
     const tool = tools[name];
