@@ -1,6 +1,7 @@
 // One tool call of an agent: the call is checked against the tool's contract, recorded as an effect with the tool's
 // declared class, risk and idempotency, authorized (tools are identified by name for toolsAllow/toolsDeny), run,
-// and its output checked before it goes back to the model.
+// and its output checked before it goes back to the model. A `kind: action` tool's call is handed to the task runner,
+// which dispatches the action as a task of it would (core/runner/action-dispatch.ts).
 import { AgentctlError, EffectFailure, jsonSchemaProblems, type CompiledTool, type EffectOptions, type EffectRequest, type JsonValue, type PerformedEffect, type ToolCallBlock, type ToolSettings } from '../../sdk/index.js';
 import type { AgentLoop } from './loop.js';
 import { boundedSignal } from '../runner/deadline.js';
@@ -29,8 +30,8 @@ export type EffectCall = <T extends JsonValue>(
   texts?: InputTexts,
 ) => Promise<T>;
 
-/** Runs a declared action with `input`, in the agent task, under the same policy: for `kind: action` tools. */
-export type ActionRunner = (action: string, input: JsonValue, approval: ApprovalOverride) => Promise<JsonValue>;
+/** Runs the declared action of a `kind: action` tool with the call's input, as that action runs in a task. */
+export type ActionRunner = (tool: CompiledTool, callId: string, input: JsonValue) => Promise<JsonValue>;
 
 export async function callTool(loop: AgentLoop, call: ToolCallBlock, index: number): Promise<JsonValue> {
   const { agent, tools } = loop.fields;
@@ -41,7 +42,7 @@ export async function callTool(loop: AgentLoop, call: ToolCallBlock, index: numb
   const problems = jsonSchemaProblems(tool.inputSchema, call.input);
   if (problems.length > 0) throw new AgentctlError('AGENTCTL_E_TOOL_CALL_INVALID', `agent ${agent.name}: the call of tool ${tool.name} does not match its inputSchema: ${problems.join('; ')}`);
   loop.budget?.expectToolCall(index, tool.name);
-  const output = tool.kind === 'action' ? await loop.runAction(tool.action!, call.input, tool.approval) : await runToolKind(loop, tool, call);
+  const output = tool.kind === 'action' ? await loop.runAction(tool, call.id, call.input) : await runToolKind(loop, tool, call);
   const invalid = jsonSchemaProblems(tool.outputSchema, output);
   if (invalid.length > 0) throw new AgentctlError('AGENTCTL_E_TOOL_OUTPUT_INVALID', `tool ${tool.name} returned output that does not match its outputSchema: ${invalid.join('; ')}`);
   return output;

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
 import type { Hooks } from '../hooks.js';
-import type { ApprovalOverride, InputTexts } from '../agents/tools.js';
+import type { ApprovalOverride, EffectCall, InputTexts } from '../agents/tools.js';
 import { decidePolicy } from '../policy/engine.js';
 import type { EffectRow, Store } from '../store/store.js';
 import { isBudgetExceeded, type EffectBudget } from './budget.js';
@@ -46,20 +46,30 @@ export interface ApprovalAnswer {
 /** Asks a person; present only when agentctl runs interactively. */
 export type Approver = (question: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalAnswer>;
 
+/**
+ * The action an effect is performed for: its kind and profile are recorded and judged, its budget reserves, its
+ * deadline bounds the work, and its kind's owner is named in what it throws. A task's own action is one; an action a
+ * model runs through a tool is another, in the same task attempt.
+ */
+export interface EffectActor {
+  readonly kind: string;
+  readonly profile: EffectProfile;
+  readonly signal: AbortSignal;
+  /** What the kind's owner threw, as a known code naming the plugin and hook. */
+  readonly normalize: (error: unknown) => AgentctlError;
+  /** Reserves each fresh dispatch's worst case under the run budgets, and settles it to actual use; absent: no budget. */
+  readonly budget?: EffectBudget;
+}
+
 export interface EffectScope {
   readonly hooks: Hooks;
   readonly store: Store;
   readonly runId: string;
   readonly taskId: string;
   readonly attempt: number;
-  readonly kind: string;
-  readonly profile: EffectProfile;
   readonly policy: ResolvedPolicy;
   readonly workspaceRoot: string;
-  readonly signal: AbortSignal;
   readonly redact: (text: string) => string;
-  /** What the kind's owner threw, as a known code naming the plugin and hook. */
-  readonly normalize: (error: unknown) => AgentctlError;
   readonly approver?: Approver;
   /** Written in the same transaction as the task's first recorded effect (the task becomes `running`). */
   readonly firstRecord: () => void;
@@ -67,8 +77,12 @@ export interface EffectScope {
   readonly committed: (type: string, data: Record<string, JsonValue>, effectId?: string) => Promise<void>;
   /** Set when an outcome could not be recorded, even if the kind's code caught the error: the task must not go on. */
   readonly ledger: { lost?: OutcomeNotRecorded };
-  /** Reserves each fresh dispatch's worst case under the run budgets, and settles it to actual use; absent: no budget. */
-  readonly budget?: EffectBudget;
+}
+
+/** The effects of one task attempt: one ordinal sequence and one ledger lookup, whichever action each is for. */
+export interface EffectRunner {
+  /** The `effect` function of a dispatch context: every effect it records is performed for `actor`. */
+  actingFor(actor: EffectActor): EffectCall;
 }
 
 /** Canonical JSON: sorted keys, so equal inputs have equal digests. */
@@ -83,8 +97,8 @@ export function effectId(parts: { runId: string; taskId: string; attempt: number
 /** Inputs written by canonicalJson alone; the ledger's record is then JSON.stringify's. */
 const CANONICAL: InputTexts = { text: canonicalJson };
 
-/** Creates the `effect` function of one task attempt's dispatch context. */
-export function createEffectRunner(scope: EffectScope) {
+/** Creates the effect runner of one task attempt. */
+export function createEffectRunner(scope: EffectScope): EffectRunner {
   let ordinal = 0;
   // Whether the ledger held effects of this attempt before its first effect here (a resumed attempt). If it held none,
   // it holds only what this runner records, under ids no later effect can have (the ordinal is in the id): no lookups.
@@ -96,7 +110,10 @@ export function createEffectRunner(scope: EffectScope) {
     recorded_.value = true;
     extra?.();
   };
-  return async function effect<T extends JsonValue>(
+  return { actingFor: (actor) => (request, perform, options, approval, texts) => effect(actor, request, perform, options, approval, texts) };
+
+  async function effect<T extends JsonValue>(
+    actor: EffectActor,
     request: EffectRequest,
     perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
     options: EffectOptions<T> = {},
@@ -104,28 +121,28 @@ export function createEffectRunner(scope: EffectScope) {
     texts: InputTexts = CANONICAL,
   ): Promise<T> {
     ordinal += 1;
-    const profile: EffectProfile = { ...scope.profile, ...request.profile };
+    const profile: EffectProfile = { ...actor.profile, ...request.profile };
     const inputDigest = sha256(texts.text(request.input));
     const id = effectId({ runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, operation: request.operation, inputDigest });
 
     const inputJson = texts.json?.(request.input);
-    const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: scope.kind, operation: request.operation, profile, input: request.input, inputDigest, ...(inputJson === undefined ? {} : { inputJson }) };
+    const record = { id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ordinal, kind: actor.kind, operation: request.operation, profile, input: request.input, inputDigest, ...(inputJson === undefined ? {} : { inputJson }) };
     resumed ??= scope.store.attemptHasEffects(scope.runId, scope.taskId, scope.attempt);
     const existing = resumed ? scope.store.effect(id) : undefined;
     if (existing) {
       // A resumed task body reproduces its effect ids: the record decides, and nothing confirmed is dispatched again.
       const recorded = recordedEffect(scope, existing);
       if ('value' in recorded) return recorded.value as T;
-      if (scope.signal.aborted) throw new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
+      if (actor.signal.aborted) throw new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
       const release = recorded.approved ? () => scope.store.releaseApprovedEffect(scope.runId, id, scope.taskId) : undefined;
       const first = !recorded_.value;
       // A recorded effect not yet started is dispatched now: it reserves (once: the key is its id) like a fresh one.
-      await reserving(() => scope.store.durableTransaction(reserved(id, request.operation, withFirstRecord(release))));
+      await reserving(actor, () => scope.store.durableTransaction(reserved(actor, id, request.operation, withFirstRecord(release))));
       if (first) await scope.committed('task.running', { attempt: scope.attempt });
-      return start(record, perform);
+      return start(actor, record, perform);
     }
 
-    const verdict = await decide(scope, request, profile, approval);
+    const verdict = await decide(scope, actor.kind, request, profile, approval);
     if (verdict.decision === 'deny') {
       scope.store.transaction(() => scope.store.audit(scope.runId, { type: 'policy.denied', taskId: scope.taskId, data: { operation: request.operation, code: verdict.diagnostic.code, message: verdict.diagnostic.message } }));
       await scope.committed('policy.denied', { operation: request.operation, code: verdict.diagnostic.code });
@@ -141,12 +158,12 @@ export function createEffectRunner(scope: EffectScope) {
     let approved: (() => void) | undefined;
     if (verdict.decision === 'needs_approval') {
       if (!scope.approver) return requireApproval(scope, record, verdict.reason, withFirstRecord);
-      approved = await askOperator(scope, record, verdict.reason);
+      approved = await askOperator(scope, actor.signal, record, verdict.reason);
     }
 
     // Nothing new starts once the run is cancelled or the task deadline passed.
-    if (scope.signal.aborted) {
-      const deadline = (scope.signal.reason as { name?: string } | undefined)?.name === 'TimeoutError';
+    if (actor.signal.aborted) {
+      const deadline = (actor.signal.reason as { name?: string } | undefined)?.name === 'TimeoutError';
       throw deadline
         ? new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `${request.operation} was not started: the task deadline passed`)
         : new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
@@ -154,30 +171,30 @@ export function createEffectRunner(scope: EffectScope) {
     const first = !recorded_.value;
     // Durable before dispatch; intents of tasks running side by side share one commit and one sync. The reservation
     // commits with the `requested` record, or neither does: a refused effect is never recorded.
-    await reserving(() => scope.store.recordEffectSoon(record, reserved(id, request.operation, withFirstRecord(approved))));
+    await reserving(actor, () => scope.store.recordEffectSoon(record, reserved(actor, id, request.operation, withFirstRecord(approved))));
     if (first) await scope.committed('task.running', { attempt: scope.attempt });
-    return start(record, perform);
-  };
+    return start(actor, record, perform);
+  }
 
   /** Runs `body` after reserving under the budget (in body's transaction). */
-  function reserved(effectId: string, operation: string, body: () => void): () => void {
+  function reserved(actor: EffectActor, effectId: string, operation: string, body: () => void): () => void {
     return () => {
-      scope.budget?.reserve(effectId, operation);
+      actor.budget?.reserve(effectId, operation);
       body();
     };
   }
   /** Runs the transaction `write`; a budget refusal that rolled it back is recorded, then rethrown. */
-  async function reserving(write: () => void | Promise<void>): Promise<void> {
+  async function reserving(actor: EffectActor, write: () => void | Promise<void>): Promise<void> {
     try {
       await write();
     } catch (error) {
-      if (scope.budget && isBudgetExceeded(error)) scope.budget.refused(error);
+      if (actor.budget && isBudgetExceeded(error)) actor.budget.refused(error);
       throw error;
     }
   }
 
   /** `requested` is durable: the effect starts, runs, and its outcome is recorded. */
-  async function start<T extends JsonValue>(record: { id: string; operation: string }, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>): Promise<T> {
+  async function start<T extends JsonValue>(actor: EffectActor, record: { id: string; operation: string }, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>): Promise<T> {
     const id = record.id;
     const request = { operation: record.operation };
     await scope.committed('effect.requested', { operation: request.operation }, id);
@@ -192,19 +209,19 @@ export function createEffectRunner(scope: EffectScope) {
     };
     let result: T;
     try {
-      result = await perform(scope.signal, { id: record.id });
+      result = await perform(actor.signal, { id: record.id });
     } catch (thrown) {
-      const error = scope.normalize(thrown);
+      const error = actor.normalize(thrown);
       const outcome = isEffectFailure(error) ? error.outcome : 'uncertain';
       const details = isEffectFailure(error) ? error.details : null;
       const code = String(error.code);
       recordOutcome(outcome, { result: details, error: { code, message: scope.redact(errorMessage(error)) } });
-      scope.budget?.settle(id);
+      actor.budget?.settle(id);
       await scope.committed(`effect.${outcome}`, { operation: request.operation, code }, id);
       throw error;
     }
     recordOutcome('succeeded', { result });
-    scope.budget?.settle(id);
+    actor.budget?.settle(id);
     await scope.committed('effect.succeeded', { operation: request.operation }, id);
     return result;
   }
@@ -243,11 +260,11 @@ export const approvalIdFor = (effectId: string) => `apr_${sha256(`approval:${eff
  * `approval` is a tool contract's own rule (core-internal: plugins cannot set it): `always` asks for every call the
  * policy allows; `never` waives the policy's approval for it (a denial still stands, and so does a plugin's vote).
  */
-async function decide(scope: EffectScope, request: EffectRequest, profile: EffectProfile, approval: ApprovalOverride): Promise<PolicyVerdict> {
+async function decide(scope: EffectScope, kind: string, request: EffectRequest, profile: EffectProfile, approval: ApprovalOverride): Promise<PolicyVerdict> {
   const payload: PolicyRequest = Object.freeze({
     runId: scope.runId,
     taskId: scope.taskId,
-    kind: scope.kind,
+    kind,
     operation: request.operation,
     access: request.access,
     profile,
@@ -265,8 +282,8 @@ async function decide(scope: EffectScope, request: EffectRequest, profile: Effec
 }
 
 /** Interactive approval: an approval is recorded with the effect intent; a rejection fails the task. */
-async function askOperator(scope: EffectScope, record: Parameters<Store['recordEffect']>[0], reason: string): Promise<() => void> {
-  const answer = await scope.approver!({ runId: scope.runId, taskId: scope.taskId, operation: record.operation, reason, input: scope.redact(JSON.stringify(record.input)) }, scope.signal);
+async function askOperator(scope: EffectScope, signal: AbortSignal, record: Parameters<Store['recordEffect']>[0], reason: string): Promise<() => void> {
+  const answer = await scope.approver!({ runId: scope.runId, taskId: scope.taskId, operation: record.operation, reason, input: scope.redact(JSON.stringify(record.input)) }, signal);
   const approvalId = approvalIdFor(record.id);
   if (!answer.approved) {
     scope.store.transaction(() =>

@@ -1,23 +1,21 @@
 // One task: `when`, rendered input, dispatch under a deadline, output contract, and retries of definite failures.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type ActionKind, type CompiledAction, type CompiledPlan, type CompiledTask, type DispatchContext, type JsonValue, type PluginLog, type SpecSectionValues } from '../../sdk/index.js';
-import { inputSchemaOf } from '../action-shape.js';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type CompiledPlan, type CompiledTask, type JsonValue } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store, TaskState } from '../store/store.js';
-import { dispatchProcessService } from '../process-service.js';
 import { createFileService } from '../files/service.js';
 import { ArtifactStore, type TaskArtifact } from '../store/artifacts.js';
 import { ApprovalPending, canonicalJson, createEffectRunner, OutcomeNotRecorded, sha256, type Approver } from './effects.js';
 import type { SecretVault } from './secrets.js';
-import { meteredProcessService, type EffectBudget, type Meter, type RunBudget } from './budget.js';
+import type { EffectBudget, RunBudget } from './budget.js';
 import { AgentBudget } from '../agents/budget.js';
 import { AGENT_KIND, promptOf, type AgentFields } from '../agents/kind.js';
 import { runAgent } from '../agents/loop.js';
 import { evaluateControl, routeSkip } from './control.js';
 import { boundedSignal } from './deadline.js';
-import type { ApprovalOverride } from '../agents/tools.js';
+import { actionContext, dispatchAction, dispatchActionTool, parseInput, type AttemptDispatch } from './action-dispatch.js';
 
 export interface TaskRequest {
   readonly host: Host;
@@ -160,75 +158,61 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   const workspaceRoot = request.workspaceRoot;
   const redact = request.vault.redactor.redact;
   const ledger: { lost?: OutcomeNotRecorded } = {};
-  const meter: Meter = { processOutputBytes: 0 };
   const budget = request.budget;
-  const effectBudgets = budget ? effectBudget(budget, request, meter, attempt) : undefined;
-  const effect = createEffectRunner({
+  const effects = createEffectRunner({
     hooks: host.hooks,
     store: request.store,
     runId,
     taskId: task.id,
     attempt,
-    kind: kind.name,
-    profile: action.profile,
     policy: plan.policy,
     workspaceRoot,
-    signal,
     redact,
-    normalize: (error) => host.errorCodes.normalize(error, host.ownerOf(kind.name) ?? kind.name, `dispatch:${kind.name}`),
     ...(request.approver ? { approver: request.approver } : {}),
     firstRecord: () =>
       request.store.writeTask(runId, task.id, { state: 'running', attempt, input: recordedInput as unknown as JsonValue, started: true }, { type: 'task.running', data: { attempt } }),
     committed: (type, data, effectId) => request.committed(type, data, task.id, effectId),
     ledger,
-    ...(effectBudgets ? { budget: effectBudgets } : {}),
   });
-  const base = {
-    task: Object.freeze({ id: task.id, attempt, timeoutSeconds }),
-    run: Object.freeze({ id: runId, workspaceRoot }),
-    signal,
-    secrets: request.vault.forTask(),
-    process: budget?.limited('processOutputBytes') ? meteredProcessService(dispatchProcessService(host, signal), meter) : dispatchProcessService(host, signal),
-    ...(request.vault.network && kind.usesNetwork ? { network: request.vault.network } : {}),
-    sections: plan.sections ?? {},
-    files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
-    resolvePath: (path: string) => resolve(workspaceRoot, path),
-    redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
-    log: pluginLog((level, message) => void request.committed('plugin.log', { level, kind: kind.name, message: redact(message) }, task.id)),
+  // Every action dispatched in this attempt — the task's own, or one a model runs through a tool — shares these.
+  const shared: AttemptDispatch = {
+    host,
+    plan,
+    taskId: task.id,
+    attempt,
+    effects,
+    ...(budget ? { budget } : {}),
+    ...(request.vault.network ? { network: request.vault.network } : {}),
+    common: {
+      run: Object.freeze({ id: runId, workspaceRoot }),
+      secrets: request.vault.forTask(),
+      sections: plan.sections ?? {},
+      files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
+      resolvePath: (path: string) => resolve(workspaceRoot, path),
+      redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
+    },
+    log: (kindName, level, message) => void request.committed('plugin.log', { level, kind: kindName, message: redact(message) }, task.id),
   };
-  const contextFor = (target: CompiledAction, targetInput: unknown, approval?: ApprovalOverride): DispatchContext =>
-    Object.freeze({
-      ...base,
-      kind: target.kind,
-      actionName: target.name,
-      action: target.fields,
-      input: targetInput as Readonly<unknown>,
-      effect: approval === undefined ? effect : ((effectRequest, perform, options) => effect(effectRequest, perform, options, approval)) as DispatchContext['effect'],
-    });
-  const context = contextFor(action, input);
+  const bounds = { signal, timeoutSeconds };
   let output: JsonValue | undefined;
   try {
     if (kind.name === AGENT_KIND) {
+      // An agent task's own effects (its turns, its other tools' calls) reserve under the agent budgets.
+      const agentBudget = (processes: EffectBudget | undefined) => (budget && AgentBudget.applies(budget) ? new AgentBudget(budget, task.id, attempt, plan.runtime.pricing, processes) : processes);
+      const { context, actor } = actionContext(shared, action, input, { ...bounds, budget: agentBudget });
       output = await runAgent({
         host,
         context,
-        effect,
+        effect: effects.actingFor(actor),
         fields: action.fields as unknown as AgentFields,
         prompt: promptOf(input as Record<string, JsonValue>),
         ...(request.vault.network ? { network: request.vault.network } : {}),
         ...(plan.runtime.pricing ? { pricing: plan.runtime.pricing } : {}),
-        ...(effectBudgets instanceof AgentBudget ? { budget: effectBudgets } : {}),
-        runAction: async (name, toolInput, approval) => {
-          const target = plan.actions[name]!;
-          const targetKind = host.actionKind(target.kind)!;
-          const targetInput = parseInput(targetKind, target.fields, toolInput, `tool action ${name}`, plan.sections);
-          const result = await host.hooks.dispatch.for(targetKind.name).promise(contextFor(target, targetInput, approval));
-          if (result === undefined) throw new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', `no dispatch handler returned an output for kind ${targetKind.name}`);
-          return result;
-        },
+        ...(actor.budget instanceof AgentBudget ? { budget: actor.budget } : {}),
+        runAction: (tool, callId, toolInput) => dispatchActionTool(shared, tool, callId, toolInput, bounds),
       });
     } else {
-      output = await host.hooks.dispatch.for(kind.name).promise(context);
+      output = await dispatchAction(shared, action, input, bounds);
     }
   } catch (error) {
     if (ledger.lost) throw ledger.lost;
@@ -247,35 +231,6 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   if (output === undefined) throw new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', `no dispatch handler returned an output for kind ${kind.name}`);
   if (task.outputSchema !== undefined) checkOutput(task, output);
   return output;
-}
-
-/** A rendered input checked against what the action takes; a mismatch is refused before anything is recorded. */
-function parseInput(kind: ActionKind, fields: unknown, rendered: unknown, owner: string, sections?: SpecSectionValues): JsonValue {
-  const parsed = inputSchemaOf(kind, fields, sections).safeParse(rendered);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue: { path: PropertyKey[]; message: string }) => `${issue.path.join('.') || 'with'}: ${issue.message}`).join('; ');
-    throw new AgentctlError('AGENTCTL_E_TASK_INPUT_INVALID', `${owner} input does not match ${kind.name}: ${issues}`, {
-      help: `see the ${kind.name} input fields in \`agentctl schema\``,
-    });
-  }
-  return parsed.data as JsonValue;
-}
-
-/** Worst case of one effect of the task's action: a process action reserves its combined output limit per process. */
-function effectBudget(budget: RunBudget, request: TaskRequest, meter: Meter, attempt: number): EffectBudget | undefined {
-  const { host, plan, task } = request;
-  const processes = processBudget(budget, request, meter);
-  if (task.kind === AGENT_KIND && AgentBudget.applies(budget)) return new AgentBudget(budget, task.id, attempt, plan.runtime.pricing, processes);
-  return processes;
-}
-
-function processBudget(budget: RunBudget, request: TaskRequest, meter: Meter): EffectBudget | undefined {
-  const { host, plan, task } = request;
-  if (!budget.limited('processOutputBytes')) return undefined;
-  const action = plan.actions[task.action]!;
-  const described = host.actionKind(action.kind)!.describe?.(action.fields, { defaultTimeoutSeconds: plan.runtime.defaultTimeoutSeconds, ...(task.timeoutSeconds ? { taskTimeoutSeconds: task.timeoutSeconds } : {}), process: host.process });
-  const processOutput = described?.process ? described.process.limits.combinedOutputLimitBytes * (described.process.processesPerEffect ?? 1) : undefined;
-  return processOutput === undefined ? undefined : budget.forEffects(task.id, { processOutputBytes: processOutput }, meter);
 }
 
 function checkOutput(task: CompiledTask, output: JsonValue): void {
@@ -305,9 +260,4 @@ function asError(thrown: unknown, request: TaskRequest): AgentctlError {
     error.diagnostics[index] = { ...item, message: redact(item.message), ...(item.help === undefined ? {} : { help: redact(item.help) }) };
   });
   return error;
-}
-
-/** A plugin's log lines become `plugin.log` commit events, which the human progress observer prints. */
-function pluginLog(emit: (level: 'info' | 'warn', message: string) => void): PluginLog {
-  return Object.freeze({ info: (message: string) => emit('info', String(message)), warn: (message: string) => emit('warn', String(message)) });
 }

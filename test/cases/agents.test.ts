@@ -215,7 +215,7 @@ describe('agents (fake provider)', () => {
     expect(JSON.parse(recorded[1].input_json).request.instructions).to.equal('You are careful.\n');
   });
 
-  it('an action tool runs a declared shell action under the same policy: its process effect is recorded', () => {
+  it('an action tool runs a declared shell action under the same policy: the call and its process effect are recorded', () => {
     const tool = {
       ...READ_TOOL,
       kind: 'action',
@@ -227,7 +227,7 @@ describe('agents (fake provider)', () => {
       idempotency: 'unknown',
     };
     const spec: AgentSpec = {
-      policy: { processAllowlist: ['echo'] },
+      policy: { processAllowlist: ['echo'], approval: 'never' },
       actions: { stamp: { kind: 'builtin.shell.exec', command: '/bin/echo', args: ['STAMPED'] } },
       tools: { stamp: tool },
       agents: { a: agent({ tools: ['stamp'], providerOptions: { toolInput: {}, finalText: 'stamped' } }) },
@@ -235,11 +235,11 @@ describe('agents (fake provider)', () => {
     };
     const result = run(spec);
     const recorded = effects(result.data.runId);
-    expect(recorded.map((row) => row.operation)).to.deep.equal(['model.request', 'process.exec', 'model.request']);
-    const toolResult = JSON.parse(recorded[2].input_json).request.messages[2].content[0];
+    expect(recorded.map((row) => row.operation)).to.deep.equal(['model.request', 'tool.call', 'process.exec', 'model.request']);
+    const toolResult = JSON.parse(recorded[3].input_json).request.messages[2].content[0];
     expect(toolResult.output.stdout).to.equal('STAMPED\n');
     // The same action with echo not allowed: the process is denied and nothing runs.
-    const denied = errorDocument(cli(['run', ws.write('wf.yaml', document({ ...spec, policy: { processAllowlist: [] } }))]), 4);
+    const denied = errorDocument(cli(['run', ws.write('wf.yaml', document({ ...spec, policy: { processAllowlist: [], approval: 'never' } }))]), 4);
     diagnosticWithCode(denied, 'AGENTCTL_E_POLICY_PROCESS_DENIED');
   });
 
