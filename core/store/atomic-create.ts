@@ -15,7 +15,6 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDE
  * name survives a power loss.
  */
 export function createAtomically(path: string, build: (draft: string) => void): void {
-  removeLeftovers(path);
   const draft = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.creating`;
   try {
     build(draft);
@@ -51,8 +50,11 @@ function sync(path: string): void {
   }
 }
 
-/** Drafts (and their SQLite companions) of processes killed while creating this database. */
-function removeLeftovers(path: string): void {
+/**
+ * Removes the drafts (and their SQLite companions) of processes killed while creating this database, including one
+ * killed between linking its draft into place and removing it, which leaves a second name of the database.
+ */
+export function removeLeftoverDrafts(path: string): void {
   const prefix = `${basename(path)}.`;
   const draft = /^\d+-[0-9a-f]{8}\.creating(-wal|-shm|-journal)?$/;
   let names: string[];

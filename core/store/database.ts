@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentctlError, errorMessage, isAgentctlError, type ErrorCode } from '../../sdk/index.js';
-import { createAtomically } from './atomic-create.js';
+import { createAtomically, removeLeftoverDrafts } from './atomic-create.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;
@@ -62,6 +62,7 @@ export function openDatabase(givenPath: string, options: OpenOptions): SqliteDat
       db = openReadonly(path, timeout);
     } else {
       mkdirSync(dirname(path), { recursive: true });
+      removeLeftoverDrafts(path);
       if (!existsSync(path)) createAtomically(path, (draft) => initialise(draft, path, timeout));
       db = construct(path, { timeout });
     }

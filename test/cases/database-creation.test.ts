@@ -1,6 +1,6 @@
 // Creating the database: a kill during creation leaves no half-made file, and a file that an interrupted creation
 // left behind (schema version 0, no tables) reads as an empty database.
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
@@ -39,6 +39,18 @@ describe('creating the database', () => {
     // The next run uses the file as it is.
     const runId = outcome(runCli(['run', HELLO, '--db', ws.db, '--output', 'json']), 0).data.runId;
     expect(outcome(runCli(['runs', 'list', '--db', ws.db, '--output', 'json']), 0).data.runs.map((run: any) => run.runId)).to.deep.equal([runId]);
+  });
+
+  it('run removes the drafts of creations killed more than a minute ago, and keeps a fresh one (another process may be creating)', () => {
+    mkdirSync(join(ws.dir, 'state'));
+    const stale = ['runtime.db.4242-0123abcd.creating', 'runtime.db.4242-0123abcd.creating-wal', 'runtime.db.4242-0123abcd.creating-shm'];
+    const fresh = 'runtime.db.4343-89abcdef.creating';
+    const unrelated = 'runtime.db.backup';
+    for (const name of [...stale, fresh, unrelated]) writeFileSync(join(ws.dir, 'state', name), 'x');
+    const old = new Date(Date.now() - 120_000);
+    for (const name of [...stale, unrelated]) utimesSync(join(ws.dir, 'state', name), old, old);
+    outcome(runCli(['run', HELLO, '--db', ws.db, '--output', 'json']), 0);
+    expect(readdirSync(join(ws.dir, 'state')).sort()).to.deep.equal([fresh, 'runtime.db', unrelated].sort());
   });
 
   for (const [label, make] of [
