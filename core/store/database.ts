@@ -124,7 +124,8 @@ function emptyDatabase(path: string): SqliteDatabase {
 
 /**
  * better-sqlite3 decides whether file names may be URIs once, when its native addon loads (at the first open in the
- * process), from SQLITE_USE_URI. agentctl needs its URIs (`vfs=unix-none`, `immutable=1`, below); every other name it opens is absolute.
+ * process), from SQLITE_USE_URI. agentctl needs its URIs (`vfs=unix-none`, `immutable=1`, below); every other name
+ * it opens is absolute.
  */
 function construct(filename: string, options: Database.Options): SqliteDatabase {
   const previous = process.env.SQLITE_USE_URI;
