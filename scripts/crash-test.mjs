@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // Crash safety, for real: a workflow of N tasks that each append their id to lines.txt through builtin.shell.exec;
-// agentctl is killed with SIGKILL at random points K times. After each kill the operator's part is done as a person
-// would: every effect in doubt is checked against the file and reconciled (applied if its line is there, else
-// not-applied), then the run is resumed. At the end every line must be present exactly once, the run succeeded, and
-// the ledger accounts for every effect.
+// agentctl is killed with SIGKILL at random points K times, the first time while it creates its database. After each
+// kill the operator's part is done as a person would: every effect in doubt is checked against the file and
+// reconciled (applied if its line is there, else not-applied), then the run is resumed. At the end every line must be
+// present exactly once, the run succeeded, and the ledger accounts for every effect.
 // Usage: node scripts/crash-test.mjs [--tasks N] [--kills K] [--concurrency C] [--seed S]
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 
@@ -74,6 +74,21 @@ const effectCount = () => {
   }
 };
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+/** The newest run, if any: a database whose creation a kill cut short must read as one without runs. */
+const firstRun = () => {
+  const listing = cli('runs', 'list');
+  if (listing.status !== 0) fail(`runs list exited ${listing.status}: ${JSON.stringify(listing.document)}`);
+  return listing.document.data.runs[0]?.runId;
+};
+/** Resolves when `path` appears in its folder (which is created first). */
+const appearance = (path) => {
+  mkdirSync(dirname(path), { recursive: true });
+  let watcher;
+  const promise = new Promise((done) => {
+    watcher = watch(dirname(path), (_event, name) => name === basename(path) && existsSync(path) && done());
+  });
+  return { promise, stop: () => watcher.close() };
+};
 const fail = (message) => {
   console.error(`crash test FAILED (seed ${initialSeed}, folder ${dir}): ${message}`);
   process.exit(1);
@@ -85,12 +100,15 @@ let landed = 0;
 const reconciled = { applied: 0, not_applied: 0 };
 for (let round = 0; landed < kills && round < kills * 5; round += 1) {
   const args = runId ? ['resume', runId] : ['run', join(dir, 'wf.yaml')];
+  // The first kill lands the moment the database file appears, while agentctl is creating it.
+  const created = round === 0 ? appearance(db) : undefined;
   const child = spawn(process.execPath, [BIN, ...args, '--db', db, '--output', 'json'], { cwd: dir, env, stdio: 'ignore' });
   let ended = false;
   const exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal, ended: (ended = true) })));
-  // A quarter of the kills land at a random time from startup on; the others once the run has made progress (one
+  // Of the other kills a quarter land at a random time from startup on; the rest once the run has made progress (one
   // more effect recorded), at a random point after it, so that each round moves the run forward.
-  if (random() < 0.25) await sleep(50 + Math.floor(random() * 600));
+  if (created) await Promise.race([created.promise, exited]).finally(created.stop);
+  else if (random() < 0.25) await sleep(50 + Math.floor(random() * 600));
   else {
     const before = effectCount();
     while (!ended && effectCount() <= before) await sleep(5);
@@ -104,7 +122,7 @@ for (let round = 0; landed < kills && round < kills * 5; round += 1) {
   else if (code !== 3) fail(`agentctl ${args[0]} exited ${code}`);
   // An orphaned child of the killed agentctl may still be appending: the operator waits until it is gone.
   while (childrenAlive()) await sleep(10);
-  const listed = runId ?? (existsSync(db) ? cli('runs', 'list').document?.data.runs[0]?.runId : undefined);
+  const listed = runId ?? (existsSync(db) ? firstRun() : undefined);
   if (!listed) continue;
   runId = listed;
   const effects = cli('effects', 'list', runId).document.data.effects;

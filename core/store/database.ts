@@ -1,8 +1,9 @@
 // Opens the SQLite database: WAL, foreign keys, busy timeout, migrations; a newer schema is refused.
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentctlError, errorMessage, isAgentctlError, type ErrorCode } from '../../sdk/index.js';
+import { createAtomically, removeLeftoverDrafts } from './atomic-create.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;
@@ -61,6 +62,8 @@ export function openDatabase(givenPath: string, options: OpenOptions): SqliteDat
       db = openReadonly(path, timeout);
     } else {
       mkdirSync(dirname(path), { recursive: true });
+      removeLeftoverDrafts(path);
+      if (!existsSync(path)) createAtomically(path, (draft) => initialise(draft, path, timeout));
       db = construct(path, { timeout });
     }
   } catch (error) {
@@ -70,30 +73,59 @@ export function openDatabase(givenPath: string, options: OpenOptions): SqliteDat
     // The version is checked before anything could change the file: a newer database stays untouched.
     refuseNewer(db, path);
     // Reads the schema: a damaged schema page is reported here, before any statement is prepared.
-    db.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+    const objects = (db.prepare('SELECT COUNT(*) AS n FROM sqlite_master').get() as { n: number }).n;
     if (options.readonly) {
       const version = db.pragma('user_version', { simple: true }) as number;
-      if (version !== SCHEMA_VERSION) throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} has schema version ${version}, not ${SCHEMA_VERSION}`, { help: 'a run with this agentctl migrates it; an empty file is not an agentctl database' });
-      return db;
+      if (version === SCHEMA_VERSION) return db;
+      // A file whose creation was cut short (an older agentctl, or an empty file) holds no runs: it reads as empty.
+      if (version === 0 && objects === 0) {
+        db.close();
+        return emptyDatabase(path);
+      }
+      throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} has schema version ${version}, not ${SCHEMA_VERSION}`, { help: 'a run with this agentctl migrates it' });
     }
-    db.pragma('journal_mode = WAL');
-    // SQLite's own default page cache (2 MB; better-sqlite3 builds with 16 MB): a 16 MiB process output written in one
-    // row would otherwise hold up to 16 MB more while it commits.
-    db.pragma('cache_size = -2000');
-    db.pragma('foreign_keys = ON');
-    // NORMAL: a commit survives a crash of agentctl; effect intents are additionally synced (see Store).
-    db.pragma('synchronous = NORMAL');
+    configure(db);
     migrate(db, path);
   } catch (error) {
-    db.close();
+    if (db.open) db.close();
     throw databaseError(error, `database ${path} cannot be opened`, 'AGENTCTL_E_DB_OPEN');
   }
   return db;
 }
 
+function configure(db: SqliteDatabase): void {
+  db.pragma('journal_mode = WAL');
+  // SQLite's own default page cache (2 MB; better-sqlite3 builds with 16 MB): a 16 MiB process output written in one
+  // row would otherwise hold up to 16 MB more while it commits.
+  db.pragma('cache_size = -2000');
+  db.pragma('foreign_keys = ON');
+  // NORMAL: a commit survives a crash of agentctl; effect intents are additionally synced (see Store).
+  db.pragma('synchronous = NORMAL');
+}
+
+/** Builds a new database in `draft` (see createAtomically): the current schema, in WAL mode, closed. */
+function initialise(draft: string, path: string, timeout: number): void {
+  const db = construct(draft, { timeout });
+  try {
+    configure(db);
+    migrate(db, path);
+  } finally {
+    db.close();
+  }
+}
+
+/** What an uninitialised database reads as: the current schema with no rows, in memory, never written. */
+function emptyDatabase(path: string): SqliteDatabase {
+  const db = construct(':memory:', {});
+  migrate(db, path);
+  db.pragma('query_only = ON');
+  return db;
+}
+
 /**
  * better-sqlite3 decides whether file names may be URIs once, when its native addon loads (at the first open in the
- * process), from SQLITE_USE_URI. agentctl needs one URI (`immutable=1`, below); every other name it opens is absolute.
+ * process), from SQLITE_USE_URI. agentctl needs its URIs (`vfs=unix-none`, `immutable=1`, below); every other name
+ * it opens is absolute.
  */
 function construct(filename: string, options: Database.Options): SqliteDatabase {
   const previous = process.env.SQLITE_USE_URI;
@@ -108,8 +140,11 @@ function construct(filename: string, options: Database.Options): SqliteDatabase 
 
 /**
  * A WAL database is read through its `-shm` index, which a reader creates when missing. In a read-only folder or
- * mount it cannot: then the file is opened `immutable` (no lock, no index), which is exact as long as no write-ahead
- * log holds commits that are not in the file yet. Such a log is refused rather than silently ignored.
+ * mount it cannot, and an index it may not write can be unusable. Then, when the database has a `-wal` file, it is
+ * opened with locking off (`unix-none`) in exclusive locking mode, where SQLite builds the log's index in private
+ * memory: every committed transaction is read, the log's included, and nothing is written. Without a `-wal` file
+ * (a cleanly closed database) it is opened `immutable`, which is then exact. Without locks either view is exact only
+ * while no writer works on the database from elsewhere; a live writer keeps a `-shm`, and then the first open works.
  */
 function openReadonly(path: string, timeout: number): SqliteDatabase {
   const db = construct(path, { readonly: true, fileMustExist: true, timeout });
@@ -121,27 +156,21 @@ function openReadonly(path: string, timeout: number): SqliteDatabase {
     const code = String((error as { code?: unknown }).code ?? '');
     if (code !== 'SQLITE_CANTOPEN' && !code.startsWith('SQLITE_READONLY')) throw error;
   }
-  if (walSize(path) > 0) {
-    throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be read in its read-only folder: its write-ahead log ${path}-wal holds commits that need the missing ${path}-shm`, {
-      help: 'inspect it where its folder is writable (any agentctl command that opens it there folds the log into the database)',
-    });
-  }
-  const uri = `file:${path.replace(/[%?#]/g, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0')}`)}?immutable=1`;
-  const immutable = construct(uri, { readonly: true, fileMustExist: true, timeout });
+  // SQLite follows a symlinked database name: its log lies beside the real file.
+  const logged = existsSync(`${realpathSync(path)}-wal`);
+  const uri = `file:${path.replace(/[%?#]/g, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0')}`)}?${logged ? 'vfs=unix-none' : 'immutable=1'}`;
+  const fallback = construct(uri, { readonly: true, fileMustExist: true, timeout });
   try {
-    immutable.pragma('user_version', { simple: true });
-    return immutable;
+    // Before the first read: the log's index then lives in this connection's memory, never in a -shm file.
+    if (logged) fallback.pragma('locking_mode = EXCLUSIVE');
+    fallback.pragma('user_version', { simple: true });
+    return fallback;
   } catch (error) {
-    immutable.close();
-    throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be opened read-only in its read-only folder: ${errorMessage(error)}`, { cause: error });
-  }
-}
-
-function walSize(path: string): number {
-  try {
-    return statSync(`${path}-wal`).size;
-  } catch {
-    return 0;
+    fallback.close();
+    throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} cannot be read in its read-only folder: ${errorMessage(error)}`, {
+      cause: error,
+      help: 'inspect it where its folder is writable, or check that agentctl may read the database and its -wal file',
+    });
   }
 }
 

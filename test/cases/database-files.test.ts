@@ -1,12 +1,12 @@
 // The database file itself: what --db may name, a damaged database (exit 5, never "internal error"), and reading
 // a database that lies in a read-only folder or mount.
-import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { baseEnv, BIN, ROOT, runCli, workspace, type CliResult } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, outcome, rows } from './helpers.js';
+import { diagnosticWithCode, errorDocument, outcome } from './helpers.js';
 
 type Workspace = ReturnType<typeof workspace>;
 const HELLO = join(ROOT, 'examples', 'hello.yaml');
@@ -116,6 +116,9 @@ describe('a database in a read-only folder', () => {
     return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
   }
 
+  /** Every file of the folder with its bytes, to show that reading changed nothing. */
+  const snapshot = (folder: string) => Object.fromEntries(readdirSync(folder).sort().map((name) => [name, readFileSync(join(folder, name)).toString('base64')]));
+
   before(function () {
     const probe = spawnSync('unshare', ['--mount', 'sh', '-c', 'mount --bind /tmp /tmp && mount -o remount,ro,bind /tmp && ! touch /tmp/.agentctl-ro-probe'], { encoding: 'utf8' });
     // Without mount namespaces (no root, no CAP_SYS_ADMIN) there is no honest read-only folder to test with.
@@ -137,17 +140,61 @@ describe('a database in a read-only folder', () => {
     expect(readdirSync(folder)).to.deep.equal(['runtime.db']);
   });
 
-  it('a write-ahead log with commits but no -shm is refused (exit 5), never read as if it were empty', () => {
-    outcome(runCli(['run', HELLO, '--db', ws.db, '--output', 'json']), 0);
-    // A writer that ends without closing leaves its log behind; then the index is lost.
-    const writer = `const D = require(${JSON.stringify(join(ROOT, 'node_modules', 'better-sqlite3'))}); const db = new D(${JSON.stringify(ws.db)}); db.pragma('wal_autocheckpoint = 0'); db.prepare("UPDATE runs SET workflow_name = 'renamed'").run(); process.exit(0);`;
-    expect(spawnSync(process.execPath, ['-e', writer]).status).to.equal(0);
+  /** Records a run that stays in the write-ahead log: a connection held open meanwhile keeps it from being folded in. */
+  async function runKeptInLog(db: string): Promise<string> {
+    const holder = spawn(process.execPath, ['-e', `const D = require(${JSON.stringify(join(ROOT, 'node_modules', 'better-sqlite3'))}); const db = new D(${JSON.stringify(db)}); db.prepare('SELECT COUNT(*) FROM runs').get(); process.stdout.write('open'); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((done) => holder.once('exit', done));
+    try {
+      await new Promise((done) => holder.stdout.once('data', done));
+      return outcome(runCli(['run', HELLO, '--db', db, '--output', 'json']), 0).data.runId;
+    } finally {
+      // Killed, as a crashed process would be: the log and its index stay behind.
+      holder.kill('SIGKILL');
+      await exited;
+    }
+  }
+
+  it('a run just recorded into the write-ahead log, whose -shm index is lost: inspect and runs list show it (read from the -wal), and the folder is unchanged', async () => {
+    const first = outcome(runCli(['run', HELLO, '--db', ws.db, '--output', 'json']), 0).data.runId;
+    const runId = await runKeptInLog(ws.db);
     unlinkSync(`${ws.db}-shm`);
-    expect(existsSync(`${ws.db}-wal`)).to.equal(true);
+    expect(statSync(`${ws.db}-wal`).size).to.be.greaterThan(0);
+    const folder = join(ws.dir, 'state');
+    const before = snapshot(folder);
+    const inspection = outcome(readOnlyCli(folder, ['inspect', runId, '--db', ws.db, '--output', 'json']), 0);
+    expect(inspection.data.run).to.deep.include({ runId, state: 'succeeded' });
+    expect(inspection.data.tasks.map((task: any) => task.state)).to.deep.equal(['succeeded', 'succeeded']);
+    const listing = outcome(readOnlyCli(folder, ['runs', 'list', '--db', ws.db, '--output', 'json']), 0);
+    expect(listing.data.runs.map((run: any) => run.runId)).to.deep.equal([runId, first]);
+    expect(snapshot(folder)).to.deep.equal(before);
+  });
+
+  it('the same through a symlinked --db (the log lies beside the real file): inspect shows the run instead of saying it does not exist', async () => {
+    mkdirSync(join(ws.dir, 'state', 'data'), { recursive: true });
+    const real = join(ws.dir, 'state', 'data', 'runtime.db');
+    symlinkSync('data/runtime.db', ws.db);
+    outcome(runCli(['run', HELLO, '--db', ws.db, '--output', 'json']), 0);
+    const runId = await runKeptInLog(ws.db);
+    unlinkSync(`${real}-shm`);
+    const inspection = outcome(readOnlyCli(join(ws.dir, 'state'), ['inspect', runId, '--db', ws.db, '--output', 'json']), 0);
+    expect(inspection.data.run).to.deep.include({ runId, state: 'succeeded' });
+    expect(outcome(readOnlyCli(join(ws.dir, 'state'), ['runs', 'list', '--db', ws.db, '--output', 'json']), 0).data.runs).to.have.length(2);
+  });
+
+  it('a run just recorded while its log and index are both there (a writer killed): inspect shows it', async () => {
+    outcome(runCli(['run', HELLO, '--db', ws.db, '--output', 'json']), 0);
+    const runId = await runKeptInLog(ws.db);
+    expect(readdirSync(join(ws.dir, 'state')).sort()).to.deep.equal(['runtime.db', 'runtime.db-shm', 'runtime.db-wal']);
+    const inspection = outcome(readOnlyCli(join(ws.dir, 'state'), ['inspect', runId, '--db', ws.db, '--output', 'json']), 0);
+    expect(inspection.data.run).to.deep.include({ runId, state: 'succeeded' });
+  });
+
+  it('a log that cannot be read is a clear error (exit 5, AGENTCTL_E_DB_OPEN naming the read-only folder), never a view without it', () => {
+    outcome(runCli(['run', HELLO, '--db', ws.db, '--output', 'json']), 0);
+    mkdirSync(`${ws.db}-wal`);
     const document = errorDocument(readOnlyCli(join(ws.dir, 'state'), ['runs', 'list', '--db', ws.db, '--output', 'json']), 5);
-    expect(diagnosticWithCode(document, 'AGENTCTL_E_DB_OPEN').message).to.contain('-wal');
-    // Where the folder is writable, the same database reads fine, with the logged commit.
-    expect(outcome(runCli(['runs', 'list', '--db', ws.db, '--output', 'json']), 0).data.runs[0].workflow).to.equal('renamed');
-    expect(rows(ws.db, 'SELECT workflow_name FROM runs')).to.deep.equal([{ workflow_name: 'renamed' }]);
+    const found = diagnosticWithCode(document, 'AGENTCTL_E_DB_OPEN');
+    expect(found.message).to.contain('cannot be read in its read-only folder');
+    expect(found.help).to.contain('-wal');
   });
 });
