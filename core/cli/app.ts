@@ -51,6 +51,8 @@ const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file']);
 
 /** Commands that build a host: the config's packs are loaded (and refused) before they start. */
 const HOSTED = new Set(['run', 'check', 'plan', 'doctor', 'auth', 'resume', 'retry', 'repair', 'fork', 'plugins', 'schema', 'packs']);
+/** Commands that only work on the database: they take db, output and color from a data config and never import a code config. */
+const LEDGER_ONLY = new Set(['inspect', 'runs', 'effects', 'approvals', 'artifacts', 'replay']);
 /** Commands that never read the project config: a broken config must not stop them. */
 const CONFIG_FREE = new Set(['version', 'completion']);
 
@@ -115,7 +117,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
       argv.color ??= 'auto';
       return;
     }
-    settings = await applyProjectConfig(argv as never);
+    settings = await applyProjectConfig(argv as never, { importCode: !LEDGER_ONLY.has(command) });
     reportAs = outputOptions(argv);
     // `packs lock` and `packs vendor` write the lock: they load the packs without checking them against it.
     const writesLock = command === 'packs' && ['lock', 'update', 'vendor'].includes(String(argv._[1] ?? ''));
