@@ -30,8 +30,8 @@ export const SEARCH_PLACES = [
 
 const JAVASCRIPT = new Set(['.js', '.mjs', '.cjs', '.ts']);
 
-/** How the config was chosen: searched for, named by --config, or turned off by --no-config. */
-export type ConfigChoice = { readonly search: string } | { readonly file: string } | { readonly disabled: true };
+/** How the config was chosen: searched for, named by --config (or recorded by a run: `checkOwner`), or turned off by --no-config. */
+export type ConfigChoice = { readonly search: string } | { readonly file: string; readonly checkOwner?: true } | { readonly disabled: true };
 
 /** The config in effect, and where it came from. */
 export interface LoadedConfig {
@@ -65,7 +65,7 @@ export async function loadProjectConfig(choice: ConfigChoice, options: LoadOptio
     throw new AgentctlError('AGENTCTL_E_FILE_NOT_FOUND', `config file ${file} does not exist`, { help: 'name an existing config file with --config, or leave --config out to search for one' });
   }
   // A file the user named is their choice; one the search found must be theirs (or root's).
-  if (!explicit) checkOwner(file, stats);
+  if (!explicit || ('checkOwner' in choice && choice.checkOwner)) checkOwner(file, stats);
   if (options.importCode === false && JAVASCRIPT.has(extname(file))) return { file: null, searchedFrom, config: EMPTY };
   const config = await loadFile(file);
   return { file, searchedFrom, config };
