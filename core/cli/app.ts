@@ -51,6 +51,10 @@ const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file']);
 
 /** Commands that build a host: the config's packs are loaded (and refused) before they start. */
 const HOSTED = new Set(['run', 'check', 'plan', 'doctor', 'auth', 'resume', 'retry', 'repair', 'fork', 'plugins', 'schema', 'packs']);
+/** Commands that continue a recorded run: they load the packs the run recorded, once they have read it. */
+const RECOVERY = new Set(['resume', 'retry', 'repair', 'fork']);
+/** Commands that only work on the database: they take db, output and color from a data config and never import a code config. */
+const LEDGER_ONLY = new Set(['inspect', 'runs', 'effects', 'approvals', 'artifacts', 'replay']);
 /** Commands that never read the project config: a broken config must not stop them. */
 const CONFIG_FREE = new Set(['version', 'completion']);
 
@@ -72,7 +76,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   let settings: ResolvedSettings | undefined;
   // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
   let reportAs: OutputOptions | undefined;
-  const commands = [runCommand(compose), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(compose), replayCommand, retryCommand(compose), repairCommand(compose), forkCommand(compose), compensateCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand];
+  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(composition), replayCommand, retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand];
   const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))
@@ -115,11 +119,11 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
       argv.color ??= 'auto';
       return;
     }
-    settings = await applyProjectConfig(argv as never);
+    settings = await applyProjectConfig(argv as never, { importCode: !LEDGER_ONLY.has(command) });
     reportAs = outputOptions(argv);
     // `packs lock` and `packs vendor` write the lock: they load the packs without checking them against it.
     const writesLock = command === 'packs' && ['lock', 'update', 'vendor'].includes(String(argv._[1] ?? ''));
-    if (HOSTED.has(command)) await composition.loadPacks(settings.loaded, { locked: argv.locked === true, verify: !writesLock });
+    if (HOSTED.has(command) && !RECOVERY.has(command)) await composition.loadPacks(settings.loaded, { locked: argv.locked === true, verify: !writesLock });
   });
 
   if (args.length === 0) {

@@ -3,7 +3,7 @@
 import { builtinPlugins } from '../../builtins/index.js';
 import { isAgentctlError, type PluginDefinition } from '../../sdk/index.js';
 import type { LoadedConfig } from '../config/discover.js';
-import { label, loadPacks, type LoadedPack } from '../config/packs.js';
+import { label, loadPacks, type BeforeImport, type LoadedPack } from '../config/packs.js';
 import { codePackLock } from '../packs/code-lock.js';
 import type { Host } from '../host.js';
 import { createHost, type HostOptions } from '../setup.js';
@@ -27,12 +27,19 @@ export function composeHost(options: CompositionOptions = {}): Host {
   );
 }
 
+/** A check of the config's packs beside the lock's: each pack before it is imported, and all of them once loaded. */
+export interface PackCheck {
+  readonly beforeImport: BeforeImport;
+  readonly afterLoad: (packs: readonly LoadedPack[]) => void;
+}
+
 /** How a command builds its host; the CLI entry binds the extra plugins and the packs once. */
 export type Compose = (options?: HostOptions) => Host;
 
 /** The CLI's composition: extra plugins given to `main`, and the packs of the config once they are loaded. */
 export class Composition {
   #packs: readonly LoadedPack[] = [];
+  #loaded: LoadedConfig | undefined;
   /** The host built when the packs were checked; reused by a command that needs no observers of its own. */
   #checked: Host | undefined;
 
@@ -42,12 +49,17 @@ export class Composition {
    * Imports and checks the config's packs, then registers them once, so that every refusal (a conflict, a kind not
    * named after its pack, a setup that throws) happens here: before any command opens a database.
    */
-  async loadPacks(loaded: LoadedConfig, lock: { readonly locked: boolean; readonly verify: boolean } = { locked: false, verify: true }): Promise<void> {
+  async loadPacks(loaded: LoadedConfig, lock: { readonly locked: boolean; readonly verify: boolean } = { locked: false, verify: true }, also?: PackCheck): Promise<void> {
     const taken = [...builtinPlugins.map((plugin) => plugin.name), ...this.plugins.map((plugin) => plugin.name)];
     // The lock beside the config pins each pack's files: checked before a pack is imported, and its identity after.
     const check = loaded.file !== null && lock.verify ? codePackLock(loaded.file, loaded.config.packs.length, lock.locked) : undefined;
-    this.#packs = await loadPacks(loaded, taken, check?.beforeImport);
+    this.#loaded = loaded;
+    this.#packs = await loadPacks(loaded, taken, (entry, module) => {
+      check?.beforeImport(entry, module);
+      also?.beforeImport(entry, module);
+    });
     check?.afterLoad(this.#packs);
+    also?.afterLoad(this.#packs);
     if (this.#packs.length === 0) return;
     try {
       this.#checked = this.compose();
@@ -58,6 +70,11 @@ export class Composition {
 
   get packs(): readonly LoadedPack[] {
     return this.#packs;
+  }
+
+  /** The config the packs were loaded from; undefined before `loadPacks`. */
+  get loaded(): LoadedConfig | undefined {
+    return this.#loaded;
   }
 
   readonly compose: Compose = (options = {}) => {

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { AgentctlError } from '../../sdk/index.js';
 import { STDIN_ARGUMENT } from '../compiler/source.js';
 import { DEFAULT_DB } from '../cli/database-option.js';
-import { loadProjectConfig, type ConfigChoice, type LoadedConfig } from './discover.js';
+import { loadProjectConfig, type ConfigChoice, type LoadedConfig, type LoadOptions } from './discover.js';
 import type { PackEntry } from './schema.js';
 
 /** `flag`, `default`, or the config file's path. */
@@ -44,8 +44,8 @@ export function configChoice(argv: ConfigurableArgs): ConfigChoice {
 }
 
 /** Loads the config for `argv` and fills the options the command line left out; returns every setting's origin. */
-export async function applyProjectConfig(argv: ConfigurableArgs): Promise<ResolvedSettings> {
-  const loaded = await loadProjectConfig(configChoice(argv));
+export async function applyProjectConfig(argv: ConfigurableArgs, options: LoadOptions = {}): Promise<ResolvedSettings> {
+  const loaded = await loadProjectConfig(configChoice(argv), options);
   const { config, file } = loaded;
   const pick = <T>(flag: T | undefined, configured: T | undefined, fallback: T): Setting<T> =>
     flag !== undefined ? { value: flag, source: 'flag' } : configured !== undefined ? { value: configured, source: file! } : { value: fallback, source: 'default' };

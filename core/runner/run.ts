@@ -30,6 +30,8 @@ export interface RunRequest {
   readonly environment: NodeJS.ProcessEnv;
   /** Asks a person at a terminal; without it, policy.nonInteractive decides. */
   readonly approver?: Approver;
+  /** The config and code packs the run is started with, kept with its plan (`recordedConfig`) for the verbs that continue it. */
+  readonly recordedConfig?: JsonValue;
 }
 
 export interface RunResult {
@@ -116,7 +118,7 @@ export function newRunRecord(request: RunRequest, runId: string, traceId: string
     workflowFile: request.file,
     workflowSource: request.source,
     // Redacted by the store like every document: the plan holds the run inputs, which may repeat a secret value.
-    plan: plan as unknown as JsonValue,
+    plan: (request.recordedConfig === undefined ? plan : { ...plan, recordedConfig: request.recordedConfig }) as unknown as JsonValue,
     inputs: plan.inputs as JsonValue,
     workspace: request.workspaceRoot,
     tasks: plan.tasks.map((task) => ({ id: task.id, kind: task.kind })),

@@ -5,6 +5,7 @@ import { Store, type Row } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
+import { recordedConfigOf, recordedFile } from '../run-config.js';
 
 interface ListArgs extends GlobalArgs {
   run: string;
@@ -83,16 +84,29 @@ const decide = (decision: 'approved' | 'rejected'): CommandModule<GlobalArgs, De
   handler: handler<DecideArgs>(async (argv, output) => {
     const reason = reasonOf(argv.reason);
     const actor = actorOf(argv.actor, process.env);
-    const store = Store.open(databasePath(argv.db), { create: false });
+    const db = databasePath(argv.db);
+    const store = Store.open(db, { create: false });
     try {
       const view = approvalView(store, store.decideApproval(argv.approval, decision, actor, reason));
-      emit(output, 'ApprovalDecision', view, () => `approval ${view.approvalId} ${decision} by ${neutralize(actor)}; continue with: agentctl resume ${view.runId}`);
+      const next = resumeCommandLine(store.runRow(String(view.runId)), argv.db === undefined ? undefined : db);
+      emit(output, 'ApprovalDecision', view, () => `approval ${view.approvalId} ${decision} by ${neutralize(actor)}; continue with: ${neutralize(next)}`);
       return 0;
     } finally {
       store.close();
     }
   }),
 });
+
+/** The resume command for a run, with the database this command used (unless the default) and the run's config. */
+function resumeCommandLine(row: Row | undefined, db: string | undefined): string {
+  const recorded = row ? recordedConfigOf(row) : undefined;
+  const config = recorded ? recordedFile(recorded) : null;
+  const words = ['agentctl', 'resume', String(row?.id), ...(db === undefined ? [] : ['--db', db]), ...(config === null ? [] : ['--config', config])];
+  return words.map(shellWord).join(' ');
+}
+
+/** A word as a POSIX shell reads it back: as it is when it is plain, else in single quotes. */
+const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 export const approvalsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'approvals',

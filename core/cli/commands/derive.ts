@@ -1,4 +1,5 @@
 // `agentctl retry FILE RUN`, `repair FILE RUN` and `fork RUN`: new runs derived from a recorded one.
+import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, type CapturedVars, type JsonValue } from '../../../sdk/index.js';
 import type { PackLoadOptions } from '../../packs/load.js';
@@ -10,7 +11,8 @@ import { deriveRun, blockedError } from '../../runner/derive.js';
 import { planDerivation, type Derivation, type DeriveMode, type RepairPlan } from '../../runner/derive-plan.js';
 import { parser } from '../../store/inspection.js';
 import { Store, type Row } from '../../store/store.js';
-import type { Compose } from '../composition.js';
+import type { Composition } from '../composition.js';
+import { allowPackChangeOption, asJson, recordConfig, restoreRunConfig } from '../run-config.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
@@ -29,27 +31,29 @@ interface DeriveArgs extends GlobalArgs, InputArgs {
   'restart-successful'?: boolean;
   reason?: string;
   'timeout-seconds'?: number;
+  'allow-pack-change'?: boolean;
+  config?: string | false;
 }
 
 const TERMINAL = ['succeeded', 'failed', 'cancelled'];
 
-export const retryCommand = (compose: Compose): CommandModule<GlobalArgs, DeriveArgs> => ({
+export const retryCommand = (composition: Composition): CommandModule<GlobalArgs, DeriveArgs> => ({
   command: 'retry <file> <run>',
   describe: 'Run a finished run\'s failed tasks (or --from tasks) again in a new linked run of the same workflow; the rest is reused',
   builder: (yargs) =>
     common(yargs.positional('file', { type: 'string', demandOption: true, describe: 'the workflow file the run ran, unchanged' }))
       .option('failed', { type: 'boolean', describe: 'run the failed tasks and their descendants again' }) as never,
-  handler: handler<DeriveArgs>(async (argv, output) => derive('retry', argv, output, compose)),
+  handler: handler<DeriveArgs>(async (argv, output) => derive('retry', argv, output, composition)),
 });
 
-export const repairCommand = (compose: Compose): CommandModule<GlobalArgs, DeriveArgs> => ({
+export const repairCommand = (composition: Composition): CommandModule<GlobalArgs, DeriveArgs> => ({
   command: 'repair <file> <run>',
   describe: 'Run a corrected workflow as a new linked run: --from tasks and their descendants fresh, provably unchanged tasks reused',
   builder: (yargs) => inputOptions(common(yargs.positional('file', { type: 'string', demandOption: true, describe: 'the corrected workflow file (same metadata.name)' }))) as never,
-  handler: handler<DeriveArgs>(async (argv, output) => derive('repair', argv, output, compose)),
+  handler: handler<DeriveArgs>(async (argv, output) => derive('repair', argv, output, composition)),
 });
 
-export const forkCommand = (compose: Compose): CommandModule<GlobalArgs, DeriveArgs> => ({
+export const forkCommand = (composition: Composition): CommandModule<GlobalArgs, DeriveArgs> => ({
   command: 'fork <run>',
   describe: 'Run a recorded run\'s workflow and inputs again as a new linked run, every task fresh',
   builder: (yargs) =>
@@ -57,8 +61,9 @@ export const forkCommand = (compose: Compose): CommandModule<GlobalArgs, DeriveA
       .positional('run', { type: 'string', demandOption: true, describe: 'id of a run in any state' })
       .option('db', dbOption())
       .option('reason', { type: 'string', describe: 'why, recorded with the lineage' })
-      .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' }) as never,
-  handler: handler<DeriveArgs>(async (argv, output) => derive('fork', argv, output, compose)),
+      .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' })
+      .option('allow-pack-change', allowPackChangeOption) as never,
+  handler: handler<DeriveArgs>(async (argv, output) => derive('fork', argv, output, composition)),
 });
 
 function common<T>(yargs: import('yargs').Argv<T>) {
@@ -69,7 +74,8 @@ function common<T>(yargs: import('yargs').Argv<T>) {
     .option('plan', { type: 'boolean', describe: 'print what would be reused and run fresh, and why; write nothing' })
     .option('reason', { type: 'string', describe: 'why, recorded with the lineage' })
     .option('db', dbOption())
-    .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' });
+    .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' })
+    .option('allow-pack-change', allowPackChangeOption);
 }
 
 /** The roots the command line names, checked: --failed or --from (repair: --from), never both. */
@@ -84,7 +90,7 @@ function selection(mode: DeriveMode, argv: DeriveArgs): { from: string[]; failed
   return { from, failed: Boolean(argv.failed) };
 }
 
-async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions, compose: Compose): Promise<number> {
+async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions, composition: Composition): Promise<number> {
   const timeout = timeoutSeconds(argv['timeout-seconds']);
   const { from, failed } = selection(mode, argv);
   const inputs = mode === 'repair' ? collectInputs(argv) : {};
@@ -108,8 +114,10 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
         help: 'resume the run first, or fork it (a fork runs everything fresh)',
       });
     }
+    // The config and packs the source run started with, found from its recorded workflow folder.
+    const recorded = await restoreRunConfig(composition, argv, source);
     const colors = palette(output.color);
-    const host = compose({ configure: (h) => output.mode === 'human' && !argv.plan && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
+    const host = composition.compose({ configure: (h) => output.mode === 'human' && !argv.plan && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
     const file = argv.file ?? String(source.workflow_file ?? 'workflow.yaml');
     const workflow = text ?? String(source.workflow_source);
     const plan = await targetPlan(host, mode, file, workflow, source, inputs, vars, packOptions(argv));
@@ -127,6 +135,8 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
         // The source run's workspace: reused results describe files there.
         workspaceRoot: String(source.workspace),
         environment: process.env,
+        // The derived run records the config it runs with, found from the same folder as its source's.
+        recordedConfig: asJson(recordConfig(composition, recorded?.folder ?? dirname(resolve(file)))),
         ...(argv.reason === undefined ? {} : { reason: argv.reason }),
         ...driving,
       }),

@@ -7,7 +7,8 @@ import { sourceOutputs } from '../../runner/compensate.js';
 import { resumeRun } from '../../runner/run.js';
 import { liveness } from '../../store/liveness.js';
 import { Store } from '../../store/store.js';
-import type { Compose } from '../composition.js';
+import type { Composition } from '../composition.js';
+import { allowPackChangeOption, restoreRunConfig } from '../run-config.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { palette } from '../output.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
@@ -17,24 +18,29 @@ interface ResumeArgs extends GlobalArgs {
   run: string;
   db?: string;
   'timeout-seconds'?: number;
+  'allow-pack-change'?: boolean;
+  config?: string | false;
 }
 
-export const resumeCommand = (compose: Compose): CommandModule<GlobalArgs, ResumeArgs> => ({
+export const resumeCommand = (composition: Composition): CommandModule<GlobalArgs, ResumeArgs> => ({
   command: 'resume <run>',
   describe: 'Continue a paused, cancelled or interrupted run; confirmed effects are reused, never repeated',
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('db', dbOption())
-      .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' }) as never,
+      .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' })
+      .option('allow-pack-change', allowPackChangeOption) as never,
   handler: handler<ResumeArgs>(async (argv, output) => {
     const timeout = timeoutSeconds(argv['timeout-seconds']);
     const store = Store.open(databasePath(argv.db), { create: false });
     try {
       const row = store.runRow(argv.run);
       if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${argv.run} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+      // The config and packs the run started with, found from its recorded workflow folder, not the current one.
+      await restoreRunConfig(composition, argv, row);
       const colors = palette(output.color);
-      const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
+      const host = composition.compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
       // The recorded workflow and inputs, never the file on disk: the run continues what it started.
       const inputs = JSON.parse(String(row.inputs_json)) as Record<string, JsonValue>;
       // A compensation run continues the plan it was made with, over its source run's outputs.

@@ -8,7 +8,8 @@ import { readBoundedFile } from '../../compiler/source.js';
 import { installProgress } from '../../progress.js';
 import type { Approver } from '../../runner/effects.js';
 import { executeRun, type RunResult } from '../../runner/run.js';
-import type { Compose } from '../composition.js';
+import type { Composition } from '../composition.js';
+import { asJson, recordConfig } from '../run-config.js';
 import { Store } from '../../store/store.js';
 import { isInteractive, terminalApprover } from '../approver.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
@@ -26,7 +27,7 @@ interface RunArgs extends GlobalArgs, InputArgs {
   'timeout-seconds'?: number;
 }
 
-export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs> => ({
+export const runCommand = (composition: Composition): CommandModule<GlobalArgs, RunArgs> => ({
   command: 'run <file>',
   describe: 'Run a workflow, recording every effect in the database before it happens',
   builder: (yargs) =>
@@ -43,7 +44,7 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     const inputs = collectInputs(argv);
     const vars = collectVars(argv);
     const colors = palette(output.color);
-    const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
+    const host = composition.compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
     const source = readBoundedFile(argv.file, 'workflow file');
     const { plan, warnings } = await compileText(host, argv.file, source, { inputs, packs: packOptions(argv), vars });
     if (output.mode === 'human') for (const warning of warnings) process.stderr.write(`${colors.dim(`warning: ${warning.message}`)}\n`);
@@ -51,7 +52,8 @@ export const runCommand = (compose: Compose): CommandModule<GlobalArgs, RunArgs>
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
     const store = Store.open(db);
     try {
-      const request = { host, store, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env };
+      const recordedConfig = asJson(recordConfig(composition, dirname(resolve(argv.file))));
+      const request = { host, store, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, recordedConfig };
       return await driveAndReport(store, timeout, output, async (driving) => {
         const result = await executeRun({ ...request, plan, ...driving });
         // A failed run is compensated right away when the workflow asks for it; a cancelled one never is.
