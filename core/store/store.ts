@@ -7,6 +7,7 @@ import { databaseError, openDatabase, type SqliteDatabase } from './database.js'
 import { collectGarbage, isLargeValue } from './garbage.js';
 import { statePaths } from './state-paths.js';
 import { BudgetLedger } from './budget.js';
+import { CompensationClaims } from './claims.js';
 import type { TaskArtifact } from './artifacts.js';
 import { INSERT_LINEAGE, INSERT_REUSE, outputDigestOf, SELECT_LINEAGE, SELECT_REUSE, type Lineage, type ReusedTask } from './lineage.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
@@ -190,6 +191,12 @@ export class Store {
   /** The run budget ledger of this database (core/store/budget.ts). */
   get budgets(): BudgetLedger {
     return (this.#budgets ??= new BudgetLedger(this.#db, (body) => this.transaction(body)));
+  }
+
+  #claims: CompensationClaims | undefined;
+  /** Which compensation run may undo each source effect (core/store/claims.ts). */
+  get claims(): CompensationClaims {
+    return (this.#claims ??= new CompensationClaims(this.#db));
   }
 
   /**
@@ -540,6 +547,8 @@ export class Store {
       });
       if (changes !== 1) throw illegalTransition('run', runId, (this.#statements.runState.get(runId) as { state: string } | undefined)?.state, state);
       this.audit(runId, { type: `run.${state}`, ...(result.error === undefined ? {} : { data: { error: result.error } }) });
+      // A compensation run that ends without having undone a source effect lets another run undo it.
+      if (terminal) this.claims.release(runId, at);
     });
   }
 
@@ -770,6 +779,8 @@ export class Store {
         .prepare(`UPDATE runs SET state = 'running', error_json = NULL, finished_at = NULL, lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?`)
         .run(this.leaseOwner, Date.now() + LEASE_MS, at, runId);
       this.audit(runId, { type: 'run.resumed', data: { from: state, owner: this.leaseOwner } });
+      // A resumed compensation run holds the claims of the tasks it runs again (or is refused if another run has them).
+      this.claims.retake(runId);
     });
   }
 
@@ -821,6 +832,8 @@ export class Store {
         .prepare(`INSERT INTO reconciliations (effect_id, outcome, reason, actor, created_at, result_json) VALUES (?, ?, ?, ?, ?, ?)`)
         .run(effectId, entry.outcome, this.#text(entry.reason), this.#text(entry.actor), now(), this.json(entry.result));
       this.audit(effect.run_id, { type: 'effect.reconciled', taskId: effect.task_id, effectId, data: { outcome: entry.outcome, actor: entry.actor, reason: entry.reason } });
+      // An inverse in doubt that did not happen after all releases the claim of its ended compensation run.
+      if (entry.outcome === 'not_applied') this.claims.release(effect.run_id, now());
       return Number(lastInsertRowid);
     });
   }
