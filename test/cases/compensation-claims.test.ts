@@ -82,6 +82,37 @@ describe('compensation claims: each applied effect is compensated at most once',
     expect(lines('undo.log')).to.equal(1);
   });
 
+  it('an inverse in doubt keeps its claim until reconciled not-applied; resuming that run after another claimed the effect is refused (exit 3)', () => {
+    const text = workflow({
+      policy: { writableRoots: ['out'], processAllowlist: ['sleep'], approval: 'never' },
+      actions: { write: { kind: 'builtin.write' }, assert: { kind: 'builtin.assert' }, undo: { kind: 'builtin.shell.exec', command: 'sleep', args: ['30'] } },
+      tasks: [
+        { id: 'provision', uses: 'action:write', with: { path: 'out/resource.txt', content: 'provisioned' }, compensate: { uses: 'action:undo' } },
+        { id: 'validate', uses: 'action:assert', needs: ['provision'], with: { that: false } },
+      ],
+    });
+    const runId = errorDocument(cli(['run', ws().write('slow.yaml', text)]), 4).error.runId as string;
+    const compensate = () => {
+      const result = cli(['compensate', runId, '--timeout-seconds', '2']);
+      expect(result.status, result.stderr).to.equal(130);
+      return JSON.parse(result.stdout).data.runId as string;
+    };
+    const first = compensate();
+    const [inverse] = rows(ws().db, 'SELECT id, state FROM effects WHERE run_id = ?', first);
+    expect(inverse.state).to.equal('uncertain');
+    // Cancelled, but its inverse may have happened: the claim stays, and a new compensate is blocked by it.
+    expect(rows(ws().db, 'SELECT compensation_run_id, released_at FROM compensation_claims')).to.deep.equal([{ compensation_run_id: first, released_at: null }]);
+    expect(diagnosticWithCode(errorDocument(cli(['compensate', runId]), 3), 'AGENTCTL_E_COMPENSATION_BLOCKED').message).to.contain(inverse.id);
+    outcome(cli(['effects', 'reconcile', inverse.id, '--status', 'not-applied', '--reason', 'the sleep undid nothing']), 0);
+    expect(rows(ws().db, 'SELECT released_at IS NOT NULL AS released FROM compensation_claims')).to.deep.equal([{ released: 1 }]);
+
+    const second = compensate();
+    const refused = diagnosticWithCode(errorDocument(cli(['resume', first]), 3), 'AGENTCTL_E_COMPENSATION_CLAIMED');
+    expect(refused.message).to.contain(`which compensation run ${second} has claimed since`);
+    expect(rows(ws().db, 'SELECT state FROM runs WHERE id = ?', first)).to.deep.equal([{ state: 'cancelled' }]);
+    expect(rows(ws().db, 'SELECT compensation_run_id FROM compensation_claims WHERE released_at IS NULL')).to.deep.equal([{ compensation_run_id: second }]);
+  });
+
   it(`${CONCURRENT} concurrent compensate commands, ${REPEATS} times: the inverse runs exactly once each time`, async function () {
     this.timeout(REPEATS * 60_000);
     for (let repeat = 0; repeat < REPEATS; repeat += 1) {
