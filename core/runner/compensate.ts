@@ -21,9 +21,17 @@ const NO_CHANGE: ReadonlySet<string> = new Set<EffectClass>(['pure', 'internal_s
  * - `compensate`: effects of it happened (succeeded, or reconciled applied) and are not compensated yet;
  * - `compensated`: every one that happened is already compensated;
  * - `nothing_applied`: none happened (failed, not applied, never dispatched);
- * - `blocked`: one of its effects (or of an earlier compensation of it) may or may not have happened.
+ * - `blocked`: one of its effects (or of an earlier compensation of it) may or may not have happened;
+ * - `claimed`: every one left to compensate is claimed by another compensation run, which undoes it (or did).
  */
-export type CompensationDisposition = 'compensate' | 'compensated' | 'nothing_applied' | 'blocked';
+export type CompensationDisposition = 'compensate' | 'compensated' | 'nothing_applied' | 'blocked' | 'claimed';
+
+/** A source effect another compensation run holds: only that run may undo it. */
+export interface ClaimedEffect {
+  readonly effectId: string;
+  readonly runId: string;
+  readonly runState: string;
+}
 
 export interface PlannedCompensation {
   readonly taskId: string;
@@ -35,6 +43,8 @@ export interface PlannedCompensation {
   readonly effectIds: readonly string[];
   /** The id of the task the compensation run gives it (with `compensate`). */
   readonly compensationTaskId?: string;
+  /** Its effects left to compensate that other compensation runs have claimed (with `compensate` and `claimed`). */
+  readonly claimedBy?: readonly ClaimedEffect[];
 }
 
 export interface CompensationBlock {
@@ -82,6 +92,7 @@ export function planCompensation(store: Store, source: Row, selected: readonly s
   const declared = chosenTasks(plan, sourceRunId, selected);
   const effects = sourceEffects(store, sourceRunId);
   const earlier = earlierCompensations(store, sourceRunId);
+  const held = store.claims.held(sourceRunId);
   const tasks: PlannedCompensation[] = [];
   const blocks: CompensationBlock[] = [];
   for (const task of declared) {
@@ -102,8 +113,13 @@ export function planCompensation(store: Store, source: Row, selected: readonly s
     const happened = own.filter((effect) => effect.reconciled === 'applied' || (effect.state === 'succeeded' && effect.reconciled === null));
     const undone = own.filter((effect) => effect.reconciled === 'compensated' || earlier.applied.has(effect.id));
     const remaining = happened.filter((effect) => !earlier.applied.has(effect.id));
-    if (remaining.length > 0) {
-      tasks.push({ taskId: task.id, disposition: 'compensate', reason: 'applied_effect', uses, effectIds: remaining.map((effect) => effect.id), compensationTaskId: compensationTaskId(task.id) });
+    const free = remaining.filter((effect) => !held.has(effect.id)).map((effect) => effect.id);
+    const claimedBy = remaining.filter((effect) => held.has(effect.id)).map((effect): ClaimedEffect => ({ effectId: effect.id, runId: held.get(effect.id)!.runId, runState: held.get(effect.id)!.runState }));
+    const claims = claimedBy.length > 0 ? { claimedBy } : {};
+    if (free.length > 0) {
+      tasks.push({ taskId: task.id, disposition: 'compensate', reason: 'applied_effect', uses, effectIds: free, compensationTaskId: compensationTaskId(task.id), ...claims });
+    } else if (claimedBy.length > 0) {
+      tasks.push({ taskId: task.id, disposition: 'claimed', reason: 'claimed_by_run', uses, effectIds: claimedBy.map((claim) => claim.effectId), ...claims });
     } else if (undone.length > 0) {
       tasks.push({ taskId: task.id, disposition: 'compensated', reason: 'already_compensated', uses, effectIds: undone.map((effect) => effect.id) });
     } else {
@@ -137,7 +153,7 @@ function sourceEffects(store: Store, runId: string): Map<string, SourceEffect[]>
 }
 
 /**
- * What earlier compensation runs of the source left: compensation effects still in doubt (by source task), and the
+ * What earlier compensation runs of the source left: compensation effects of ended runs still in doubt (by source task), and the
  * source effects whose compensation effect an operator reconciled `applied` (their compensation happened).
  */
 function earlierCompensations(store: Store, sourceRunId: string) {
@@ -145,6 +161,7 @@ function earlierCompensations(store: Store, sourceRunId: string) {
   const applied = new Set<string>();
   for (const run of store.compensationRuns(sourceRunId)) {
     const runId = String(run.id);
+    const ended = TERMINAL.includes(String(run.state));
     const plan = parser(runId)('runs', 'plan_json', run) as unknown as CompiledPlan;
     const targets = new Map(plan.tasks.filter((task) => task.compensates).map((task) => [task.id, task.compensates!]));
     const reconciled = store.latestReconciliations(runId);
@@ -152,7 +169,8 @@ function earlierCompensations(store: Store, sourceRunId: string) {
       const target = targets.get(String(effect.task_id));
       if (!target) continue;
       const outcome = reconciled.get(String(effect.id))?.outcome;
-      if ((effect.state === 'started' || effect.state === 'uncertain') && outcome === undefined) {
+      // A run that has not ended (running, paused, interrupted) holds the claim on what it undoes: the claim decides.
+      if ((effect.state === 'started' || effect.state === 'uncertain') && outcome === undefined && ended) {
         inDoubt.set(target.taskId, [...(inDoubt.get(target.taskId) ?? []), { id: String(effect.id), runId, operation: String(effect.operation), state: String(effect.state) }]);
       } else if (outcome === 'applied') {
         for (const id of target.effectIds) applied.add(id);
@@ -174,6 +192,32 @@ export function compensationBlocked(plan: CompensationPlan): AgentctlError {
   );
   const tasks = [...new Set(plan.blocks.map((block) => block.taskId))].join(', ');
   return new AgentctlError('AGENTCTL_E_COMPENSATION_BLOCKED', `the compensation of run ${plan.sourceRunId} is blocked by effects in doubt (task ${tasks}); nothing was written`, { diagnostics });
+}
+
+/** Whether the plan leaves a task to compensate. */
+export const hasWork = (plan: CompensationPlan) => plan.tasks.some((task) => task.disposition === 'compensate');
+
+/** The error a plan whose every task left to compensate is claimed ends the command with (exit 3); nothing written. */
+export function compensationClaimed(plan: CompensationPlan): AgentctlError {
+  const claimed = plan.tasks.filter((task) => task.disposition === 'claimed');
+  const diagnostics = claimed.map((task) => {
+    const runs = [...new Set(task.claimedBy!.map((claim) => `${claim.runId} (${claim.runState})`))].join(', ');
+    return diagnostic('AGENTCTL_E_COMPENSATION_CLAIMED', {
+      message: `task ${task.taskId}'s effect(s) ${task.effectIds.join(', ')} are claimed by compensation run ${runs}`,
+      path: `tasks.${task.taskId}`,
+      taskId: task.taskId,
+      help: `only that run undoes them: continue it (agentctl approvals list RUN, agentctl resume RUN) or wait for it to end`,
+    });
+  });
+  const runs = [...new Set(claimed.flatMap((task) => task.claimedBy!.map((claim) => claim.runId)))].join(', ');
+  return new AgentctlError('AGENTCTL_E_COMPENSATION_CLAIMED', `every effect of run ${plan.sourceRunId} left to compensate is claimed by compensation run ${runs}; nothing was written`, { diagnostics });
+}
+
+/** Nothing of the plan can run: it is blocked, or what is left is claimed by other runs (then the error says so). */
+export function refusal(plan: CompensationPlan): AgentctlError | undefined {
+  if (!plan.executable) return compensationBlocked(plan);
+  if (!hasWork(plan) && plan.tasks.some((task) => task.disposition === 'claimed')) return compensationClaimed(plan);
+  return undefined;
 }
 
 /** The approval rule of `spec.compensation.approval` applied to the source's policy. */
@@ -234,26 +278,52 @@ export interface CompensateRequest extends Omit<RunRequest, 'plan'> {
 
 /** Runs the compensation planned for a source run as a new linked run; the plan must be executable. */
 export async function compensateRun(request: CompensateRequest): Promise<RunResult> {
-  const { store, planned, sourceRow } = request;
-  if (!planned.executable) throw compensationBlocked(planned);
+  const { store, sourceRow } = request;
+  const refused = refusal(request.planned);
+  if (refused) throw refused;
   setMaxListeners(0, request.signal);
-  const sourceRunId = planned.sourceRunId;
+  const sourceRunId = request.planned.sourceRunId;
   const source = parser(sourceRunId)('runs', 'plan_json', sourceRow) as unknown as CompiledPlan;
   // An effect whose earlier compensation an operator reconciled applied is marked compensated now.
   finalizeReconciledCompensations(store, sourceRunId);
-  const plan = compensationRunPlan(source, planned);
-  const run: RunRequest = { ...request, plan };
   const vault = new SecretVault(() => store.digestKey());
-  await preflight(run, vault, plan.tasks);
+  // Secrets are resolved for the tasks planned; the run takes those of them still unclaimed when it is created.
+  const preflighted = compensationRunPlan(source, request.planned);
+  await preflight({ ...request, plan: preflighted }, vault, preflighted.tasks);
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
 
   const { runId, traceId } = newRunIdentity();
+  const { plan, run } = claimAndCreate(request, source, runId, traceId);
   const roots = plan.tasks.map((task) => task.compensates!.taskId);
-  const lineage: Lineage = { mode: 'compensation', sourceRunId, roots, ...(request.reason === undefined ? {} : { reason: request.reason }), plan: planned as unknown as JsonValue };
-  store.createDerivedRun({ ...newRunRecord(run, runId, traceId), sourceRunId }, [], lineage);
   const dispositions: Record<string, Disposition> = Object.fromEntries(plan.tasks.map((task) => [task.id, 'executed' as Disposition]));
   const result = await drive(run, { runId, traceId, scheduler: new Scheduler(plan.tasks), outputs: sourceOutputs(store, sourceRunId), attempts: new Map(), dispositions, vault }, 'run.started');
   return { ...result, details: { mode: 'compensation', sourceRunId, compensated: roots } };
+}
+
+/**
+ * Plans again under the write lock, then creates the compensation run and claims each source effect it undoes, in one
+ * transaction: of concurrent `compensate` commands, each source effect goes to one run, whatever each planned before.
+ * Tasks that became compensable only since the first plan are left to a later compensate (their secrets were not
+ * resolved). Nothing is written when nothing is left to run.
+ */
+function claimAndCreate(request: CompensateRequest, source: CompiledPlan, runId: string, traceId: string) {
+  const { store, sourceRow } = request;
+  const first = new Set(request.planned.tasks.filter((task) => task.disposition === 'compensate').map((task) => task.taskId));
+  return store.transaction(() => {
+    const again = planCompensation(store, sourceRow, request.planned.tasks.map((task) => task.taskId));
+    const planned = { ...again, tasks: again.tasks.filter((task) => task.disposition !== 'compensate' || first.has(task.taskId)) };
+    const refused = refusal(planned);
+    if (refused) throw refused;
+    if (!hasWork(planned)) throw new AgentctlError('AGENTCTL_E_COMPENSATION_CLAIMED', `nothing of run ${planned.sourceRunId} is left to compensate: another compensation run undid it meanwhile; nothing was written`, { help: `see agentctl compensate ${planned.sourceRunId} --plan` });
+    const plan = compensationRunPlan(source, planned);
+    const run: RunRequest = { ...request, plan };
+    const roots = plan.tasks.map((task) => task.compensates!.taskId);
+    const lineage: Lineage = { mode: 'compensation', sourceRunId: planned.sourceRunId, roots, ...(request.reason === undefined ? {} : { reason: request.reason }), plan: planned as unknown as JsonValue };
+    store.createDerivedRun({ ...newRunRecord(run, runId, traceId), sourceRunId: planned.sourceRunId }, [], lineage);
+    const claims = plan.tasks.flatMap((task) => task.compensates!.effectIds.map((effectId) => ({ effectId, sourceRunId: planned.sourceRunId, compensationRunId: runId, compensationTaskId: task.id })));
+    store.claims.take(claims, new Date().toISOString());
+    return { planned, plan, run };
+  });
 }
 
 /** `compensated` reconciliations for source effects whose compensation effect was reconciled `applied` by an operator. */

@@ -2,6 +2,7 @@
 import type { Row, Store } from './store.js';
 import { AgentctlError, errorMessage, type JsonValue } from '../../sdk/index.js';
 import { liveness, type Liveness } from './liveness.js';
+import { mayHaveHappened } from './doubt.js';
 import { modelUsage } from '../agents/usage.js';
 import { budgetView } from './budget-view.js';
 
@@ -146,7 +147,7 @@ export function effectView(effect: Row, live: boolean, reconciled: string | numb
     risk: effect.risk,
     idempotency: effect.idempotency,
     state,
-    inDoubt: (state === 'uncertain' || (state === 'started' && !live)) && reconciled === null,
+    inDoubt: mayHaveHappened(effect, live) && reconciled === null,
     reconciled,
     input: parse('effects', 'input_json', effect, `effect ${effect.id}`),
     inputDigest: effect.input_digest,

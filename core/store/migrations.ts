@@ -265,6 +265,30 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE reconciliations ADD COLUMN compensation_effect_id TEXT REFERENCES effects(id);
     `,
   },
+  {
+    version: 7,
+    description: 'compensation claims: each source effect is compensated by at most one compensation run at a time',
+    // A claim is held while released_at is NULL: the partial unique index lets one claim per source effect be held.
+    // Compensation runs still unfinished when the database is migrated take the claims of what they compensate.
+    sql: `
+      CREATE TABLE compensation_claims (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        source_effect_id TEXT NOT NULL REFERENCES effects(id),
+        source_run_id TEXT NOT NULL REFERENCES runs(id),
+        compensation_run_id TEXT NOT NULL REFERENCES runs(id),
+        compensation_task_id TEXT NOT NULL,
+        claimed_at TEXT NOT NULL,
+        released_at TEXT
+      ) STRICT;
+      CREATE UNIQUE INDEX compensation_claims_held ON compensation_claims(source_effect_id) WHERE released_at IS NULL;
+      CREATE INDEX compensation_claims_by_run ON compensation_claims(compensation_run_id);
+      INSERT OR IGNORE INTO compensation_claims (source_effect_id, source_run_id, compensation_run_id, compensation_task_id, claimed_at)
+        SELECT effect.value, run.source_run_id, run.id, json_extract(task.value, '$.id'), run.created_at
+        FROM runs run, json_each(run.plan_json, '$.tasks') task, json_each(task.value, '$.compensates.effectIds') effect
+        WHERE run.mode = 'compensation' AND run.state IN ('running','paused') AND EXISTS (SELECT 1 FROM effects WHERE id = effect.value)
+        ORDER BY run.created_at, run.id;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -7,6 +7,8 @@ import { databaseError, openDatabase, type SqliteDatabase } from './database.js'
 import { collectGarbage, isLargeValue } from './garbage.js';
 import { statePaths } from './state-paths.js';
 import { BudgetLedger } from './budget.js';
+import { CompensationClaims } from './claims.js';
+import { UNSAFE_REQUESTED_SQL } from './doubt.js';
 import type { TaskArtifact } from './artifacts.js';
 import { INSERT_LINEAGE, INSERT_REUSE, outputDigestOf, SELECT_LINEAGE, SELECT_REUSE, type Lineage, type ReusedTask } from './lineage.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
@@ -190,6 +192,12 @@ export class Store {
   /** The run budget ledger of this database (core/store/budget.ts). */
   get budgets(): BudgetLedger {
     return (this.#budgets ??= new BudgetLedger(this.#db, (body) => this.transaction(body)));
+  }
+
+  #claims: CompensationClaims | undefined;
+  /** Which compensation run may undo each source effect (core/store/claims.ts). */
+  get claims(): CompensationClaims {
+    return (this.#claims ??= new CompensationClaims(this.#db));
   }
 
   /**
@@ -540,6 +548,8 @@ export class Store {
       });
       if (changes !== 1) throw illegalTransition('run', runId, (this.#statements.runState.get(runId) as { state: string } | undefined)?.state, state);
       this.audit(runId, { type: `run.${state}`, ...(result.error === undefined ? {} : { data: { error: result.error } }) });
+      // A compensation run that ends without having undone a source effect lets another run undo it.
+      if (terminal) this.claims.release(runId, at);
     });
   }
 
@@ -736,8 +746,10 @@ export class Store {
       if (state === 'running' && row.lease_owner !== this.leaseOwner && isLive(row)) {
         throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${runId} is being driven by ${String(row.lease_owner)}`, { help: 'wait for that process to finish, or for its lease to expire' });
       }
+      // An interrupted run's `requested` effect may have been dispatched: its `started` mark is not synced (doubt.ts).
+      const requested = state === 'running' ? ` OR ${UNSAFE_REQUESTED_SQL}` : '';
       const doubtful = this.#db
-        .prepare(`SELECT e.id, e.task_id, e.operation, e.state FROM effects e WHERE e.run_id = ? AND e.state IN ('started','uncertain')
+        .prepare(`SELECT e.id, e.task_id, e.operation, e.state FROM effects e WHERE e.run_id = ? AND (e.state IN ('started','uncertain')${requested})
           AND NOT EXISTS (SELECT 1 FROM reconciliations r WHERE r.effect_id = e.id) ORDER BY e.requested_at, e.id`)
         .all(runId) as { id: string; task_id: string; operation: string; state: string }[];
       if (doubtful.length > 0) {
@@ -747,10 +759,11 @@ export class Store {
         });
       }
       const at = now();
-      const started = this.#db.prepare(`SELECT id, task_id FROM effects WHERE run_id = ? AND state = 'started'`).all(runId) as { id: string; task_id: string }[];
+      const started = this.#db.prepare(`SELECT e.id, e.task_id, e.state FROM effects e WHERE e.run_id = ? AND (e.state = 'started'${requested})`).all(runId) as { id: string; task_id: string; state: string }[];
       for (const effect of started) {
         this.#changeEffect(effect.id, 'uncertain', { result: null, error: null, at });
-        this.audit(runId, { type: 'effect.uncertain', taskId: effect.task_id, effectId: effect.id, data: { reason: 'its process ended before the outcome was recorded' } });
+        const reason = effect.state === 'started' ? 'its process ended before the outcome was recorded' : 'its process ended after it was recorded requested; a power loss may have lost its started mark';
+        this.audit(runId, { type: 'effect.uncertain', taskId: effect.task_id, effectId: effect.id, data: { reason } });
       }
       if (failedInDoubt) {
         // The tasks that failed on an effect in doubt run again (their reconciled effects decide how), and so does
@@ -770,6 +783,8 @@ export class Store {
         .prepare(`UPDATE runs SET state = 'running', error_json = NULL, finished_at = NULL, lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?`)
         .run(this.leaseOwner, Date.now() + LEASE_MS, at, runId);
       this.audit(runId, { type: 'run.resumed', data: { from: state, owner: this.leaseOwner } });
+      // A resumed compensation run holds the claims of the tasks it runs again (or is refused if another run has them).
+      this.claims.retake(runId);
     });
   }
 
@@ -821,6 +836,8 @@ export class Store {
         .prepare(`INSERT INTO reconciliations (effect_id, outcome, reason, actor, created_at, result_json) VALUES (?, ?, ?, ?, ?, ?)`)
         .run(effectId, entry.outcome, this.#text(entry.reason), this.#text(entry.actor), now(), this.json(entry.result));
       this.audit(effect.run_id, { type: 'effect.reconciled', taskId: effect.task_id, effectId, data: { outcome: entry.outcome, actor: entry.actor, reason: entry.reason } });
+      // An inverse in doubt that did not happen after all releases the claim of its ended compensation run.
+      if (entry.outcome === 'not_applied') this.claims.release(effect.run_id, now());
       return Number(lastInsertRowid);
     });
   }

@@ -27,7 +27,8 @@ export const TASK_TRANSITIONS: Table<TaskState> = {
 };
 
 export const EFFECT_TRANSITIONS: Table<EffectState> = {
-  requested: ['started', 'cancelled'],
+  // `uncertain`: found only `requested` in an interrupted run, where a power loss may have lost its `started` mark.
+  requested: ['started', 'uncertain', 'cancelled'],
   waiting_for_approval: ['requested', 'cancelled'],
   // A started effect may have happened: it ends known (succeeded, failed) or in doubt, never `cancelled`.
   started: ['succeeded', 'failed', 'uncertain'],

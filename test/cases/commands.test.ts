@@ -115,7 +115,7 @@ describe('schema, plugins, version', () => {
     expect(document.kind).to.equal('Version');
     expect(document.data.cliApiVersion).to.equal('agentctl.dev/cli/v1');
     expect(document.data.version).to.match(/^\d+\.\d+\.\d+/);
-    expect(document.data.databaseSchemaVersion).to.equal(6);
+    expect(document.data.databaseSchemaVersion).to.equal(7);
   });
 });
 

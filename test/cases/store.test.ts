@@ -70,7 +70,7 @@ describe('database version and format', () => {
     const db = new Database(ws.db, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
-      expect(db.pragma('user_version', { simple: true })).to.equal(6);
+      expect(db.pragma('user_version', { simple: true })).to.equal(7);
       const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((row) => row.name);
       expect(tables).to.include.members(['runs', 'tasks', 'effects', 'approvals', 'reconciliations', 'audit_events', 'checkpoints', 'artifacts']);
     } finally {

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError } from '../../../sdk/index.js';
 import { installProgress } from '../../progress.js';
-import { compensateRun, compensationBlocked, compensationSource, planCompensation, type CompensationPlan } from '../../runner/compensate.js';
+import { compensateRun, compensationBlocked, compensationSource, hasWork, planCompensation, refusal, type CompensationPlan } from '../../runner/compensate.js';
 import type { RunResult } from '../../runner/run.js';
 import { Store } from '../../store/store.js';
 import type { Compose } from '../composition.js';
@@ -48,8 +48,9 @@ export const compensateCommand = (compose: Compose): CommandModule<GlobalArgs, C
       const source = compensationSource(store, argv.run);
       const planned = planCompensation(store, source, tasks);
       if (argv.plan) return reportPlan(planned, output);
-      if (!planned.executable) throw compensationBlocked(planned);
-      if (!planned.tasks.some((task) => task.disposition === 'compensate')) return reportPlan(planned, output);
+      const refused = refusal(planned);
+      if (refused) throw refused;
+      if (!hasWork(planned)) return reportPlan(planned, output);
       const colors = palette(output.color);
       const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
       const plan = JSON.parse(String(source.plan_json)) as { policy: { workspaceRoot: string } };
@@ -85,8 +86,9 @@ export async function compensateAfterFailure(request: Omit<Parameters<typeof com
   try {
     const source = compensationSource(store, result.runId);
     const planned = planCompensation(store, source);
-    if (!planned.executable) throw compensationBlocked(planned);
-    if (!planned.tasks.some((task) => task.disposition === 'compensate')) {
+    const refused = refusal(planned);
+    if (refused) throw refused;
+    if (!hasWork(planned)) {
       details = { state: 'nothing_to_compensate', runId: null, tasks: {} };
     } else {
       const compensation = await compensateRun({ ...request, ...driving, sourceRow: source, planned });
@@ -115,5 +117,7 @@ function planText(plan: CompensationPlan): string {
   if (plan.tasks.length === 0) lines.push('  no task of the run declares compensate');
   else lines.push('', `  ${'task'.padEnd(24)} ${'disposition'.padEnd(16)} ${'reason'.padEnd(24)} uses`, ...plan.tasks.map((task) => `  ${task.taskId.padEnd(24)} ${task.disposition.padEnd(16)} ${task.reason.padEnd(24)} ${task.uses}`));
   if (plan.blocks.length > 0) lines.push('', '  blocks:', ...plan.blocks.map((block) => `    ${block.taskId}: ${block.message}`));
+  const claims = plan.tasks.flatMap((task) => (task.claimedBy ?? []).map((claim) => `    ${task.taskId}: effect ${claim.effectId} is claimed by compensation run ${claim.runId} (${claim.runState})`));
+  if (claims.length > 0) lines.push('', '  claimed by other runs:', ...claims);
   return lines.join('\n');
 }

@@ -4,6 +4,7 @@ import { AgentctlError, errorMessage, type JsonValue } from '../../../sdk/index.
 import { readBoundedFile } from '../../compiler/source.js';
 import { effectView as inspectionView, parser } from '../../store/inspection.js';
 import { liveness } from '../../store/liveness.js';
+import { mayHaveHappened } from '../../store/doubt.js';
 import { Store, type EffectRow, type Row } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
@@ -110,9 +111,8 @@ const reconcile: CommandModule<GlobalArgs, ReconcileArgs> = {
     const store = Store.open(databasePath(argv.db), { create: false });
     try {
       const check = (effect: EffectRow, earlier: Row[], live: boolean) => {
-        const doubtful = effect.state === 'uncertain' || (effect.state === 'started' && !live);
-        if (!doubtful) {
-          throw refused(`effect ${effect.id} is ${effect.state}${effect.state === 'started' ? ' and its run is still driven' : ''}: only an effect in doubt is reconciled`, 'see its state with agentctl effects inspect EFFECT');
+        if (!mayHaveHappened(effect, live)) {
+          throw refused(`effect ${effect.id} is ${effect.state}${live && (effect.state === 'started' || effect.state === 'requested') ? ' and its run is still driven' : ''}: only an effect in doubt is reconciled`, 'see its state with agentctl effects inspect EFFECT');
         }
         const last = earlier.at(-1)?.outcome as Outcome | undefined;
         if (last && !NEXT[last].includes(outcome)) {
