@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { ROOT, runCli, startCli, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, finished, outcome, withDb } from './helpers.js';
+import { SCHEMA_VERSION } from '../../core/store/migrations.js';
 
 type Workspace = ReturnType<typeof workspace>;
 const HELLO = join(ROOT, 'examples', 'hello.yaml');
@@ -23,7 +24,7 @@ describe('creating the database', () => {
   beforeEach(() => (ws = workspace()));
   afterEach(() => ws.cleanup());
 
-  it('run SIGKILLed the moment its database file appears: the file is already complete (version 6, every table), and runs list reads it as empty', async () => {
+  it('run SIGKILLed the moment its database file appears: the file is already complete (the current version, every table), and runs list reads it as empty', async () => {
     const folder = join(ws.dir, 'state');
     mkdirSync(folder);
     const child = startCli(['run', HELLO, '--db', ws.db, '--output', 'json']);
@@ -33,7 +34,7 @@ describe('creating the database', () => {
     const result = await finished(child).finally(() => watcher.close());
     expect(result.signal, result.stderr).to.equal('SIGKILL');
     const schema = schemaOf(ws.db);
-    expect(schema.version).to.equal(6);
+    expect(schema.version).to.equal(SCHEMA_VERSION);
     expect(schema.tables).to.include.members(['runs', 'tasks', 'effects', 'approvals', 'audit_events', 'checkpoints', 'budget_reservations', 'run_lineage']);
     expect(outcome(runCli(['runs', 'list', '--db', ws.db, '--output', 'json']), 0).data.runs).to.deep.equal([]);
     // The next run uses the file as it is.
@@ -80,7 +81,7 @@ describe('creating the database', () => {
       expect(schemaOf(ws.db)).to.deep.equal({ version: 0, tables: [] });
       // run initialises it in place.
       const runId = outcome(runCli(['run', HELLO, '--db', ws.db, '--output', 'json']), 0).data.runId;
-      expect(schemaOf(ws.db).version).to.equal(6);
+      expect(schemaOf(ws.db).version).to.equal(SCHEMA_VERSION);
       expect(outcome(runCli(['runs', 'list', '--db', ws.db, '--output', 'json']), 0).data.runs.map((run: any) => run.runId)).to.deep.equal([runId]);
     });
   }
@@ -91,6 +92,6 @@ describe('creating the database', () => {
     db.exec('CREATE TABLE notes (text TEXT)');
     db.close();
     const document = errorDocument(runCli(['runs', 'list', '--db', ws.db, '--output', 'json']), 5);
-    expect(diagnosticWithCode(document, 'AGENTCTL_E_DB_OPEN').message).to.contain('schema version 0, not 6');
+    expect(diagnosticWithCode(document, 'AGENTCTL_E_DB_OPEN').message).to.contain(`schema version 0, not ${SCHEMA_VERSION}`);
   });
 });
