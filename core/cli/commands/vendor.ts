@@ -8,7 +8,7 @@ import type { CommandModule } from 'yargs';
 import { AgentctlError, errorMessage } from '../../../sdk/index.js';
 import { processKinds } from '../../compiler/compile.js';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
-import { integrityOf } from '../../packs/code-lock.js';
+import { pinned } from '../../packs/code-lock.js';
 import { LOCK_FILE, type CodePackEntry, type LockEntry } from '../../packs/format.js';
 import { lockText, packRoot, resolveForLock } from '../../packs/load.js';
 import { composer } from '../composition.js';
@@ -75,7 +75,7 @@ export const vendorCommand = (project: ProjectPacks): CommandModule<GlobalArgs, 
         throw new AgentctlError('AGENTCTL_E_PACK_IMPORT', `pack ${pack.plugin.name} cannot be bundled from ${pack.module}: ${errorMessage(error).split('\n')[0]}`);
       }
       configPacks.push({ path: `./${file}`, ...(pack.entry.options === undefined ? {} : { options: pack.entry.options }) });
-      codePacks.push({ name: pack.plugin.name, version: pack.plugin.version, hostRange: pack.plugin.hostRange, source: { path: file }, integrity: integrityOf(join(out, file)) });
+      codePacks.push({ name: pack.plugin.name, version: pack.plugin.version, hostRange: pack.plugin.hostRange, source: { path: file }, ...pinned(join(out, file), join(out, LOCK_FILE)) });
     }
     const settings = config?.config ?? { packs: [] };
     const vendoredConfig = { ...(settings.db === undefined ? {} : { db: settings.db }), ...(settings.output === undefined ? {} : { output: settings.output }), ...(settings.color === undefined ? {} : { color: settings.color }), packs: configPacks };
