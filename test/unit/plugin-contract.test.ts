@@ -222,3 +222,15 @@ describe('plugin contract: the isolation seam', () => {
     expect(task.input.digest).to.match(/^sha256:[0-9a-f]{64}$/);
   });
 });
+
+describe('defineActionKind: the plugin name', () => {
+  const kind = (name: string, plugin?: string) =>
+    defineActionKind({ name, ...(plugin ? { plugin } : {}), version: '1.0.0', hostRange: '*', description: 'd', actionSchema: z.strictObject({}), inputSchema: z.strictObject({}), effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' }, dispatch: async () => null });
+
+  it("defaults to the kind's namespace (before its last dot), the name a pack's kinds start with; a given plugin wins", () => {
+    expect(kind('mypack.upper').name).to.equal('mypack');
+    expect(kind('acme.tools.upper').name).to.equal('acme.tools');
+    expect(kind('solo').name).to.equal('solo');
+    expect(kind('mypack.upper', 'agentctl-pack-mypack').name).to.equal('agentctl-pack-mypack');
+  });
+});
