@@ -2,7 +2,9 @@
 // Each case runs a real host, ledger and workspace through the test kit.
 import { expect } from 'chai';
 import { z } from 'zod';
-import { createTestHost, runAction } from '../../core/testing/index.js';
+// The host's plugin contract: plugins registered as embedded ones (main(args, {plugins})), not as packs.
+import { embeddedTestHost as createTestHost } from '../../core/testing/host.js';
+import { runEmbedded as runAction } from '../../core/testing/run-action.js';
 import { AgentctlError, defineActionKind, definePlugin, diagnostic, type PluginApi } from '../../sdk/index.js';
 import { codeOf } from '../support/errors.js';
 
