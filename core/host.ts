@@ -27,6 +27,14 @@ export function packNamespaces(plugin: string): string[] {
   return short === plugin || short === '' ? [plugin] : [plugin, short];
 }
 
+/** What to write when a pack's kind is not named after it: the kind's new name, or the pack's name that fits the kind. */
+function namespaceHelp(short: string, kind: string): string {
+  const rename = `write the kind's name as '${short}.${kind.split('.').at(-1)}' (the pack's name, a dot, then the kind's own name)`;
+  const namespace = kind.slice(0, kind.lastIndexOf('.'));
+  if (!kind.includes('.') || !PLUGIN_NAME.test(namespace)) return rename;
+  return `${rename}, or name the pack after the kind: plugin: '${namespace}' in defineActionKind (name: '${namespace}' in definePlugin)`;
+}
+
 /** The keyed registries; each key has exactly one owning plugin. */
 export type Registry = 'kind' | 'isolation' | 'provider' | 'tool' | 'network' | 'section';
 const REGISTRY_NAMES: Record<Registry, string> = { kind: 'action kind', isolation: 'isolation mode', provider: 'provider kind', tool: 'tool kind', network: 'the network client', section: 'spec section' };
@@ -232,7 +240,7 @@ export class Host implements PluginRegistrar {
       const short = packNamespaces(plugin).at(-1)!;
       const message = `pack ${plugin} registers action kind ${key}; a pack's action kinds are named ${short}.NAME${short === plugin ? '' : ` (or ${plugin}.NAME)`}`;
       throw new AgentctlError('AGENTCTL_E_PACK_NAMESPACE', message, {
-        diagnostics: [diagnostic('AGENTCTL_E_PACK_NAMESPACE', { message, plugin, hook: 'setup', help: `rename the kind to ${short}.${key.split('.').at(-1)} (its pack's name, a dot, then the kind's own name)` })],
+        diagnostics: [diagnostic('AGENTCTL_E_PACK_NAMESPACE', { message, plugin, hook: 'setup', help: namespaceHelp(short, key) })],
       });
     }
     map.set(key, { value, plugin });

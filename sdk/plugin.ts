@@ -124,12 +124,18 @@ export function definePlugin(definition: PluginDefinition): PluginDefinition {
 export interface ActionKindDefinition<ActionSchema extends z.ZodType, InputSchema extends z.ZodType> extends ActionKind<ActionSchema, InputSchema> {
   readonly version: string;
   readonly hostRange: string;
-  /** Plugin name; defaults to the kind name. */
+  /**
+   * Plugin name; defaults to the kind's namespace, the part of its name before the last dot (`mypack` for
+   * `mypack.upper`), which is the name a pack's kinds must start with. A kind without a dot names the plugin whole.
+   */
   readonly plugin?: string;
   readonly errorCodes?: PluginDefinition['errorCodes'];
   /** Extra registration, e.g. policy taps that belong with this kind. */
   setup?(api: PluginApi): void;
 }
+
+/** The namespace of a kind name: what comes before its last dot (the whole name when it has none). */
+const kindNamespace = (kind: string): string => (kind.includes('.') ? kind.slice(0, kind.lastIndexOf('.')) : kind);
 
 /**
  * Declares an action kind as a plugin of its own. The kind's schemas are zod schemas: TypeScript types are inferred
@@ -141,7 +147,7 @@ export function defineActionKind<ActionSchema extends z.ZodType, InputSchema ext
   const { version, hostRange, plugin, setup, errorCodes, ...kind } = definition;
   const frozenKind = Object.freeze(kind) as ActionKind<ActionSchema, InputSchema>;
   return Object.freeze({
-    name: plugin ?? definition.name,
+    name: plugin ?? kindNamespace(definition.name),
     version,
     hostRange,
     description: definition.description,

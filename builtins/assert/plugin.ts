@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AgentctlError, defineActionKind } from '../../sdk/index.js';
 
 export default defineActionKind({
+  plugin: 'builtin.assert',
   name: 'builtin.assert',
   version: '0.1.0',
   hostRange: '^0.1.0',

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineActionKind, type JsonObject } from '../../sdk/index.js';
 
 export default defineActionKind({
+  plugin: 'builtin.assign',
   name: 'builtin.assign',
   version: '0.1.0',
   hostRange: '^0.1.0',

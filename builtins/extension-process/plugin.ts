@@ -36,6 +36,7 @@ const KIND = 'extension.process';
 const OPERATION = 'extension.invoke';
 
 export default defineActionKind({
+  plugin: KIND,
   name: KIND,
   version: '0.1.0',
   hostRange: '^0.1.0',

@@ -46,7 +46,8 @@ export async function resolveAccepted(
       const kind = nonPublicClass(address);
       if (kind === undefined) continue;
       const subject = accepted.literal ? address : `${accepted.host} resolves to ${address}`;
-      throw denied(`${subject} (${kind}), refused without allowPrivate`);
+      // The allowlist already admits the host: what stands in the way is the private address, so the help says so.
+      throw denied(`${subject} (${kind}), refused without allowPrivate`, `set spec.policy.network.allowPrivate: true if ${accepted.host} is an intended ${kind} peer (a local service, a test server); otherwise use a public address`);
     }
   }
   return addresses;

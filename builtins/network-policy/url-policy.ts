@@ -16,8 +16,8 @@ export interface AcceptedUrl {
   readonly literal: boolean;
 }
 
-export function denied(message: string): NetworkFailure {
-  return new NetworkFailure('AGENTCTL_E_NETWORK_DENIED', message, false, { help: HELP });
+export function denied(message: string, help = HELP): NetworkFailure {
+  return new NetworkFailure('AGENTCTL_E_NETWORK_DENIED', message, false, { help });
 }
 
 /** A host as compared: lower case, brackets of an IPv6 literal removed, one trailing dot removed. */

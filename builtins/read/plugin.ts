@@ -13,6 +13,7 @@ const filePath = () =>
     .refine((path) => !path.endsWith('/') && path.split('/').at(-1) !== '.', 'a path ending in "/" names a folder; builtin.read reads a file');
 
 export default defineActionKind({
+  plugin: 'builtin.read',
   name: 'builtin.read',
   version: '0.1.0',
   hostRange: '^0.1.0',

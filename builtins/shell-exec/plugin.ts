@@ -22,6 +22,7 @@ import {
 import { MAX_ARTIFACT_BYTES, shellExecActionSchema, shellExecInputSchema, type ShellExecAction, type ShellExecInput } from './schema.js';
 
 export default defineActionKind({
+  plugin: 'builtin.shell.exec',
   name: 'builtin.shell.exec',
   version: '0.1.0',
   hostRange: '^0.1.0',

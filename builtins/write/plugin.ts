@@ -7,6 +7,7 @@ import { defineActionKind } from '../../sdk/index.js';
 const MAX_WRITE_BYTES = 16 * 1024 * 1024;
 
 export default defineActionKind({
+  plugin: 'builtin.write',
   name: 'builtin.write',
   version: '0.1.0',
   hostRange: '^0.1.0',

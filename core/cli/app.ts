@@ -104,9 +104,9 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     .alias('help', 'h')
     .wrap(Math.min(100, process.stdout.columns || 100))
     .exitProcess(false)
-    .fail((message, error) => {
+    .fail((message, error, usage) => {
       if (error && !isAgentctlError(error)) throw error;
-      throw error ?? usageError(message ?? 'invalid command line', args, names, knownOptions(parser));
+      throw error ?? usageError(message ?? 'invalid command line', args, names, knownOptions(parser), commandUsage(parser, usage));
     }) as Argv<GlobalArgs>;
   for (const command of commands) parser.command(command as never);
   skipHelpCache(parser);
@@ -123,7 +123,9 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     reportAs = outputOptions(argv);
     // `packs lock` and `packs vendor` write the lock: they load the packs without checking them against it.
     const writesLock = command === 'packs' && ['lock', 'update', 'vendor'].includes(String(argv._[1] ?? ''));
-    if (HOSTED.has(command) && !RECOVERY.has(command)) await composition.loadPacks(settings.loaded, { locked: argv.locked === true, verify: !writesLock });
+    // `packs verify-lock` is the check --locked makes, alone.
+    const verifiesLock = command === 'packs' && argv._[1] === 'verify-lock';
+    if (HOSTED.has(command) && !RECOVERY.has(command)) await composition.loadPacks(settings.loaded, { locked: argv.locked === true || verifiesLock, verify: !writesLock });
   });
 
   if (args.length === 0) {
@@ -150,9 +152,9 @@ function fail(args: readonly string[], failure: AgentctlError, options: OutputOp
 }
 
 /** yargs' "Unknown argument" in our words: an unknown command lists the commands; a mistyped option gets a suggestion. */
-function usageError(message: string, args: readonly string[], commands: readonly string[], known: readonly string[]): AgentctlError {
+function usageError(message: string, args: readonly string[], commands: readonly string[], known: readonly string[], at: CommandUsage): AgentctlError {
   const unknown = /^Unknown arguments?: (.+)$/.exec(message);
-  if (!unknown) return new AgentctlError('AGENTCTL_E_USAGE', message, { help: 'see agentctl --help' });
+  if (!unknown) return argumentError(message, at);
   const listed = unknown[1]!.split(', ').map((word) => (word === STDIN_ARGUMENT ? '-' : word));
   // yargs also names the camelCase alias of an unknown dashed option (`--some-thing` → someThing).
   const kebab = (word: string) => word.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
@@ -176,6 +178,46 @@ function usageError(message: string, args: readonly string[], commands: readonly
     return near ? [`did you mean --${near} instead of ${dashed(word)}?`] : [];
   });
   return new AgentctlError('AGENTCTL_E_USAGE', problems.join('; '), { help: [...hints, 'see agentctl COMMAND --help for the arguments and options'].join(' ') });
+}
+
+/** The command yargs was parsing when it failed: its usage line (`agentctl packs verify-lock <file>`), and its name. */
+interface CommandUsage {
+  readonly name: string;
+  readonly line: string;
+  /** Its positional arguments, required ones as `<file>`, optional ones as `[file]`. */
+  readonly positionals: readonly string[];
+}
+
+function commandUsage(parser: Argv<GlobalArgs>, usage: unknown): CommandUsage {
+  const path = (parser as unknown as { getInternalMethods(): { getContext(): { fullCommands: string[] } } }).getInternalMethods().getContext().fullCommands;
+  const words = path.flatMap((command) => command.split(' '));
+  const name = ['agentctl', ...words.filter((word) => !/^[<[]/.test(word))].join(' ');
+  const declared = (usage as { getUsage?(): [string, string][] }).getUsage?.()[0]?.[0]?.split('\n')[0]?.replace('$0', 'agentctl');
+  return { name, line: path.length > 0 ? `${['agentctl', ...words].join(' ')} [options]` : (declared ?? 'agentctl <command> [options]'), positionals: words.filter((word) => /^[<[]/.test(word)) };
+}
+
+/** yargs' other complaints (a missing argument or option, a value outside its choices) in agentctl's words. */
+function argumentError(message: string, command: CommandUsage): AgentctlError {
+  const help = `usage: ${command.line}; see ${command.name} --help`;
+  const fail = (text: string) => new AgentctlError('AGENTCTL_E_USAGE', text, { help });
+  const required = command.positionals.filter((word) => word.startsWith('<'));
+  const missing = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(message);
+  if (missing) {
+    const absent = required.slice(Number(missing[1]));
+    return fail(`${command.name} needs ${absent.length > 0 ? `the argument${absent.length > 1 ? 's' : ''} ${absent.join(' ')}` : `${missing[2]} argument(s)`}`);
+  }
+  const demanded = /^Missing required arguments?: (.+)$/.exec(message);
+  if (demanded) {
+    const names = demanded[1]!.split(', ').map((name) => (command.positionals.some((word) => word.slice(1, -1).replace(/\.\.$/, '') === name) ? `<${name}>` : `--${name}`));
+    return fail(`${command.name} needs ${names.join(', ')}`);
+  }
+  const valueless = /^Not enough arguments following: (.+)$/.exec(message);
+  if (valueless) return fail(`--${valueless[1]} needs a value`);
+  const extra = /^Too many non-option arguments: got (\d+), maximum of (\d+)$/.exec(message);
+  if (extra) return fail(`${command.name} takes at most ${extra[2]} argument(s) and got ${extra[1]}`);
+  const choices = /Argument: ([^,]+), Given: (.+), Choices: (.+)$/m.exec(message);
+  if (choices) return fail(`--${choices[1]} ${choices[2]} is not one of ${choices[3]}`);
+  return fail(message);
 }
 
 /**

@@ -13,7 +13,15 @@ export interface CompositionOptions extends HostOptions {
   readonly plugins?: readonly PluginDefinition[];
   /** Packs loaded from the project config, registered after the builtins with their source (`npm` or `path`). */
   readonly packs?: readonly LoadedPack[];
+  /**
+   * Register `plugins` as packs, the way the config's packs are (the test kit): their kinds must be named after them,
+   * their refusals have pack codes, and `api.options` is what their optionsSchema makes of no options.
+   */
+  readonly pluginsAsPacks?: boolean;
 }
+
+/** What a pack's optionsSchema makes of a config entry without options (undefined without a schema). */
+const defaultOptions = (plugin: PluginDefinition): unknown => plugin.optionsSchema?.safeParse(undefined).data;
 
 /** The host every command uses: the builtins, then the config's packs, then any extra plugins. */
 export function composeHost(options: CompositionOptions = {}): Host {
@@ -21,7 +29,7 @@ export function composeHost(options: CompositionOptions = {}): Host {
     [
       ...builtinPlugins.map((plugin) => ({ plugin, source: 'builtin' })),
       ...(options.packs ?? []).map(({ plugin, source, options: packOptions }) => ({ plugin, source, options: packOptions })),
-      ...(options.plugins ?? []).map((plugin) => ({ plugin, source: 'local' })),
+      ...(options.plugins ?? []).map((plugin) => (options.pluginsAsPacks ? { plugin, source: 'path', options: defaultOptions(plugin) } : { plugin, source: 'local' })),
     ],
     options.configure ? { configure: options.configure } : {},
   );

@@ -1,8 +1,8 @@
 // Loads the code packs a project config lists: resolves each from the config's folder, imports it, and checks its
 // identity, host range, name and options before anything is registered. Each refusal has its own code, and its
 // diagnostic names the config file and the entry (`packs[i]`).
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semverSatisfies from 'semver/functions/satisfies.js';
 import validVersion from 'semver/functions/valid.js';
@@ -94,6 +94,11 @@ function packageEntry(folder: string, entry: PackEntry, configFile: string): str
   const target = exportsEntry(data.exports) ?? (typeof data.main === 'string' ? data.main : 'index.js');
   const file = resolve(folder, target);
   if (!existsSync(file)) refuse('AGENTCTL_E_PACK_NOT_FOUND', configFile, entry, `pack ${label(entry)}: its entry module ${target} does not exist (${file})`);
+  // The lock pins the pack's folder: an entry elsewhere (`../shared/x.mjs`, or a link out) would run unpinned code.
+  const inside = relative(realpathSync(folder), realpathSync(file));
+  if (inside.startsWith('..') || isAbsolute(inside)) {
+    refuse('AGENTCTL_E_PACK_ENTRY_OUTSIDE', configFile, entry, `pack ${label(entry)}: its entry module ${target} resolves outside the pack's folder ${folder} (to ${realpathSync(file)})`);
+  }
   return file;
 }
 

@@ -1,52 +1,51 @@
 // Code packs in agentctl.pack.lock (beside the project config), under `codePacks`: each pack's name, version, host
-// range, source and the SHA-256 integrity of its files. With a lock present, every command that loads packs checks
+// range, source, the SHA-256 of each of its files and of the packages installed for it (code-digest.ts). With a lock present, every command that loads packs checks
 // them against it; `--locked` also refuses a config without a lock, or a pack the lock does not list.
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { AgentctlError, diagnostic } from '../../sdk/index.js';
 import type { LoadedPack } from '../config/packs.js';
 import type { PackEntry } from '../config/schema.js';
+import { filesDiff, filesIntegrity, folderFiles, installedPackages } from './code-digest.js';
 import { LOCK_FILE, type CodePackEntry } from './format.js';
 import { readLock } from './load.js';
-
-/** Files a pack is made of: everything under its folder but node_modules and hidden entries, in path order. */
-function packFiles(folder: string): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      if (name === 'node_modules' || name.startsWith('.')) continue;
-      const path = join(dir, name);
-      const stat = statSync(path);
-      if (stat.isDirectory()) walk(path);
-      else if (stat.isFile()) files.push(path);
-    }
-  };
-  walk(folder);
-  return files;
-}
 
 /** What a loaded pack is made of: the file or folder a path entry names, or an npm package's folder. */
 export function packRootOf(pack: LoadedPack, configFile: string): string {
   return pack.entry.path !== undefined ? resolve(dirname(configFile), pack.entry.path) : packageFolder(pack.module);
 }
 
-/** `sha256:` of a file's bytes, or of a folder's files (each relative path with its own digest, in path order). */
-export function integrityOf(root: string): string {
-  const hash = createHash('sha256');
-  if (statSync(root).isFile()) return `sha256:${hash.update(readFileSync(root)).digest('hex')}`;
-  for (const file of packFiles(root)) {
-    const digest = createHash('sha256').update(readFileSync(file)).digest('hex');
-    hash.update(`${relative(root, file).split(sep).join('/')}\u0000${digest}\n`);
-  }
-  return `sha256:${hash.digest('hex')}`;
+/** What the lock pins of a pack at `root` (a folder, or one file): its files, their digest, the packages installed for it. */
+export function pinned(root: string, configFile: string): Pick<CodePackEntry, 'integrity' | 'files' | 'dependencies'> {
+  const files = folderFiles(root);
+  const dependencies = installedPackages(root, dirname(configFile));
+  const integrity = statSync(root).isFile() ? Object.values(files)[0]! : filesIntegrity(files);
+  return { integrity, files, ...(dependencies.length > 0 ? { dependencies } : {}) };
 }
 
 /** The lock entry of a loaded code pack; paths are relative to the config's folder. */
 export function codePackEntry(pack: LoadedPack, configFile: string): CodePackEntry {
   const root = packRootOf(pack, configFile);
   const source = pack.entry.name !== undefined ? { npm: pack.entry.name } : { path: relative(dirname(configFile), root).split(sep).join('/') };
-  return { name: pack.plugin.name, version: pack.plugin.version, hostRange: pack.plugin.hostRange, source, integrity: integrityOf(root) };
+  return { name: pack.plugin.name, version: pack.plugin.version, hostRange: pack.plugin.hostRange, source, ...pinned(root, configFile) };
+}
+
+/** What differs between a pack on disk and its lock entry, each difference named; empty when they are equal. */
+function differences(locked: CodePackEntry, actual: ReturnType<typeof pinned>): string[] {
+  const found: string[] = [];
+  if (actual.integrity !== locked.integrity) {
+    const named = locked.files ? filesDiff(locked.files, actual.files!) : [];
+    found.push(`${named.length > 0 ? `${named.join(', ')}; ` : ''}its files have the digest ${actual.integrity}, the lock pins ${locked.integrity}`);
+  }
+  const lockedDeps = new Map((locked.dependencies ?? []).map((dependency) => [dependency.path, dependency]));
+  for (const dependency of actual.dependencies ?? []) {
+    const before = lockedDeps.get(dependency.path);
+    if (!before) found.push(`installed package ${dependency.name}@${dependency.version} (${dependency.path}) is not in the lock`);
+    else if (before.integrity !== dependency.integrity) found.push(`installed package ${dependency.name} (${dependency.path}) changed: ${before.version === dependency.version ? '' : `version ${dependency.version}, the lock has ${before.version}; `}digest ${dependency.integrity}, the lock pins ${before.integrity}`);
+    lockedDeps.delete(dependency.path);
+  }
+  for (const gone of lockedDeps.values()) found.push(`installed package ${gone.name} (${gone.path}) is gone`);
+  return found;
 }
 
 const drift = (lockFile: string, message: string): never => {
@@ -87,8 +86,8 @@ export function codePackLock(configFile: string, entryCount: number, locked: boo
       const locked = lockedFor(entry);
       if (!locked) drift(lock.file, `code pack ${entry.name ?? entry.path} (${entry.at} of ${configFile}) is not in the lock`);
       const root = entry.path !== undefined ? resolve(dirname(configFile), entry.path) : packageFolder(module);
-      const integrity = integrityOf(root);
-      if (integrity !== locked!.integrity) drift(lock.file, `code pack ${locked!.name} changed: its files have the digest ${integrity}, the lock pins ${locked!.integrity}; it was not loaded`);
+      const found = differences(locked!, pinned(root, configFile));
+      if (found.length > 0) drift(lock.file, `code pack ${locked!.name} changed: ${found.join('; ')}; it was not loaded`);
       seen.add(locked!.name);
     },
     afterLoad(packs: readonly LoadedPack[]): void {

@@ -53,7 +53,12 @@ export const codePackEntrySchema = z.strictObject({
   version: z.string().min(1),
   hostRange: z.string().min(1),
   source: z.union([z.strictObject({ npm: z.string().min(1) }), z.strictObject({ path: z.string().min(1) })]),
+  /** Of the pack's own files (a folder's, hidden ones included), or of the bundle's bytes. */
   integrity,
+  /** Each file's digest, by its path in the pack: a mismatch names the file. */
+  files: z.record(z.string(), integrity).optional(),
+  /** The packages installed for the pack (its node_modules, and its dependencies where Node finds them). */
+  dependencies: z.array(z.strictObject({ name: z.string().min(1), version: z.string(), path: z.string().min(1), integrity })).optional(),
 });
 export type CodePackEntry = z.output<typeof codePackEntrySchema>;
 

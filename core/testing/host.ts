@@ -10,7 +10,7 @@ export interface RegisteredPlugin {
   readonly version: string;
   readonly hostRange: string;
   readonly description: string;
-  /** `builtin`, or `local` for a plugin given to the test kit. */
+  /** `builtin`, or `path` for a plugin given to the test kit (registered as a pack). */
   readonly source: string;
   readonly actionKinds: readonly string[];
   readonly secretForms: readonly string[];
@@ -34,9 +34,15 @@ export interface TestHost {
 }
 
 /**
- * A ready host with the builtins and `plugins` (registered after them, as the CLI registers packs). Registration
- * errors are thrown as the CLI would report them (e.g. AGENTCTL_E_PLUGIN_DUPLICATE for a kind a builtin owns).
+ * A ready host with the builtins and `plugins`, registered after them as the CLI registers the config's packs: a kind
+ * not named after its pack is refused (AGENTCTL_E_PACK_NAMESPACE), a kind a builtin owns too (AGENTCTL_E_PACK_CONFLICT),
+ * and `api.options` is what the pack's optionsSchema makes of no options. Errors are thrown as the CLI reports them.
  */
 export function createTestHost(plugins: readonly PluginDefinition[] = []): TestHost {
+  return composeHost({ plugins, pluginsAsPacks: true });
+}
+
+/** A host with `plugins` registered as embedded plugins (`main(args, {plugins})`), not as packs: core's own tests. */
+export function embeddedTestHost(plugins: readonly PluginDefinition[] = []): TestHost {
   return composeHost({ plugins });
 }

@@ -53,7 +53,16 @@ export interface ActionResult {
  * returned (state `rejected`), not thrown; only an unexpected error (not an agentctl error) is thrown.
  */
 export async function runAction(kind: string, testCase: ActionCase = {}, plugins: readonly PluginDefinition[] = []): Promise<ActionResult> {
-  const host = composeHost({ plugins });
+  return runThrough(kind, testCase, plugins, true);
+}
+
+/** runAction with `plugins` registered as embedded plugins (`main(args, {plugins})`), not as packs: core's own tests. */
+export async function runEmbedded(kind: string, testCase: ActionCase = {}, plugins: readonly PluginDefinition[] = []): Promise<ActionResult> {
+  return runThrough(kind, testCase, plugins, false);
+}
+
+async function runThrough(kind: string, testCase: ActionCase, plugins: readonly PluginDefinition[], pluginsAsPacks: boolean): Promise<ActionResult> {
+  const host = composeHost({ plugins, pluginsAsPacks });
   const workspace = testCase.workspace ?? temporaryFolder('agentctl-kit-');
   const stateDir = testCase.database ? undefined : temporaryFolder('agentctl-kit-state-');
   const database = testCase.database ?? join(stateDir!, 'runtime.db');

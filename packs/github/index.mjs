@@ -178,6 +178,8 @@ export const comment = actionKind({
   inputSchema: commentInput,
   effect: PROFILE,
   usesNetwork: true,
+  // What check and plan judge by policy: the one call, with the access dispatch gives it.
+  describe: () => ({ effects: [{ operation: 'github.comment', access: { tool: 'github.comment' } }] }),
   secretReferences: (action) => [action.token],
   dispatch: (context) => {
     const { owner, repo, number, body } = context.input;
@@ -192,6 +194,8 @@ export const checkRun = actionKind({
   inputSchema: checkRunInput,
   effect: PROFILE,
   usesNetwork: true,
+  // What check and plan judge by policy: the one call, with the access dispatch gives it.
+  describe: () => ({ effects: [{ operation: 'github.check-run', access: { tool: 'github.check-run' } }] }),
   secretReferences: (action) => [action.token],
   dispatch: (context) => {
     const { owner, repo, ...fields } = context.input;

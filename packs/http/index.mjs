@@ -142,6 +142,9 @@ export const http = defineActionKind({
   effect: { effectClass: 'network', risk: 'medium', idempotency: 'at_most_once' },
   usesNetwork: true,
   profileFor: (action) => ({ effectClass: 'network', risk: 'medium', idempotency: idempotencyOf(action) }),
+  // What check and plan judge by policy, as they judge a builtin's effects: the one request, with the access and
+  // idempotency dispatch will give it. Its URL is judged by the network policy when the run sends it.
+  describe: (action) => ({ effects: [{ operation: 'http.request', access: { tool: 'http.request' }, profile: { idempotency: idempotencyOf(action) } }] }),
   secretReferences: (action) => {
     /** @type {Reference[]} */
     const references = [];

@@ -84,6 +84,21 @@ describe('the http and github packs through the CLI', () => {
     for (const file of readdirSync(join(ws.dir, 'state'))) expect(readFileSync(join(ws.dir, 'state', file)).includes(TOKEN), file).to.equal(false);
   });
 
+  it('check and plan judge an http.request task by policy as they judge a builtin (not unknown); a private address is refused with help naming allowPrivate', async () => {
+    const single = (policy: Record<string, unknown>) => workflow({ policy, actions: { status: { kind: 'http.request', method: 'POST', url: `${server.url}/status` } }, tasks: [{ id: 'fetch', uses: 'action:status' }] }, 'single');
+    ws.write('single.yaml', single({ ...LOOPBACK, approval: 'mutations', nonInteractive: 'pause' }));
+    const checked = outcome(await cli('check', 'single.yaml', '--output', 'json'), 0);
+    expect(checked.data.policy.map((item: any) => [item.taskId, item.decision, item.operations])).to.deep.equal([['fetch', 'needs_approval', ['http.request']]]);
+    const planned = outcome(await cli('plan', 'single.yaml', '--output', 'json'), 0);
+    expect(planned.data.tasks[0].policy).to.deep.include({ decision: 'needs_approval', message: 'policy.approval is mutations and http.request is network (risk medium)' });
+
+    ws.write('private.yaml', single({ ...LOOPBACK, approval: 'never', network: { allowedSchemes: ['http'] } }));
+    const document = errorDocument(await cli('run', 'private.yaml', '--db', ws.db, '--output', 'json'), 4);
+    expect(document.diagnostics[0]).to.include({ code: 'AGENTCTL_E_NETWORK_DENIED', message: '127.0.0.1 (loopback), refused without allowPrivate' });
+    expect(document.diagnostics[0].help).to.equal('set spec.policy.network.allowPrivate: true if 127.0.0.1 is an intended loopback peer (a local service, a test server); otherwise use a public address');
+    expect(server.requests).to.deep.equal([]);
+  });
+
   it('a host outside the allowlist is refused by the network policy before anything is recorded or sent: the task fails (exit 4)', async () => {
     ws.write('denied.yaml', report({ ...LOOPBACK, networkAllowlist: ['api.example.com'] }));
     const before = runCount(ws.db);

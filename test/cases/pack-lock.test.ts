@@ -34,7 +34,7 @@ describe('code packs in the lock, and packs vendor', () => {
     // A line that throws when imported: the lock refuses the file first, so the throw never happens.
     appendFileSync(p.file('packs/echo/plugin.mjs'), '\nthrow new Error("tampered code ran");\n');
     const changed = diagnosticWithCode(errorDocument(cli(p, ['run', 'wf.yaml', '--db', join(p.dir, 'other.db')]), 2), 'AGENTCTL_E_PACK_LOCK_MISMATCH');
-    expect(changed.message).to.match(/code pack agentctl-pack-echo changed: its files have the digest sha256:[0-9a-f]{64}, the lock pins sha256:/);
+    expect(changed.message).to.match(/code pack agentctl-pack-echo changed: plugin.mjs changed; its files have the digest sha256:[0-9a-f]{64}, the lock pins sha256:/);
     expect(changed.message).to.not.contain('tampered code ran');
     expect(existsSync(join(p.dir, 'other.db'))).to.equal(false);
   });

@@ -5,7 +5,7 @@ import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, outcome, rows } from './helpers.js';
+import { diagnosticWithCode, errorDocument, outcome, rows, workflow } from './helpers.js';
 import { ECHO_WORKFLOW, FIXTURE_PACKS, packProject, writeConfig, type Project } from './pack-project.js';
 
 describe('code packs from the project config', () => {
@@ -76,6 +76,28 @@ describe('code packs from the project config', () => {
       expect(found).to.include({ file: config, path: 'packs[1]', plugin: 'forms-b' });
       expect(found.message).to.contain('secret form vault is owned by plugin forms-a; plugin forms-b cannot register it too');
     });
+  });
+
+  it('defineActionKind without plugin names the pack after the kind\'s namespace, so a one-kind pack loads; a kind that fits no name says what to write', () => {
+    project = packProject();
+    const kind = (name: string, plugin?: string) => `import { defineActionKind, z } from 'agentctl/sdk';
+export default defineActionKind({ ${plugin ? `plugin: '${plugin}', ` : ''}name: '${name}', version: '1.0.0', hostRange: '^0.1.0', description: 'upper-cases text',
+  actionSchema: z.strictObject({}), inputSchema: z.strictObject({ text: z.string() }), effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' },
+  async dispatch({ input }) { return { upper: input.text.toUpperCase() }; } });
+`;
+    project.write('packs/upper/package.json', JSON.stringify({ name: 'mypack', type: 'module', exports: './index.mjs' }));
+    project.write('packs/upper/index.mjs', kind('mypack.upper'));
+    writeConfig(project, { packs: ['./packs/upper'] });
+    project.write('wf.yaml', workflow({ actions: { up: { kind: 'mypack.upper' } }, tasks: [{ id: 'up', uses: 'action:up', with: { text: 'loud' } }], outputs: { upper: '${{ tasks.up.output.upper }}' } }));
+    expect(outcome(runCli(['run', 'wf.yaml', '--db', project.db, '--output', 'json'], { cwd: project.dir }), 0).data.output).to.deep.equal({ upper: 'LOUD' });
+    const list = outcome(runCli(['plugins', 'list', '--output', 'json'], { cwd: project.dir }), 0);
+    expect(list.data.plugins.at(-1)).to.deep.include({ name: 'mypack', source: 'path', actionKinds: ['mypack.upper'] });
+
+    // A plugin name given by hand that the kind does not start with: the help names both fixes, spelled out.
+    project.write('packs/upper/index.mjs', kind('tools.upper', 'acme'));
+    const refused = diagnosticWithCode(errorDocument(runCli(['check', 'wf.yaml', '--output', 'json'], { cwd: project.dir }), 2), 'AGENTCTL_E_PACK_NAMESPACE');
+    expect(refused.message).to.equal("pack acme registers action kind tools.upper; a pack's action kinds are named acme.NAME (pack ./packs/upper in " + project.file('agentctl.config.mjs') + ')');
+    expect(refused.help).to.equal("write the kind's name as 'acme.upper' (the pack's name, a dot, then the kind's own name), or name the pack after the kind: plugin: 'tools' in defineActionKind (name: 'tools' in definePlugin)");
   });
 
   it('plugins list shows builtins and packs with their source, contributions and taps', () => {

@@ -2,7 +2,9 @@
 // Each case runs a real host, ledger and workspace through the test kit.
 import { expect } from 'chai';
 import { z } from 'zod';
-import { createTestHost, runAction } from '../../core/testing/index.js';
+// The host's plugin contract: plugins registered as embedded ones (main(args, {plugins})), not as packs.
+import { embeddedTestHost as createTestHost } from '../../core/testing/host.js';
+import { runEmbedded as runAction } from '../../core/testing/run-action.js';
 import { AgentctlError, defineActionKind, definePlugin, diagnostic, type PluginApi } from '../../sdk/index.js';
 import { codeOf } from '../support/errors.js';
 
@@ -241,5 +243,17 @@ describe('plugin contract: the isolation seam', () => {
     const task = result.inspection!.tasks[0] as unknown as { input: { value: unknown; digest: string } };
     expect(task.input.value).to.deep.equal({ path: 'missing.txt' });
     expect(task.input.digest).to.match(/^sha256:[0-9a-f]{64}$/);
+  });
+});
+
+describe('defineActionKind: the plugin name', () => {
+  const kind = (name: string, plugin?: string) =>
+    defineActionKind({ name, ...(plugin ? { plugin } : {}), version: '1.0.0', hostRange: '*', description: 'd', actionSchema: z.strictObject({}), inputSchema: z.strictObject({}), effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' }, dispatch: async () => null });
+
+  it("defaults to the kind's namespace (before its last dot), the name a pack's kinds start with; a given plugin wins", () => {
+    expect(kind('mypack.upper').name).to.equal('mypack');
+    expect(kind('acme.tools.upper').name).to.equal('acme.tools');
+    expect(kind('solo').name).to.equal('solo');
+    expect(kind('mypack.upper', 'agentctl-pack-mypack').name).to.equal('agentctl-pack-mypack');
   });
 });

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertInvalid, assertValid } from '../../core/testing/action-kind-tester.js';
 import { createTestHost, ProviderTester, runAction, SecretResolverTester, useDatabase, useWorkspace, type ActionResult } from '../../core/testing/index.js';
-import { AgentctlError, defineIsolation, defineProvider, defineSecretResolver, defineTool, EffectFailure, isAgentctlError, type ModelProvider } from '../../sdk/index.js';
+import { AgentctlError, defineIsolation, definePlugin, defineProvider, defineSecretResolver, defineTool, EffectFailure, isAgentctlError, z, type ModelProvider } from '../../sdk/index.js';
 import { codeOf } from '../support/errors.js';
 
 const identity = { version: '1.0.0', hostRange: '*' } as const;
@@ -80,7 +80,8 @@ const clock = defineTool({
 describe('one-contribution plugins', () => {
   it('defineProvider, defineSecretResolver, defineIsolation and defineTool register one key each, under their plugin name', () => {
     const host = createTestHost([echoProvider(), vault, sandbox, clock]);
-    const local = host.plugins().filter((plugin) => plugin.source === 'local');
+    // The kit registers the plugins under test as the CLI registers the config's packs.
+    const local = host.plugins().filter((plugin) => plugin.source === 'path');
     expect(local.map((plugin) => [plugin.name, [...plugin.providers, ...plugin.secretForms, ...plugin.isolationModes, ...plugin.toolKinds]])).to.deep.equal([
       ['acme-echo', ['acme.echo']],
       ['acme-vault', ['vault']],
@@ -99,7 +100,7 @@ describe('one-contribution plugins', () => {
     const unnamed = defineTool({ ...identity, kind: 'acme.unnamed', description: 'x', access: () => ({}), run: async () => null });
     expect(unnamed.name).to.equal('acme.unnamed');
     const process = defineIsolation({ ...identity, plugin: 'other-process', mode: 'process', description: 'x', resolveCommand: () => undefined, run: sandbox.isolation.run });
-    expect(codeOf(() => createTestHost([process]))).to.equal('AGENTCTL_E_PLUGIN_DUPLICATE');
+    expect(codeOf(() => createTestHost([process]))).to.equal('AGENTCTL_E_PACK_CONFLICT');
   });
 
   it('declares the error codes, and runs the extra setup after registering the contribution', () => {
@@ -122,8 +123,34 @@ describe('one-contribution plugins', () => {
       },
     });
     const host = createTestHost([withSetup]);
-    expect(seen).to.deep.equal(['AGENTCTL_E_PLUGIN_DUPLICATE']);
+    expect(seen).to.deep.equal(['AGENTCTL_E_PACK_CONFLICT']);
     expect(host.plugins().find((plugin) => plugin.name === 'acme-extra')).to.deep.include({ toolKinds: ['acme.extra'], errorCodes: ['ACME_EXTRA_E_BROKEN'] });
+  });
+});
+
+describe('test kit: a pack is loaded the way the host loads it', () => {
+  const upper = (plugin: string, name: string) =>
+    definePlugin({
+      ...identity,
+      name: plugin,
+      optionsSchema: z.strictObject({ suffix: z.string().default('!') }).prefault({}),
+      setup(api) {
+        const { suffix } = api.options as { suffix: string };
+        api.registerActionKind({ name, description: 'x', actionSchema: z.strictObject({}), inputSchema: z.strictObject({ text: z.string() }), effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' }, dispatch: async ({ input }) => `${(input as { text: string }).text.toUpperCase()}${suffix}` });
+      },
+    });
+
+  it('a kind not named after its pack is refused as the CLI refuses it, in createTestHost and runAction alike', async () => {
+    expect(codeOf(() => createTestHost([upper('acme-upper', 'upper')]))).to.equal('AGENTCTL_E_PACK_NAMESPACE');
+    const refused = await runAction('upper', { input: { text: 'a' } }, [upper('acme-upper', 'upper')]).then(() => undefined, (error: AgentctlError) => error);
+    expect(refused?.code).to.equal('AGENTCTL_E_PACK_NAMESPACE');
+    expect(refused?.diagnostics[0]!.help).to.equal("write the kind's name as 'acme-upper.upper' (the pack's name, a dot, then the kind's own name)");
+  });
+
+  it("a kind named after its pack runs, with the options its schema makes of none, as a config entry without options", async () => {
+    const ran = await runAction('acme-upper.upper', { input: { text: 'a' } }, [upper('acme-upper', 'acme-upper.upper')]);
+    expect(ran).to.deep.include({ state: 'succeeded', output: 'A!' });
+    expect(createTestHost([upper('agentctl-pack-upper', 'upper.shout')]).plugins().at(-1)).to.deep.include({ name: 'agentctl-pack-upper', source: 'path', actionKinds: ['upper.shout'] });
   });
 });
 

@@ -117,13 +117,19 @@ const lock = (update: boolean, compose: Compose, project: ProjectPacks): Command
   }),
 });
 
-const verifyLock = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
-  command: 'verify-lock <file>',
-  describe: "Check a workflow's packs against agentctl.pack.lock (as --locked does on every run)",
-  builder: (yargs) => workflowOption(yargs) as never,
-  handler: handler<FileArgs>(async (argv, output) => {
-    const load = loadDeclarativePacks(argv.file, workflowDocument(argv.file), { ...packOptions(argv), locked: true }, processKinds(compose()));
-    emit(output, 'PackLockVerification', { path: load.lock ?? null, valid: true, packs: load.packs.map((pack) => pack.entry) }, () => `verified ${load.packs.length} locked pack(s)`, { diagnostics: [...load.warnings] });
+const verifyLock = (compose: Compose, project: ProjectPacks): CommandModule<GlobalArgs, LockArgs> => ({
+  command: 'verify-lock [file]',
+  describe: "Check the config's code packs and a workflow's declarative packs against agentctl.pack.lock (as --locked does on every run)",
+  builder: (yargs) => yargs.positional('file', { type: 'string', describe: 'workflow YAML file (its declarative packs)' }) as never,
+  handler: handler<LockArgs>(async (argv, output) => {
+    // The code packs were checked, as --locked checks them, before this command started (see app.ts).
+    const { packs: code, config } = project();
+    if (argv.file === undefined && code.length === 0) throw new AgentctlError('AGENTCTL_E_USAGE', 'nothing to verify: name a workflow with spec.packs, or list code packs in the project config', { help: 'usage: agentctl packs verify-lock [file]' });
+    const load = argv.file === undefined ? { packs: [], warnings: [] } : loadDeclarativePacks(argv.file, workflowDocument(argv.file), { ...packOptions(argv), locked: true }, processKinds(compose()));
+    const codeLock = code.length > 0 && config?.file ? lockPathBeside(config.file) : null;
+    const total = load.packs.length + code.length;
+    const data = { path: load.lock ?? null, valid: true, packs: load.packs.map((pack) => pack.entry), codeLock, codePacks: code.map((pack) => ({ name: pack.plugin.name, version: pack.plugin.version })) };
+    emit(output, 'PackLockVerification', data, () => `verified ${total} locked pack(s): ${load.packs.length} declarative, ${code.length} code`, { diagnostics: [...load.warnings] });
     return 0;
   }),
 });
@@ -131,6 +137,6 @@ const verifyLock = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
 export const packsCommand = (compose: Compose, project: ProjectPacks): CommandModule<GlobalArgs, GlobalArgs> => ({
   command: 'packs',
   describe: 'Packs: inspect, verify, lock, update, verify-lock, vendor',
-  builder: (yargs) => yargs.command(inspect).command(verify).command(lock(false, compose, project)).command(lock(true, compose, project)).command(verifyLock(compose)).command(vendorCommand(project)).demandCommand(1, 'name a packs command') as never,
+  builder: (yargs) => yargs.command(inspect).command(verify).command(lock(false, compose, project)).command(lock(true, compose, project)).command(verifyLock(compose, project)).command(vendorCommand(project)).demandCommand(1, 'name a packs command') as never,
   handler: () => undefined,
 });

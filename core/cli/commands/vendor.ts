@@ -8,7 +8,7 @@ import type { CommandModule } from 'yargs';
 import { AgentctlError, errorMessage } from '../../../sdk/index.js';
 import { processKinds } from '../../compiler/compile.js';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
-import { integrityOf } from '../../packs/code-lock.js';
+import { pinned } from '../../packs/code-lock.js';
 import { LOCK_FILE, type CodePackEntry, type LockEntry } from '../../packs/format.js';
 import { lockText, packRoot, resolveForLock } from '../../packs/load.js';
 import { composer } from '../composition.js';
@@ -38,6 +38,9 @@ function prepare(out: string): void {
   mkdirSync(join(out, 'packs'), { recursive: true });
 }
 
+/** A path as the person at the terminal types it: relative to the current folder (`ci/agentctl`, `../ci`). */
+const shown = (path: string) => relative(process.cwd(), path) || '.';
+
 export const vendorCommand = (project: ProjectPacks): CommandModule<GlobalArgs, VendorArgs> => ({
   command: 'vendor [workflows..]',
   describe: "Bundle the config's code packs (one ESM file each), given workflows with their declarative packs, and one lock into --out",
@@ -49,6 +52,13 @@ export const vendorCommand = (project: ProjectPacks): CommandModule<GlobalArgs, 
     const { packs, config } = project();
     const workflows = argv.workflows ?? [];
     if (packs.length === 0 && workflows.length === 0) throw new AgentctlError('AGENTCTL_E_USAGE', 'nothing to vendor: list code packs in the project config, or name workflows with spec.packs');
+    // Workflows are copied by file name: two of the same name would silently become one.
+    const byName = new Map<string, string>();
+    for (const workflow of workflows) {
+      const other = byName.get(basename(workflow));
+      if (other !== undefined) throw new AgentctlError('AGENTCTL_E_USAGE', `workflows ${other} and ${workflow} would both be vendored as ${basename(workflow)}`, { help: 'rename one of them, or vendor them into separate folders (--out)' });
+      byName.set(basename(workflow), workflow);
+    }
     const out = resolve(argv.out);
     prepare(out);
     const { build } = await import('esbuild');
@@ -75,7 +85,7 @@ export const vendorCommand = (project: ProjectPacks): CommandModule<GlobalArgs, 
         throw new AgentctlError('AGENTCTL_E_PACK_IMPORT', `pack ${pack.plugin.name} cannot be bundled from ${pack.module}: ${errorMessage(error).split('\n')[0]}`);
       }
       configPacks.push({ path: `./${file}`, ...(pack.entry.options === undefined ? {} : { options: pack.entry.options }) });
-      codePacks.push({ name: pack.plugin.name, version: pack.plugin.version, hostRange: pack.plugin.hostRange, source: { path: file }, integrity: integrityOf(join(out, file)) });
+      codePacks.push({ name: pack.plugin.name, version: pack.plugin.version, hostRange: pack.plugin.hostRange, source: { path: file }, ...pinned(join(out, file), join(out, LOCK_FILE)) });
     }
     const settings = config?.config ?? { packs: [] };
     const vendoredConfig = { ...(settings.db === undefined ? {} : { db: settings.db }), ...(settings.output === undefined ? {} : { output: settings.output }), ...(settings.color === undefined ? {} : { color: settings.color }), packs: configPacks };
@@ -99,7 +109,7 @@ export const vendorCommand = (project: ProjectPacks): CommandModule<GlobalArgs, 
     writeAtomically(lock, lockText([...declarative.values()].sort((a, b) => a.name.localeCompare(b.name)), codePacks));
     const bundles = codePacks.map((entry) => { const file = (entry.source as { path: string }).path; return { name: entry.name, file, bytes: readFileSync(join(out, file)).length }; });
     emit(output, 'PackVendor', { out, config: join(out, VENDORED_CONFIG), lock, codePacks: bundles, declarativePacks: [...declarative.keys()], workflows: workflows.map((file) => basename(file)) }, () =>
-      [`vendored ${bundles.length} code pack(s) and ${declarative.size} declarative pack(s) into ${out}`, ...bundles.map((bundle) => `  ${bundle.name}: ${bundle.file} (${bundle.bytes} bytes)`), `run: agentctl run WORKFLOW --config ${join(out, VENDORED_CONFIG)} --locked --offline`].join('\n'),
+      [`vendored ${bundles.length} code pack(s) and ${declarative.size} declarative pack(s) into ${shown(out)}`, ...bundles.map((bundle) => `  ${bundle.name}: ${bundle.file} (${bundle.bytes} bytes)`), `run: agentctl run ${shown(join(out, workflows.length === 1 ? basename(workflows[0]!) : 'WORKFLOW'))} --locked --offline`].join('\n'),
     );
     return 0;
   }),
