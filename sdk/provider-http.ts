@@ -101,7 +101,7 @@ export function parseProviderAnswer<Schema extends z.ZodType>(kind: string, body
   try {
     json = parseJsonAnswer(body.toString('utf8'));
   } catch (error) {
-    if (error instanceof JsonDepthError) throw invalidAnswer(kind, `the body ${error.message}`);
+    if (error instanceof JsonDepthError) throw invalidAnswer(kind, `the body is JSON nested more than ${error.limit} levels deep`);
     throw invalidAnswer(kind, `the body is not JSON (${body.length} bytes)`);
   }
   const parsed = schema.safeParse(json);

@@ -92,7 +92,7 @@ export class McpCall {
     const response = await this.#post({ jsonrpc: '2.0', id, method, params }, phase);
     this.#checkStatus(response, phase, method);
     if (method === 'initialize') this.#session = response.headers['mcp-session-id'] ?? this.#session;
-    const answer = this.#messages(response, phase).find((message) => message.id === id && ('result' in message || 'error' in message));
+    const answer = this.#messages(response, phase, method).find((message) => message.id === id && ('result' in message || 'error' in message));
     if (answer === undefined) throw this.#invalid(phase, `${method}: the answer holds no JSON-RPC response with id ${id}`);
     if ('error' in answer) {
       const error = (answer.error ?? {}) as JsonObject;
@@ -132,11 +132,11 @@ export class McpCall {
   }
 
   /** The JSON-RPC messages of an answer; one nested too deeply makes the answer unreadable. */
-  #messages(response: HttpResponse, phase: Phase): JsonObject[] {
+  #messages(response: HttpResponse, phase: Phase, method: string): JsonObject[] {
     try {
       return parseRpcMessages(response);
     } catch (error) {
-      if (error instanceof JsonDepthError) throw this.#invalid(phase, `the answer ${error.message}`);
+      if (error instanceof JsonDepthError) throw this.#invalid(phase, `${method}: the answer is JSON nested more than ${error.limit} levels deep`);
       throw error;
     }
   }

@@ -86,7 +86,7 @@ function parseArguments(text: string, name: string, index: number): JsonValue | 
   try {
     return parseJsonAnswer(text) as JsonValue;
   } catch (error) {
-    if (error instanceof JsonDepthError) throw invalid(`output.${index}: the arguments of function_call ${name}: ${error.message}`);
+    if (error instanceof JsonDepthError) throw invalid(`output.${index}: the arguments of function_call ${name} are JSON nested more than ${error.limit} levels deep`);
     return undefined;
   }
 }
