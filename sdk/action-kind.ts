@@ -8,6 +8,17 @@ import type { NetworkClient } from './network.js';
 import type { SecretReference, TaskSecrets } from './secrets.js';
 import type { SpecSectionValues } from './spec-section.js';
 
+/** How `redact` treats a text. */
+export interface RedactOptions {
+  /** The text was cut short before it got here (a byte limit, a timeout, a cancellation): an end that begins a secret is hidden too. */
+  readonly truncated?: boolean;
+  /**
+   * Shortens the text to at most this many characters, then `…`: redacted first, then cut (never inside a
+   * `[REDACTED]`), then an end that begins a secret is hidden. Text cut before redaction can keep a piece of a secret.
+   */
+  readonly limit?: number;
+}
+
 /** The read-only view a dispatch function gets of one task execution. */
 export interface DispatchContext<Action = unknown, Input = unknown> {
   readonly kind: string;
@@ -35,8 +46,9 @@ export interface DispatchContext<Action = unknown, Input = unknown> {
   /**
    * Replaces every secret value known to the run (in every form it may be printed as) with `[REDACTED]`. With
    * `truncated`, for text cut short (a byte limit, a timeout, a cancellation), an end that begins a secret is hidden too.
+   * With `limit`, the text is shortened here: shorten text that may hold a secret this way, never before redacting.
    */
-  redact(text: string, options?: { readonly truncated?: boolean }): string;
+  redact(text: string, options?: RedactOptions): string;
   /** Log lines for the person watching the run (human output only; redacted; not recorded). */
   readonly log: PluginLog;
   /**

@@ -1,6 +1,6 @@
 // The public SDK: the contract builtins and third-party packs use to extend agentctl. Named exports only.
 // It imports nothing from the core: the core implements what is declared here.
-export type { ActionDescription, ActionKind, DescribeContext, DescribedEffect, DispatchContext, InputContext, PerformedEffect, PluginLog, ProcessDescription } from './action-kind.js';
+export type { ActionDescription, ActionKind, DescribeContext, DescribedEffect, DispatchContext, InputContext, PerformedEffect, PluginLog, ProcessDescription, RedactOptions } from './action-kind.js';
 export type { EffectAccess, EffectClass, EffectOptions, EffectProfile, EffectRequest, Idempotency, ProcessAccess, Risk } from './effects.js';
 export { ERROR_CODES, EXIT, isCoreErrorCode, type CodeInfo, type ErrorCode, type ExitCode } from './error-codes.js';
 export {
@@ -61,7 +61,7 @@ export type {
 } from './provider.js';
 export { invalidAnswer, parseProviderAnswer, postProviderJson, providerNetworkFailure, providerStatusFailure, type ProviderExchange } from './provider-http.js';
 export type { ToolContext, ToolKind, ToolSettings } from './tools.js';
-export { canonicalJson, type JsonObject, type JsonValue } from './json.js';
+export { canonicalJson, JsonDepthError, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonAnswer, type JsonObject, type JsonValue } from './json.js';
 /**
  * zod, the schema library of action kinds and options: the host's own copy, so a pack's schemas are built by the same
  * zod version that checks them, and a pack needs no dependency of its own for it.

@@ -2,6 +2,7 @@
 // answer (429, 5xx), a definite refusal (other 4xx), nothing sent (definite), or sent without an answer (uncertain).
 // Messages name the status and the API's short error identifiers only: an error body may quote the request.
 import { EffectFailure, errorMessage, isAgentctlError } from './errors.js';
+import { JsonDepthError, parseJsonAnswer } from './json.js';
 import { isNetworkFailure } from './network.js';
 import type { ProviderCallContext } from './provider.js';
 import type { z } from 'zod';
@@ -57,7 +58,7 @@ export async function postProviderJson(context: ProviderCallContext, exchange: P
 function identifiersOf(body: Buffer, exchange: ProviderExchange): string[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    parsed = parseJsonAnswer(body.toString('utf8'));
   } catch {
     return [];
   }
@@ -98,8 +99,9 @@ export function invalidAnswer(kind: string, message: string): EffectFailure {
 export function parseProviderAnswer<Schema extends z.ZodType>(kind: string, body: Buffer, schema: Schema): z.output<Schema> {
   let json: unknown;
   try {
-    json = JSON.parse(body.toString('utf8'));
-  } catch {
+    json = parseJsonAnswer(body.toString('utf8'));
+  } catch (error) {
+    if (error instanceof JsonDepthError) throw invalidAnswer(kind, `the body is JSON nested more than ${error.limit} levels deep`);
     throw invalidAnswer(kind, `the body is not JSON (${body.length} bytes)`);
   }
   const parsed = schema.safeParse(json);

@@ -2,6 +2,7 @@
 // declared input schema, records it as an effect with the tool's declared class, risk and idempotency, applies
 // policy and approval, runs the kind, and validates the output against the declared output schema.
 import type { EffectAccess, EffectProfile } from './effects.js';
+import type { RedactOptions } from './action-kind.js';
 import type { FileService } from './files.js';
 import type { JsonObject, JsonValue } from './json.js';
 
@@ -27,8 +28,8 @@ export interface ToolContext {
   readonly files: FileService;
   /** Aborted on cancellation, at the task deadline or at the tool's `timeoutSeconds`. */
   readonly signal: AbortSignal;
-  /** Replaces every secret value known to the run with `[REDACTED]`. */
-  redact(text: string): string;
+  /** Replaces every secret value known to the run with `[REDACTED]`; `limit` shortens the text after redacting it. */
+  redact(text: string, options?: RedactOptions): string;
 }
 
 /** A tool kind (`builtin.workspace.read`, ...). Its input has already matched the tool's `inputSchema`. */

@@ -34,6 +34,8 @@ import { actionInputSchema, extensionProcessActionSchema, extensionProcessInputS
 const KIND = 'extension.process';
 /** The operation the effect names: one invocation of an extension (its handshake included). */
 const OPERATION = 'extension.invoke';
+/** A value the handshake answered is quoted in a message up to this many characters (redacted, then cut). */
+const QUOTE = 80;
 
 export default defineActionKind({
   plugin: KIND,
@@ -140,7 +142,7 @@ function handshake(result: ProcessResult, context: DispatchContext<ExtensionProc
   if (ended) throw fail(`did not complete: ${ended.message}`, { cause: ended.code });
   const parsed = oneObject(captured.stdout);
   if ('problem' in parsed) throw fail(parsed.problem);
-  const difference = handshakeDifference(parsed.object, context.action);
+  const difference = handshakeDifference(parsed.object, context.action, (text) => context.redact(text, { limit: QUOTE }));
   if (difference !== undefined) throw fail(`does not match the action: ${difference}`);
 }
 

@@ -1,7 +1,7 @@
 // The documents of agentctl.dev/process-extension/v1 as agentctl reads them: the handshake, which must confirm the
 // action's declaration exactly, and the response, which must answer this effect. Each reader returns a problem in
 // words (or the value); the plugin decides the outcome.
-import type { JsonObject, JsonValue } from '../../sdk/index.js';
+import { JsonDepthError, parseJsonAnswer, type JsonObject, type JsonValue } from '../../sdk/index.js';
 import { PROTOCOL_VERSION, type ExtensionProcessAction } from './schema.js';
 
 /** The text as exactly one JSON object, or why it is not one. */
@@ -11,38 +11,43 @@ export function oneObject(text: string): { object: JsonObject } | { problem: str
   let value: unknown;
   try {
     // JSON.parse refuses anything after the first value, so two documents are malformed too.
-    value = JSON.parse(trimmed);
+    value = parseJsonAnswer(trimmed);
   } catch (error) {
+    if (error instanceof JsonDepthError) return { problem: `printed JSON nested more than ${error.limit} levels deep on stdout` };
     return { problem: `did not print one JSON document on stdout (${(error as Error).message})` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { problem: `printed a JSON ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}, not an object` };
   return { object: value as JsonObject };
 }
 
+/** Shortens remote text for a message; the plugin's is the run's redactor with a limit (redacts, then cuts). */
+export type Shorten = (text: string) => string;
+
 /**
  * What differs between the handshake and the action's declaration, in words, or undefined when it confirms it:
  * the protocol version, both schemas (compared as JSON values: key order does not matter) and the ordered
  * capabilities. Other fields of the handshake are not read.
  */
-export function handshakeDifference(handshake: JsonObject, action: ExtensionProcessAction): string | undefined {
+export function handshakeDifference(handshake: JsonObject, action: ExtensionProcessAction, shorten: Shorten): string | undefined {
   if (handshake.protocolVersion !== PROTOCOL_VERSION) return `protocolVersion is ${JSON.stringify(handshake.protocolVersion ?? null)}, not "${PROTOCOL_VERSION}"`;
   if (typeof handshake.name !== 'string' || handshake.name.length === 0) return 'name is missing (a non-empty string)';
   for (const field of ['inputSchema', 'outputSchema', 'capabilities'] as const) {
     if (!(field in handshake)) return `${field} is missing`;
-    const difference = firstDifference(action[field] as JsonValue, handshake[field]!, '');
+    const difference = firstDifference(action[field] as JsonValue, handshake[field]!, '', shorten);
     if (difference !== undefined) return `${field} differs ${difference}`;
   }
   return undefined;
 }
 
 /** Where two JSON values first differ, as `at /pointer: ...`, or undefined when they are equal. */
-export function firstDifference(declared: JsonValue, answered: JsonValue, pointer: string): string | undefined {
+export function firstDifference(declared: JsonValue, answered: JsonValue, pointer: string, shorten: Shorten): string | undefined {
+  const brief = (value: JsonValue) => shorten(JSON.stringify(value));
   const at = pointer || '/';
   if (Array.isArray(declared) && Array.isArray(answered)) {
     for (let index = 0; index < Math.max(declared.length, answered.length); index += 1) {
       if (index >= declared.length) return `at ${pointer}/${index}: the extension has an extra item ${brief(answered[index]!)}`;
       if (index >= answered.length) return `at ${pointer}/${index}: the extension lacks ${brief(declared[index]!)}`;
-      const difference = firstDifference(declared[index]!, answered[index]!, `${pointer}/${index}`);
+      const difference = firstDifference(declared[index]!, answered[index]!, `${pointer}/${index}`, shorten);
       if (difference !== undefined) return difference;
     }
     return undefined;
@@ -52,7 +57,7 @@ export function firstDifference(declared: JsonValue, answered: JsonValue, pointe
       const where = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
       if (!(key in answered)) return `at ${where}: the extension lacks it (the action declares ${brief(declared[key]!)})`;
       if (!(key in declared)) return `at ${where}: the action does not declare it (the extension has ${brief(answered[key]!)})`;
-      const difference = firstDifference(declared[key]!, answered[key]!, where);
+      const difference = firstDifference(declared[key]!, answered[key]!, where, shorten);
       if (difference !== undefined) return difference;
     }
     return undefined;
@@ -62,12 +67,6 @@ export function firstDifference(declared: JsonValue, answered: JsonValue, pointe
 }
 
 const isObject = (value: JsonValue): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value);
-
-/** A value for a message: its JSON, cut to a readable length. */
-function brief(value: JsonValue): string {
-  const text = JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}
 
 /** Why the response does not answer this effect, or undefined when it does (its `output` is then the task output). */
 export function responseProblem(response: JsonObject, effectId: string): string | undefined {

@@ -3,7 +3,7 @@
 // Until tools/call is handed to the connection nothing has happened on the server, so every failure is definite;
 // after that, an exchange that breaks off may have run the tool: uncertain, never sent again (when the run stopped
 // waiting, the server is told so with notifications/cancelled, best effort).
-import { EffectFailure, isAgentctlError, isEffectFailure, isNetworkFailure, type AnyErrorCode, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '../../sdk/index.js';
+import { EffectFailure, isAgentctlError, isEffectFailure, isNetworkFailure, JsonDepthError, type AnyErrorCode, type DispatchContext, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '../../sdk/index.js';
 import { parseRpcMessages } from './messages.js';
 
 export interface McpEndpoint {
@@ -19,7 +19,10 @@ export interface McpEndpoint {
 
 type Phase = 'initialize' | 'call';
 
-/** Remote text repeated in a message is cut to this many characters: it is the server's, not ours. */
+/**
+ * Remote text repeated in a message is cut to this many characters: it is the server's, not ours. It is cut by the
+ * run's redactor, after redaction: a secret the server echoes must not be cut into a piece that is no longer hidden.
+ */
 const QUOTE = 300;
 /** The longest wait for the server to take a cancellation notice. */
 const CANCEL_NOTICE_MS = 2000;
@@ -32,7 +35,13 @@ export class McpCall {
     private readonly network: NetworkClient,
     private readonly endpoint: McpEndpoint,
     private readonly signal: AbortSignal,
+    private readonly redact: DispatchContext['redact'],
   ) {}
+
+  /** Remote text for a message: redacted, then cut to QUOTE characters. */
+  #quote(text: string): string {
+    return this.redact(text, { limit: QUOTE });
+  }
 
   /** Calls `tool` and returns the tool result (an object with `content`, maybe `structuredContent`). */
   async callTool(tool: string, args: JsonObject): Promise<JsonObject> {
@@ -46,7 +55,7 @@ export class McpCall {
       throw error;
     }
     if (result.isError === true) {
-      throw new EffectFailure('failed', 'AGENTCTL_E_MCP_TOOL_ERROR', `MCP server ${this.endpoint.name}: tool ${tool} reported an error: ${summary(result)}`, { details: { result } });
+      throw new EffectFailure('failed', 'AGENTCTL_E_MCP_TOOL_ERROR', `MCP server ${this.endpoint.name}: tool ${tool} reported an error: ${this.#summary(result)}`, { details: { result } });
     }
     return result;
   }
@@ -55,7 +64,7 @@ export class McpCall {
     const { protocolVersion, clientVersion, name } = this.endpoint;
     const result = await this.#request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'agentctl', version: clientVersion } }, 'initialize');
     if (result.protocolVersion !== protocolVersion) {
-      const answered = typeof result.protocolVersion === 'string' ? `"${quote(result.protocolVersion)}"` : 'no protocolVersion';
+      const answered = typeof result.protocolVersion === 'string' ? `"${this.#quote(result.protocolVersion)}"` : 'no protocolVersion';
       throw new EffectFailure('failed', 'AGENTCTL_E_MCP_VERSION', `MCP server ${name} answered initialize with ${answered}, not "${protocolVersion}"; the tool was not called`, {
         help: `set spec.mcpServers.${name}.protocolVersion to a revision the server speaks, or upgrade the server`,
       });
@@ -83,12 +92,12 @@ export class McpCall {
     const response = await this.#post({ jsonrpc: '2.0', id, method, params }, phase);
     this.#checkStatus(response, phase, method);
     if (method === 'initialize') this.#session = response.headers['mcp-session-id'] ?? this.#session;
-    const answer = parseRpcMessages(response).find((message) => message.id === id && ('result' in message || 'error' in message));
+    const answer = this.#messages(response, phase, method).find((message) => message.id === id && ('result' in message || 'error' in message));
     if (answer === undefined) throw this.#invalid(phase, `${method}: the answer holds no JSON-RPC response with id ${id}`);
     if ('error' in answer) {
       const error = (answer.error ?? {}) as JsonObject;
       const code = typeof error.code === 'number' ? ` ${error.code}` : '';
-      const text = typeof error.message === 'string' ? `: ${quote(error.message)}` : '';
+      const text = typeof error.message === 'string' ? `: ${this.#quote(error.message)}` : '';
       throw new EffectFailure('failed', 'AGENTCTL_E_MCP_RPC_ERROR', `MCP server ${this.endpoint.name} refused ${method}${params.name ? ` of tool ${String(params.name)}` : ''} with error${code}${text}`, {
         details: { method, error: error as JsonValue },
       });
@@ -122,6 +131,23 @@ export class McpCall {
     throw new EffectFailure('failed', 'AGENTCTL_E_MCP_RESPONSE_INVALID', `MCP server ${this.endpoint.name} answered ${method} with HTTP ${response.status}`, { details: { status: response.status, method, phase } });
   }
 
+  /** The JSON-RPC messages of an answer; one nested too deeply makes the answer unreadable. */
+  #messages(response: HttpResponse, phase: Phase, method: string): JsonObject[] {
+    try {
+      return parseRpcMessages(response);
+    } catch (error) {
+      if (error instanceof JsonDepthError) throw this.#invalid(phase, `${method}: the answer is JSON nested more than ${error.limit} levels deep`);
+      throw error;
+    }
+  }
+
+  /** The text parts of a tool result, for the message of a tool error. */
+  #summary(result: JsonObject): string {
+    const content = Array.isArray(result.content) ? result.content : [];
+    const texts = content.flatMap((item) => (item !== null && typeof item === 'object' && !Array.isArray(item) && typeof item.text === 'string' ? [item.text] : []));
+    return texts.length > 0 ? this.#quote(texts.join(' ')) : 'no text content';
+  }
+
   /** A 2xx answer that cannot be read: after tools/call the tool may have run, so it is uncertain. */
   #invalid(phase: Phase, problem: string): EffectFailure {
     return new EffectFailure(phase === 'call' ? 'uncertain' : 'failed', 'AGENTCTL_E_MCP_RESPONSE_INVALID', `MCP server ${this.endpoint.name}: ${problem}`);
@@ -140,12 +166,3 @@ export class McpCall {
     return new EffectFailure('uncertain', 'AGENTCTL_E_MCP_UNCERTAIN', `${message}; the tool may have run, so it is not called again`, { cause: error });
   }
 }
-
-/** The text parts of a tool result, for the message of a tool error. */
-function summary(result: JsonObject): string {
-  const content = Array.isArray(result.content) ? result.content : [];
-  const texts = content.flatMap((item) => (item !== null && typeof item === 'object' && !Array.isArray(item) && typeof item.text === 'string' ? [item.text] : []));
-  return texts.length > 0 ? quote(texts.join(' ')) : 'no text content';
-}
-
-const quote = (text: string) => (text.length > QUOTE ? `${text.slice(0, QUOTE)}…` : text);

@@ -1,16 +1,21 @@
 // The JSON-RPC messages of one Streamable HTTP answer: a JSON body (one message), or a `text/event-stream` body whose
 // events each carry one message in their `data` lines. What is not a JSON-RPC 2.0 object is left out.
-import type { HttpResponse, JsonObject } from '../../sdk/index.js';
+import { JsonDepthError, parseJsonAnswer, type HttpResponse, type JsonObject } from '../../sdk/index.js';
 
+/**
+ * Throws JsonDepthError for a message nested more than MAX_JSON_DEPTH levels: it is not left out, since its tool may
+ * have run, and recording it could not be done safely.
+ */
 export function parseRpcMessages(response: Pick<HttpResponse, 'headers' | 'body'>): JsonObject[] {
   const text = response.body.toString('utf8');
   const type = (response.headers['content-type'] ?? '').toLowerCase();
   const documents = type.startsWith('text/event-stream') ? eventData(text) : [text];
   return documents.flatMap((document) => {
     try {
-      const value: unknown = JSON.parse(document);
+      const value: unknown = parseJsonAnswer(document);
       return value !== null && typeof value === 'object' && !Array.isArray(value) && (value as JsonObject).jsonrpc === '2.0' ? [value as JsonObject] : [];
-    } catch {
+    } catch (error) {
+      if (error instanceof JsonDepthError) throw error;
       return [];
     }
   });

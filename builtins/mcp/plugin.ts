@@ -63,7 +63,7 @@ async function call(context: DispatchContext<McpCallAction, McpCallInput>, clien
     access: ACCESS,
   };
   const endpoint = { name: input.server, url: server.url, protocolVersion: server.protocolVersion, timeoutMs: server.timeoutSeconds * 1000, headers, clientVersion };
-  const result = await context.effect(request, (signal) => new McpCall(network, endpoint, signal).callTool(input.tool, input.arguments as JsonObject));
+  const result = await context.effect(request, (signal) => new McpCall(network, endpoint, signal, (text, options) => context.redact(text, options)).callTool(input.tool, input.arguments as JsonObject));
   return outputOf(result);
 }
 

@@ -1,7 +1,7 @@
 // The body of a Responses API answer → ModelResponse. Only the fields used are checked; unknown output items (e.g.
 // `reasoning`) are skipped, since the neutral response has no place for them.
 import { z } from 'zod';
-import { invalidAnswer, parseProviderAnswer, type FinishReason, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+import { invalidAnswer, JsonDepthError, parseJsonAnswer, parseProviderAnswer, type FinishReason, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
 
 const count = z.number().int().nonnegative();
 const part = z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() });
@@ -48,7 +48,7 @@ export function modelResponse(body: Buffer): ModelResponse {
       }
     } else if (entry.type === 'function_call') {
       if (entry.call_id === undefined || entry.name === undefined || entry.arguments === undefined) throw invalid(`output.${index}: a function_call without call_id, name or arguments`);
-      const input = parseArguments(entry.arguments);
+      const input = parseArguments(entry.arguments, entry.name, index);
       // A call cut off by max_output_tokens is not a call: the answer reports max_tokens instead.
       if (input === undefined) {
         if (truncated) continue;
@@ -81,10 +81,12 @@ function finishReason(truncated: boolean, called: boolean, refused: boolean): Fi
   return refused ? 'refusal' : 'complete';
 }
 
-function parseArguments(text: string): JsonValue | undefined {
+/** The call's arguments, or undefined when they are not JSON; nested too deeply, the answer is refused. */
+function parseArguments(text: string, name: string, index: number): JsonValue | undefined {
   try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
+    return parseJsonAnswer(text) as JsonValue;
+  } catch (error) {
+    if (error instanceof JsonDepthError) throw invalid(`output.${index}: the arguments of function_call ${name} are JSON nested more than ${error.limit} levels deep`);
     return undefined;
   }
 }

@@ -2,7 +2,10 @@
 // holds every message so far; the texts of the parts the loop has frozen are remembered, so a turn adds only what is
 // new. Two texts: `text` is exactly `canonicalJson`'s (effect ids and digests depend on it), `json` exactly
 // `JSON.stringify`'s (what the ledger records); a frozen value cannot change either.
-import type { JsonValue } from '../../sdk/index.js';
+import { canonicalJson, type JsonValue } from '../../sdk/index.js';
+
+/** How deep `text` recurses before it hands the rest of a value to the iterative canonicalJson. */
+const RECURSION_LIMIT = 256;
 
 export class CanonicalMemo {
   readonly #texts = new WeakMap<object, string>();
@@ -118,19 +121,23 @@ export class CanonicalMemo {
   }
 
   /** `canonicalJson(value)`: sorted keys at every level, the remembered text of a frozen part. */
-  text = (value: JsonValue): string => {
+  text = (value: JsonValue): string => this.#text(value, 0);
+
+  #text(value: JsonValue, depth: number): string {
     if (value === null || typeof value !== 'object') return JSON.stringify(value);
     const known = this.#texts.get(value);
     if (known !== undefined) return known;
+    // Below this depth nothing is remembered: canonicalJson (iterative) writes the rest, so no depth overflows.
+    if (depth >= RECURSION_LIMIT) return canonicalJson(value);
     let text: string;
-    if (Array.isArray(value)) text = `[${value.map((item) => this.text(item)).join(',')}]`;
+    if (Array.isArray(value)) text = `[${value.map((item) => this.#text(item, depth + 1)).join(',')}]`;
     else {
       const keys = Object.keys(value).sort();
-      text = `{${keys.map((key) => `${JSON.stringify(key)}:${this.text(value[key]!)}`).join(',')}}`;
+      text = `{${keys.map((key) => `${JSON.stringify(key)}:${this.#text(value[key]!, depth + 1)}`).join(',')}}`;
     }
     if (this.#frozen.has(value)) this.#texts.set(value, text);
     return text;
-  };
+  }
 
   /**
    * `JSON.stringify(value)`, with the remembered text of a frozen part. Plain objects and arrays are written here (keys

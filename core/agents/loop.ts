@@ -7,7 +7,9 @@ import {
   EffectFailure,
   errorMessage,
   isEffectFailure,
+  JsonDepthError,
   jsonSchemaProblems,
+  parseJsonAnswer,
   type ContentBlock,
   type DispatchContext,
   type JsonValue,
@@ -27,6 +29,8 @@ import { callTool, type ActionRunner, type EffectCall } from './tools.js';
 import { boundedSignal } from '../runner/deadline.js';
 
 const MAX_INSTRUCTIONS_BYTES = 1024 * 1024;
+/** A refusal's text is quoted in the error up to this many characters (redacted before it is cut). */
+const REFUSAL_QUOTE = 200;
 /** The tool identity of a model turn: governed by spec.policy.providers, not by toolsAllow. */
 export const MODEL_TOOL = 'model.request';
 
@@ -213,7 +217,7 @@ function timedOut(error: unknown, provider: string, seconds: number): EffectFail
 function finalAnswer(loop: AgentLoop, response: ModelResponse, usage: UsageTotal): JsonValue {
   const { agent } = loop.fields;
   const text = response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-  if (response.finishReason === 'refusal') throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the model refused: ${text.slice(0, 200)}`);
+  if (response.finishReason === 'refusal') throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the model refused: ${loop.context.redact(text, { limit: REFUSAL_QUOTE })}`);
   if (response.finishReason === 'max_tokens') throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the model stopped at maxOutputTokens (${agent.maxOutputTokens}) before finishing its answer`);
   if (!agent.structuredOutput) {
     const key = `${loop.fields.provider.kind}/${agent.model}`;
@@ -222,8 +226,9 @@ function finalAnswer(loop: AgentLoop, response: ModelResponse, usage: UsageTotal
   }
   let value: JsonValue;
   try {
-    value = JSON.parse(text) as JsonValue;
+    value = parseJsonAnswer(text) as JsonValue;
   } catch (error) {
+    if (error instanceof JsonDepthError) throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the final answer is JSON nested more than ${error.limit} levels deep; structuredOutput allows at most ${error.limit}`);
     throw new AgentctlError('AGENTCTL_E_AGENT_OUTPUT_INVALID', `agent ${agent.name}: the final answer is not JSON (${errorMessage(error)}) and structuredOutput needs it`);
   }
   const problems = jsonSchemaProblems(agent.structuredOutput, value);

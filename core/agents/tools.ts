@@ -74,7 +74,7 @@ async function runToolKind(loop: AgentLoop, tool: CompiledTool, call: ToolCallBl
           get signal() {
             return deadline.signal;
           },
-          redact: (text) => loop.context.redact(text),
+          redact: (text, options) => loop.context.redact(text, options),
         });
         return await Promise.race([running, aborted]);
       } finally {

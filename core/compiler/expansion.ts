@@ -2,12 +2,13 @@
 // size and height are computed once and memoised, so an alias costs a lookup: a "billion laughs" document is refused
 // after a walk of its text, never materialised.
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
+import { MAX_JSON_DEPTH } from '../../sdk/index.js';
 
 /** At most this much JSON once aliases are expanded (SPEC §2). */
 export const MAX_EXPANDED_BYTES = 4 * 1024 * 1024;
 
-/** Deeper documents are refused: every later step walks values. */
-export const MAX_DEPTH = 64;
+/** Deeper documents are refused: every later step walks values. The same bound as JSON answers from outside. */
+export const MAX_DEPTH = MAX_JSON_DEPTH;
 
 export class ExpansionError extends Error {
   constructor(

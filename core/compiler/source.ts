@@ -1,6 +1,6 @@
 // Parses a YAML document with positions, so every diagnostic can name a line and column.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { AgentctlError, diagnostic, type Diagnostic } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, nestsDeeperThan, type Diagnostic } from '../../sdk/index.js';
 import { expansionPassesAt } from './alias-bound.js';
 import { checkExpansion, ExpansionError, MAX_DEPTH, MAX_EXPANDED_BYTES, tooLargeMessage } from './expansion.js';
 import { plainJsonDocument } from './json-source.js';
@@ -140,13 +140,7 @@ function rangeStart(node: unknown): number | undefined {
 
 /** Throws when a JSON-like value nests deeper than `limit`. Iterative, so it cannot overflow the stack itself. */
 export function checkDepth(value: unknown, limit: number): void {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth >= limit) throw new Error(`values are nested more than ${limit} levels deep`);
-    for (const inner of Object.values(item)) stack.push([inner, depth + 1]);
-  }
+  if (nestsDeeperThan(value, limit)) throw new Error(`values are nested more than ${limit} levels deep`);
 }
 
 /** `spec.tasks[2].with` from `['spec', 'tasks', 2, 'with']`. */

@@ -1,7 +1,11 @@
 // Redaction of secret values: the forms a value takes in output, and one linear pass that replaces them all.
+import type { RedactOptions } from '../../sdk/index.js';
 import { PatternMatcher, type Ranges } from './pattern-matcher.js';
 
 export const REDACTED = '[REDACTED]';
+
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
 
 /** A secret, or a line of one, shorter than this (in characters, surrounding whitespace ignored) cannot be redacted safely. */
 export const MIN_SECRET_LENGTH = 4;
@@ -79,17 +83,60 @@ export class Redactor {
   /** For output cut at a limit, a timeout or a cancellation: also hides an end of the text that begins a secret. */
   redactTruncated = (text: string): string => this.#replace(text, true);
 
-  /** Redacts every string value inside a JSON value; keys and structure are kept, so the result stays valid JSON. */
-  redactValue = <T>(value: T): T => {
-    if (this.#patterns.size === 0) return value;
-    const visit = (item: unknown): unknown => {
-      if (typeof item === 'string') return this.redact(item);
-      if (Array.isArray(item)) return item.map(visit);
-      if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, visit(inner)]));
-      return item;
-    };
-    return visit(value) as T;
+  /**
+   * Text shortened to at most `limit` characters (then `…`) for a message. Redacted first: a secret cut before its
+   * redaction leaves a piece the redactor no longer recognizes. The cut never splits a `[REDACTED]` mark or a
+   * surrogate pair, and an end of the cut text that begins a secret is hidden too.
+   */
+  shorten = (text: string, limit: number): string => {
+    const redacted = this.redact(text);
+    if (redacted.length <= limit) return redacted;
+    let end = Math.max(0, limit);
+    const mark = redacted.lastIndexOf(REDACTED, end - 1);
+    if (mark >= 0 && mark + REDACTED.length > end) end = mark;
+    else if (end > 0 && isHighSurrogate(redacted.charCodeAt(end - 1))) end -= 1;
+    return `${this.redactTruncated(redacted.slice(0, end))}…`;
   };
+
+  /** The one entry point of plugins (`context.redact`): `limit` shortens (see `shorten`), `truncated` marks text cut before. */
+  text = (text: string, options: RedactOptions = {}): string => {
+    if (options.limit !== undefined) return this.shorten(text, options.limit);
+    return options.truncated ? this.redactTruncated(text) : this.redact(text);
+  };
+
+  /** Redacts every string value inside a JSON value; keys and structure are kept, so the result stays valid JSON. */
+  redactValue = <T>(value: T): T => (this.#patterns.size === 0 ? value : (mapStrings(value, this.redact) as T));
+}
+
+/**
+ * A copy of a JSON-like value with every string replaced, keys in their order. Iterative: a value nested deeper
+ * than the stack allows is copied all the same (recording it must never fail halfway).
+ */
+function mapStrings(value: unknown, replace: (text: string) => string): unknown {
+  const copy = (item: unknown): unknown => {
+    if (typeof item === 'string') return replace(item);
+    if (item === null || typeof item !== 'object') return item;
+    const target: object = Array.isArray(item) ? new Array<unknown>(item.length) : {};
+    pending.push(item, target);
+    return target;
+  };
+  // Pairs (source, copy) whose members are still to be copied.
+  const pending: object[] = [];
+  const root = copy(value);
+  while (pending.length > 0) {
+    const target = pending.pop() as Record<string, unknown>;
+    const source = pending.pop() as Record<string, unknown>;
+    if (Array.isArray(source)) {
+      for (let index = 0; index < source.length; index += 1) target[index] = copy(source[index]);
+      continue;
+    }
+    for (const [key, inner] of Object.entries(source)) {
+      // A "__proto__" key (JSON.parse makes it a plain member) is defined: assigned, it would set the prototype.
+      if (key === '__proto__') Object.defineProperty(target, key, { value: copy(inner), enumerable: true, writable: true, configurable: true });
+      else target[key] = copy(inner);
+    }
+  }
+  return root;
 }
 
 function replaceRanges(text: string, ranges: Ranges): string {

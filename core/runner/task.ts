@@ -189,7 +189,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
       sections: plan.sections ?? {},
       files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
       resolvePath: (path: string) => resolve(workspaceRoot, path),
-      redact: (text: string, options?: { truncated?: boolean }) => (options?.truncated ? request.vault.redactor.redactTruncated(text) : redact(text)),
+      redact: request.vault.redactor.text,
     },
     log: (kindName, level, message) => void request.committed('plugin.log', { level, kind: kindName, message: redact(message) }, task.id),
   };

@@ -7,8 +7,8 @@ import { startServer, type RecordedRequest, type RecordingServer } from './netwo
 
 export const MCP_VERSION = '2025-11-25';
 
-/** What a tool answers: a tool result, a JSON-RPC error, or nothing at all (the exchange hangs). */
-export type ToolAnswer = { readonly result: Record<string, unknown> } | { readonly error: { readonly code: number; readonly message: string } } | 'hang';
+/** What a tool answers: a tool result, its JSON text as is (`raw`), a JSON-RPC error, or nothing at all (the exchange hangs). */
+export type ToolAnswer = { readonly result: Record<string, unknown> } | { readonly raw: string } | { readonly error: { readonly code: number; readonly message: string } } | 'hang';
 
 export type Tool = (args: Record<string, unknown>, request: RecordedRequest) => ToolAnswer;
 
@@ -70,6 +70,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
     const outcome = tool((message.params?.arguments ?? {}) as Record<string, unknown>, request);
     if (outcome === 'hang') return;
     if ('error' in outcome) return error(response, options, message.id!, outcome.error.code, outcome.error.message);
+    if ('raw' in outcome) return void response.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${message.id},"result":${outcome.raw}}`);
     answer(response, options, message.id!, outcome.result);
   });
   return {

@@ -26,6 +26,7 @@ import {
   type PluginExitCode,
   type PolicyStage,
   type ProviderCallContext,
+  type RedactOptions,
   type SecretResolver,
   type ToolKind,
 } from 'agentctl/sdk';
@@ -60,7 +61,8 @@ export type Checks = [
   // A dispatch sees typed, read-only action and input, the host's file service and the redactor.
   Assert<Equal<DispatchContext<{ a: string }, { b: number }>['input'], Readonly<{ b: number }>>>,
   Assert<Equal<DispatchContext['files'], FileService>>,
-  Assert<Equal<DispatchContext['redact'], (text: string, options?: { readonly truncated?: boolean }) => string>>,
+  Assert<Equal<DispatchContext['redact'], (text: string, options?: RedactOptions) => string>>,
+  Assert<Equal<RedactOptions, { readonly truncated?: boolean; readonly limit?: number }>>,
   Assert<Equal<ModelProvider['call'], (request: ModelRequest, context: ProviderCallContext) => Promise<ModelResponse>>>,
   // Errors are recognised by brand.
   Assert<Equal<Parameters<typeof isAgentctlError>, [value: unknown]>>,

@@ -22,6 +22,14 @@ describe('agent canonical memo', () => {
     expect(memo.text(memo.own(odd))).to.equal(canonicalJson(odd));
   });
 
+  it('gives canonicalJson text for a value nested 100,000 levels deep without overflowing the stack', () => {
+    let value: JsonValue = { b: 1, a: 'x' };
+    for (let depth = 0; depth < 100_000; depth += 1) value = depth % 2 === 0 ? [value] : { k: value };
+    const memo = new CanonicalMemo();
+    expect(memo.text(value)).to.equal(canonicalJson(value));
+    expect(memo.text(value)).to.equal(`${'{"k":['.repeat(50_000)}{"a":"x","b":1}${']}'.repeat(50_000)}`);
+  });
+
   it('gives JSON.stringify text for any value, remembered or not', () => {
     const memo = new CanonicalMemo();
     const values = [null, 1.5, -0, NaN, 'a"b\n', [], {}, { b: 1, a: [true, { d: 'x', c: null }] }, { '\u00e9': 1, e: 2, E: 3, '10': 4, '9': 5 }, [[], [{}], 'x']];

@@ -125,6 +125,49 @@ describe('redactor', () => {
     });
   });
 
+  describe('text shortened for a message: redacted, then cut, then an end that begins a secret hidden', () => {
+    const SECRET = 'sk-Q7vLm2Zp9T4hW8nK';
+    const QUOTED = 'pa"ss\\word-9Xq';
+    /** What is left of a shortened text once its marks are taken out: only the padding may remain. */
+    const leftover = (text: string) => text.replaceAll('[REDACTED]', '').replace(/…$/, '');
+
+    it('leaves no piece of a secret at any offset across the cut, for each limit agentctl quotes at (80, 200, 300)', () => {
+      const redactor = redactorWith(SECRET, QUOTED);
+      for (const limit of [80, 200, 300]) {
+        for (const printed of [SECRET, JSON.stringify(QUOTED).slice(1, -1)]) {
+          for (let offset = limit - printed.length - 2; offset <= limit + 2; offset += 1) {
+            const text = `${'.'.repeat(offset)}${printed}${' '.repeat(400)}`;
+            const shortened = redactor.shorten(text, limit);
+            expect(shortened.length, `limit ${limit}, offset ${offset}`).to.be.at.most(limit + 1);
+            expect(shortened.endsWith('…')).to.equal(true);
+            expect(leftover(shortened), `limit ${limit}, offset ${offset}: ${shortened.slice(-20)}`).to.match(/^[. ]*$/);
+          }
+        }
+        // Why the order matters: cut first, the 10 characters before the limit escape redaction.
+        const early = `${'.'.repeat(limit - 10)}${SECRET}`;
+        expect(redactor.redact(early.slice(0, limit))).to.contain(SECRET.slice(0, 10));
+        expect(redactor.shorten(early, limit)).to.not.contain(SECRET.slice(0, 2));
+      }
+    });
+
+    it('never splits a [REDACTED] mark or a surrogate pair, hides a cut secret, and leaves short text whole', () => {
+      const redactor = redactorWith('secret-value');
+      expect(redactor.shorten('abc secret-value def', 8)).to.equal('abc …');
+      expect(redactor.shorten('abc secret-value def', 14)).to.equal('abc [REDACTED]…');
+      expect(redactor.shorten('ab🔑cd', 3)).to.equal('ab…');
+      expect(redactor.shorten('value: secret-val and more', 17)).to.equal('value: [REDACTED]…');
+      expect(redactor.shorten('abc secret-value', 100)).to.equal('abc [REDACTED]');
+      expect(new Redactor().shorten('a'.repeat(10), 4)).to.equal('aaaa…');
+    });
+
+    it('is what text(..., { limit }) gives plugins; truncated and plain redaction are unchanged', () => {
+      const redactor = redactorWith('secret-value');
+      expect(redactor.text('x secret-value y', { limit: 5 })).to.equal(redactor.shorten('x secret-value y', 5));
+      expect(redactor.text('ends secret-v', { truncated: true })).to.equal('ends [REDACTED]');
+      expect(redactor.text('ends secret-v')).to.equal('ends secret-v');
+    });
+  });
+
   describe('structure', () => {
     it('redacts string values only: keys, numbers and structure are kept, so the result stays valid JSON', () => {
       const redactor = redactorWith('exec', 'code', 'a"b\\');
@@ -138,6 +181,17 @@ describe('redactor', () => {
         nested: { operation: 'process.[REDACTED]', key1: true },
       });
       expect(JSON.parse(JSON.stringify(redacted))).to.deep.equal(redacted);
+    });
+
+    it('copies a value nested 100,000 levels deep without overflowing the stack, keys in order', () => {
+      const redactor = redactorWith('secret-value');
+      let value: unknown = JSON.parse('{"__proto__":"kept","b":"secret-value","a":1}');
+      for (let depth = 0; depth < 100_000; depth += 1) value = [value];
+      let inner = redactor.redactValue(value) as unknown;
+      for (let depth = 0; depth < 100_000; depth += 1) inner = (inner as unknown[])[0];
+      expect(Object.keys(inner as object)).to.deep.equal(['__proto__', 'b', 'a']);
+      expect(Object.getPrototypeOf(inner)).to.equal(Object.prototype);
+      expect(inner).to.deep.include({ b: '[REDACTED]', a: 1 });
     });
   });
 
