@@ -34,6 +34,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_FILE_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A named file does not exist or cannot be read.', help: 'check the path: it must name an existing, readable regular file' },
   AGENTCTL_E_DOCUMENT_TOO_LARGE: { exitCode: EXIT.usage, summary: 'A workflow or input document is larger than 1 MiB.', help: 'keep the document under 1 MiB (4 MiB once YAML aliases are expanded); move bulk data into files that tasks read' },
   AGENTCTL_E_YAML_SYNTAX: { exitCode: EXIT.usage, summary: 'The document is not valid YAML.', help: 'fix the YAML at the position shown; a workflow is one YAML document' },
+  AGENTCTL_E_YAML_VALUE: { exitCode: EXIT.usage, summary: 'A YAML value has no JSON form: a !!binary, !!set, !!omap or !!timestamp value, or a merge key << where a value is expected.', help: 'write plain data (strings, numbers, booleans, null, lists, maps) without such tags' },
   AGENTCTL_E_SCHEMA: { exitCode: EXIT.usage, summary: 'A value does not match the workflow schema.', help: 'fix the value at the path shown; `agentctl schema` prints the workflow format' },
   AGENTCTL_E_UNKNOWN_FIELD: { exitCode: EXIT.usage, summary: 'An object has a field the schema does not define.', help: 'remove the field or fix its spelling; `agentctl schema` lists the allowed fields' },
   AGENTCTL_E_API_VERSION: { exitCode: EXIT.usage, summary: 'The document apiVersion or kind is not supported.', help: 'use apiVersion: agentctl.dev/v1 (or agentctl.dev/v1alpha1) and kind: Workflow' },
