@@ -115,6 +115,8 @@ export function expandTasks(input: ExpansionInput): Expanded {
       ...(task.timeoutSeconds === undefined ? {} : { timeoutSeconds: task.timeoutSeconds }),
       ...(frame.namespace ? { namespace: frame.namespace } : {}),
       ...(route ? { route } : {}),
+      // The digests of the files under the task's vars: the plan stores their keys once, not in every task.
+      ...(task.vars && task.varsFiles && task.varsFiles.length > 0 ? { varsFiles: task.varsFiles } : {}),
     };
     const control = (taskId: string, taskNeeds: readonly string[], node: ControlNode, extra: Partial<CompiledTask> = {}): CompiledTask => {
       const action = flowAction(node.type);
