@@ -29,6 +29,11 @@ export function planVars(plan: CompiledPlan): Readonly<Record<string, JsonValue>
   return vars;
 }
 
+/** A task's vars with its variable files' keys restored: what plans held before files were stored once. */
+export function fullTaskVars(plan: CompiledPlan, task: CompiledTask): Readonly<Record<string, JsonValue>> | undefined {
+  return task.varsFiles ? { ...filesOf(plan, task.varsFiles), ...task.vars } : task.vars;
+}
+
 export function taskScope(plan: CompiledPlan, task: CompiledTask, given: Outputs): TemplateScope {
   const outputs = compensationOutputs(task, given);
   let vars = planVars(plan);
