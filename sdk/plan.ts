@@ -32,8 +32,13 @@ export interface CompiledTask {
   readonly failure: 'stop' | 'continue';
   readonly outputSchema?: JsonValue;
   readonly profile: EffectProfile;
-  /** Task-local `vars` and expansion bindings (`matrix`, `matrixIndex`, `loopIndex`, ...), over `spec.vars`. */
+  /**
+   * Task-local `vars` and expansion bindings (`matrix`, `matrixIndex`, `loopIndex`, ...), over `spec.vars` and over
+   * `varsFiles`. Keys a variable file gives the task are not repeated here: the file is stored once in the plan.
+   */
   readonly vars?: Readonly<Record<string, JsonValue>>;
+  /** The variable files under the task's `vars`, lowest first: digests into `capturedVars.contents`. */
+  readonly varsFiles?: readonly string[];
   /** Vars bound to another task's output at run time (a loop iteration's `loopPrevious`): var name → task id. */
   readonly bindings?: Readonly<Record<string, string>>;
   /** Set on the tasks of a sub-workflow invocation: how its templates see `tasks` and `inputs`. */
@@ -229,8 +234,13 @@ export interface CompiledAgent {
 
 /** What variable files and invocation overrides a plan was compiled with: resume uses them instead of the files. */
 export interface CapturedVars {
-  /** The parsed content of each variable file the workflow names, keyed by its path as written. */
-  readonly files: Readonly<Record<string, JsonObject>>;
+  /**
+   * Each variable file the workflow names, keyed by its path as written: the digest of its content in `contents`
+   * (plans stored by earlier versions hold the parsed content itself here, and no `contents`).
+   */
+  readonly files: Readonly<Record<string, string | JsonObject>>;
+  /** The parsed content of each distinct file, once, by the sha256 of its bytes: tasks name these digests. */
+  readonly contents?: Readonly<Record<string, JsonObject>>;
   /** The `--vars-file` and `--var` values, merged in order (the last wins); they apply to every task. */
   readonly overrides: Readonly<Record<string, JsonValue>>;
 }
@@ -244,7 +254,10 @@ export interface CompiledPlan {
   /** sha256 of the workflow source text (and of the content of its variable files, when it names any). */
   readonly digest: string;
   readonly inputs: Readonly<Record<string, JsonValue>>;
+  /** `spec.vars` and the invocation's overrides, over `varsFiles` (keys a file gives are not repeated here). */
   readonly vars: Readonly<Record<string, JsonValue>>;
+  /** The variable files of `spec.varsFiles`, lowest first: digests into `capturedVars.contents`. */
+  readonly varsFiles?: readonly string[];
   readonly outputs: Readonly<Record<string, JsonValue>>;
   readonly policy: ResolvedPolicy;
   readonly runtime: RuntimeSettings;

@@ -18,7 +18,7 @@ import { completeParts, salvageParts, type WorkflowParts } from './partial.js';
 import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
 import { hasTemplate, templateStrings } from './templates.js';
 import { parseWithPlainText } from './plain-scalars.js';
-import { layerVars, varsDigestInput, type VarsOptions } from './vars-files.js';
+import { filesVars, layerVars, storedVars, varsDigestInput, withStoredVars, type VarsOptions } from './vars-files.js';
 import { loadDeclarativePacks, type LoadedPack, type PackLoadOptions } from '../packs/load.js';
 import { withPacks } from '../packs/inject.js';
 
@@ -74,20 +74,25 @@ export async function compileText(host: Host, file: string, text: string, option
   const flowActions = Object.fromEntries(ordered.filter((task) => task.control).map((task) => [task.action, flowAction(task.control!.type)]));
   if (diagnostics.length > 0) fail(diagnostics, file);
   const inputs = mergeInputs(envelope.spec.inputs, options.inputs ?? {});
+  // Variable files are stored once (capturedVars.contents); tasks and spec.vars name them by digest.
+  const contents = layered.captured?.contents;
+  const workflowVars = envelope.spec.vars as Record<string, JsonValue>;
+  const stored = withStoredVars(contents, new Map());
 
   const plan: CompiledPlan = {
     apiVersion: envelope.apiVersion,
     name: envelope.metadata.name,
     ...(envelope.metadata.description === undefined ? {} : { description: envelope.metadata.description }),
     labels: envelope.metadata.labels,
-    digest: createHash('sha256').update(varsDigestInput(text, layered.captured)).digest('hex'),
+    digest: createHash('sha256').update(varsDigestInput(text, layered.contentByPath)).digest('hex'),
     inputs,
-    vars: envelope.spec.vars as Record<string, JsonValue>,
+    vars: layered.workflowFiles.length > 0 ? storedVars(workflowVars, filesVars(contents, layered.workflowFiles)) : workflowVars,
+    ...(layered.workflowFiles.length > 0 ? { varsFiles: layered.workflowFiles } : {}),
     outputs: envelope.spec.outputs as Record<string, JsonValue>,
     policy: envelope.spec.policy,
     runtime: envelope.spec.runtime,
     actions: { ...actions, ...flowActions },
-    tasks: ordered,
+    tasks: ordered.map(stored),
     providers: agents.providers,
     agents: agents.agents,
     tools: agents.tools,

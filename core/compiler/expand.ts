@@ -10,8 +10,22 @@ import { canonicalJson, type CompiledTask, type ControlNode, type JsonValue, typ
 import { flowAction, FLOW_PROFILE } from '../flow/kind.js';
 import type { Report } from './checks.js';
 import type { SubworkflowDocument } from './envelope.js';
-import type { PathSegment } from './source.js';
+import { formatPath, type PathSegment } from './source.js';
 import { loopGuard, type CheckedTask } from './tasks.js';
+
+/**
+ * Bounds of the expansion, checked while it runs: a few lines of definitions that each invoke the next twice would
+ * otherwise compile to millions of tasks (and gigabytes) before any other check could count them.
+ */
+export const EXPANSION_BOUNDS = {
+  /** Sub-workflow invocations nested inside each other (an invocation at the top level is depth 1). */
+  subworkflowDepth: 8,
+  /** Compiled tasks of one plan: children, aggregates, boundaries and control tasks included. */
+  tasks: 10_000,
+} as const;
+
+/** Stops the whole expansion once a bound is crossed; the diagnostic is already reported. */
+class ExpansionStopped extends Error {}
 
 /** A checked level: its documents in order, the ones that passed the first pass by id. */
 export interface CheckedLevel {
@@ -64,6 +78,11 @@ export function expandTasks(input: ExpansionInput): Expanded {
   const sources = new Map<string, PathSegment[]>();
   const counts = { expansionItems: 0, loopIterations: 0 };
   const emit = (task: CompiledTask, path: PathSegment[]) => {
+    if (tasks.length >= EXPANSION_BOUNDS.tasks) {
+      const written = formatPath(path);
+      input.report('AGENTCTL_E_PLAN_TOO_LARGE', path, `the workflow compiles to more than ${EXPANSION_BOUNDS.tasks} tasks; the limit was crossed while expanding ${written}`, `compile fewer tasks: shorten foreach lists and matrix axes, or invoke sub-workflows fewer times (each invocation copies the definition's tasks)`);
+      throw new ExpansionStopped();
+    }
     tasks.push(task);
     if (!sources.has(task.id)) sources.set(task.id, path);
   };
@@ -96,6 +115,8 @@ export function expandTasks(input: ExpansionInput): Expanded {
       ...(task.timeoutSeconds === undefined ? {} : { timeoutSeconds: task.timeoutSeconds }),
       ...(frame.namespace ? { namespace: frame.namespace } : {}),
       ...(route ? { route } : {}),
+      // The digests of the files under the task's vars: the plan stores their keys once, not in every task.
+      ...(task.vars && task.varsFiles && task.varsFiles.length > 0 ? { varsFiles: task.varsFiles } : {}),
     };
     const control = (taskId: string, taskNeeds: readonly string[], node: ControlNode, extra: Partial<CompiledTask> = {}): CompiledTask => {
       const action = flowAction(node.type);
@@ -201,6 +222,10 @@ export function expandTasks(input: ExpansionInput): Expanded {
       input.report('AGENTCTL_E_SUBWORKFLOW_INVALID', [...entry.path, 'uses'], `sub-workflows invoke each other in a cycle: ${[...frame.stack, name].join(' → ')}`, 'a sub-workflow cannot invoke itself, directly or through another');
       return;
     }
+    if (frame.stack.length >= EXPANSION_BOUNDS.subworkflowDepth) {
+      input.report('AGENTCTL_E_SUBWORKFLOW_DEPTH', [...entry.path, 'uses'], `sub-workflow invocations nest more than ${EXPANSION_BOUNDS.subworkflowDepth} deep: ${[...frame.stack, name].join(' → ')}`, `invoke sub-workflows at most ${EXPANSION_BOUNDS.subworkflowDepth} levels deep: inline a level into the definition that invokes it`);
+      throw new ExpansionStopped();
+    }
     const { document } = definition;
     const boundary = `${spec.id}--inputs-${digest8(entry.task.with as JsonValue)}`;
     const inputNode: ControlNode = { type: 'boundary', role: 'input', workflow: name, version: document.version, schema: document.inputSchema as JsonValue, defaults: document.inputs as Record<string, JsonValue> };
@@ -230,7 +255,13 @@ export function expandTasks(input: ExpansionInput): Expanded {
     );
   };
 
-  expandLevel(input.top, { prefix: '', stack: [] });
+  try {
+    expandLevel(input.top, { prefix: '', stack: [] });
+  } catch (error) {
+    if (!(error instanceof ExpansionStopped)) throw error;
+    // A partial plan would only add spurious diagnostics (missing needs, counts): the bound is the problem.
+    return { tasks: [], sources, ...counts };
+  }
   return { tasks, sources, ...counts };
 }
 

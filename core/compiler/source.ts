@@ -71,7 +71,19 @@ export function parseSource(file: string, text: string): SourceDocument {
     throw new AgentctlError(code, `${file}: ${error.message}`, { diagnostics: [diagnostic(code, { message: error.message, file, ...at(error.offset), help })] });
   }
   // The expansion is bounded above, so yaml's own alias counter (a cruder rule) is switched off.
-  const value: unknown = document.toJS({ maxAliasCount: -1 });
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: -1 });
+  } catch (error) {
+    // The library refuses some documents only here (a merge key whose source is not a map).
+    const message = error instanceof Error ? error.message : String(error);
+    throw yamlValueError(file, `the YAML cannot be read as data: ${message}`, { line: 1, column: 1 });
+  }
+  const foreign = nonJsonValue(value);
+  if (foreign) {
+    const where = foreign.path.length > 0 ? formatPath(foreign.path) : 'the document';
+    throw yamlValueError(file, `${where} is ${foreign.what}, which has no JSON form`, { ...at(offsetOf(document, foreign.path, false)), ...(foreign.path.length > 0 ? { path: where } : {}) });
+  }
   return {
     file,
     text,
@@ -81,6 +93,42 @@ export function parseSource(file: string, text: string): SourceDocument {
     },
     plainText: lazyPlainText(document),
   };
+}
+
+function yamlValueError(file: string, message: string, position: { line: number; column: number; path?: string }): AgentctlError {
+  const help = 'write plain data: strings, numbers, booleans, null, lists and maps; drop the tag (!!binary, !!set, !!omap, !!timestamp) or the merge key << used as a value';
+  return new AgentctlError('AGENTCTL_E_YAML_VALUE', `${file}: ${message}`, { diagnostics: [diagnostic('AGENTCTL_E_YAML_VALUE', { message, file, ...position, help })] });
+}
+
+/**
+ * The first value YAML's tags made that JSON cannot hold: a merge key (`<<`) read as a value, binary data, a set, an
+ * ordered map, a date. Everything after parsing takes a document to be JSON data (it is cloned, hashed, stored).
+ */
+export function nonJsonValue(value: unknown): { path: PathSegment[]; what: string } | undefined {
+  const stack: [unknown, PathSegment[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [item, path] = stack.pop()!;
+    if (item === null || typeof item === 'string' || typeof item === 'boolean' || typeof item === 'number') continue;
+    if (Array.isArray(item)) {
+      for (let index = item.length - 1; index >= 0; index -= 1) stack.push([item[index], [...path, index]]);
+      continue;
+    }
+    if (typeof item === 'object' && Object.getPrototypeOf(item) === Object.prototype) {
+      for (const key of Object.keys(item).reverse()) stack.push([(item as Record<string, unknown>)[key], [...path, key]]);
+      continue;
+    }
+    return { path, what: describeForeign(item) };
+  }
+  return undefined;
+}
+
+function describeForeign(item: unknown): string {
+  if (typeof item === 'symbol') return `a YAML merge key (<<) where a value is expected`;
+  if (item instanceof Uint8Array) return 'binary data (!!binary)';
+  if (item instanceof Set) return 'a set (!!set)';
+  if (item instanceof Map) return 'an ordered map (!!omap)';
+  if (item instanceof Date) return 'a date (!!timestamp)';
+  return `a ${typeof item === 'object' ? 'non-plain object' : typeof item}`;
 }
 
 function tooLarge(file: string, message: string, position: { line: number; column: number }): AgentctlError {

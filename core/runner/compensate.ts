@@ -251,6 +251,7 @@ export function compensationRunPlan(source: CompiledPlan, planned: CompensationP
         failure: 'continue',
         profile: source.actions[declared.action]!.profile,
         ...(task.vars ? { vars: task.vars } : {}),
+        ...(task.varsFiles ? { varsFiles: task.varsFiles } : {}),
         ...(task.bindings ? { bindings: task.bindings } : {}),
         ...(task.namespace ? { namespace: task.namespace } : {}),
         compensates: { sourceRunId: planned.sourceRunId, taskId: task.id, self: written, effectIds: entry.effectIds, reads: [...task.needs, prefix + written] },

@@ -4,7 +4,7 @@ import type { CompiledAction, CompiledPlan, CompiledTask, JsonValue } from '../.
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError } from '../compiler/templates.js';
-import { taskScope } from './scope.js';
+import { fullTaskVars, taskScope } from './scope.js';
 import type { ArtifactStore } from '../store/artifacts.js';
 import type { parser } from '../store/inspection.js';
 import { outputDigestOf } from '../store/lineage.js';
@@ -59,9 +59,12 @@ export interface CandidateContext {
 const digestOf = (value: unknown) => `sha256:${sha256(canonicalJson(JSON.parse(JSON.stringify(value ?? null)) as JsonValue))}`;
 
 /** What defines a task's behaviour besides its needs and output contract (checked on their own): task and action. */
-function fingerprint(task: CompiledTask | undefined, action: CompiledAction | undefined): string {
+function fingerprint(plan: CompiledPlan, task: CompiledTask | undefined, action: CompiledAction | undefined): string {
   if (!task || !action) return 'absent';
-  const { index: _index, needs: _needs, outputSchema: _outputSchema, ...definition } = task;
+  const { index: _index, needs: _needs, outputSchema: _outputSchema, varsFiles: _files, vars: _vars, ...rest } = task;
+  // Vars with their files' keys restored: the same fingerprint whether the plan stored the files once or in each task.
+  const vars = fullTaskVars(plan, task);
+  const definition = vars === undefined ? rest : { ...rest, vars };
   return digestOf({ task: definition, action });
 }
 
@@ -72,7 +75,7 @@ export async function reuseChecks(context: CandidateContext): Promise<Check[]> {
   const checks: Check[] = [];
   const add = (check: BlockName, passed: boolean, detail: string) => checks.push({ check, passed, detail });
 
-  const [now, then] = [fingerprint(task, plan.actions[task.action]), fingerprint(before, before && sourcePlan.actions[before.action])];
+  const [now, then] = [fingerprint(plan, task, plan.actions[task.action]), fingerprint(sourcePlan, before, before && sourcePlan.actions[before.action])];
   add('definition_fingerprint_mismatch', now === then, now === then ? `task and action definition ${now}` : `the task or its action changed (${then} then, ${now} now)`);
 
   const recorded = (context.parse('tasks', 'input_json', row, `task ${task.id}`) ?? {}) as { digest?: string };

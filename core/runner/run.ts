@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type AnyErrorCode, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
-import { taskScope } from './scope.js';
+import { planVars, taskScope } from './scope.js';
 import { routeSkip } from './control.js';
 import type { NewRun, Row, RunState, Store, TaskState } from '../store/store.js';
 import { OutcomeNotRecorded, type Approver } from './effects.js';
@@ -215,7 +215,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
   const wall = budget.wallClock(() => String(store.runRow(runId)!.created_at), request.signal);
   const signal = wall.signal;
 
-  const scope = (): TemplateScope => ({ inputs: plan.inputs, vars: plan.vars, memory: {}, tasks: outputs });
+  const scope = (): TemplateScope => ({ inputs: plan.inputs, vars: planVars(plan), memory: {}, tasks: outputs });
   let failure: TaskOutcome | undefined;
   let pausedBy: TaskOutcome | undefined;
   const renewTimer = setInterval(() => {

@@ -3,14 +3,42 @@
 // invocation's input boundary as `inputs` and their siblings by local id; templates can only read tasks in needs (the compiler checks), so those are all a scope has to map.
 import type { CompiledPlan, CompiledTask, JsonValue } from '../../sdk/index.js';
 import type { TemplateScope } from '../compiler/templates.js';
+import { filesVars } from '../compiler/vars-files.js';
 
 export type Outputs = Readonly<Record<string, { readonly output: JsonValue }>>;
 
+/** Per plan: the vars each list of variable files gives (`` for spec.vars' own files). */
+const fromFiles = new WeakMap<CompiledPlan, Map<string, Readonly<Record<string, JsonValue>>>>();
+
+function filesOf(plan: CompiledPlan, digests: readonly string[]): Readonly<Record<string, JsonValue>> {
+  let cache = fromFiles.get(plan);
+  if (!cache) fromFiles.set(plan, (cache = new Map()));
+  const key = digests.join(',');
+  let vars = cache.get(key);
+  if (!vars) cache.set(key, (vars = filesVars(plan.capturedVars?.contents, digests)));
+  return vars;
+}
+
+/** spec.vars as the run sees them: the plan's variable files (stored once, by digest) under its own vars. */
+export function planVars(plan: CompiledPlan): Readonly<Record<string, JsonValue>> {
+  if (!plan.varsFiles || plan.varsFiles.length === 0) return plan.vars;
+  let cache = fromFiles.get(plan);
+  if (!cache) fromFiles.set(plan, (cache = new Map()));
+  let vars = cache.get('');
+  if (!vars) cache.set('', (vars = { ...filesOf(plan, plan.varsFiles), ...plan.vars }));
+  return vars;
+}
+
+/** A task's vars with its variable files' keys restored: what plans held before files were stored once. */
+export function fullTaskVars(plan: CompiledPlan, task: CompiledTask): Readonly<Record<string, JsonValue>> | undefined {
+  return task.varsFiles ? { ...filesOf(plan, task.varsFiles), ...task.vars } : task.vars;
+}
+
 export function taskScope(plan: CompiledPlan, task: CompiledTask, given: Outputs): TemplateScope {
   const outputs = compensationOutputs(task, given);
-  let vars = plan.vars;
-  if (task.vars || task.bindings) {
-    vars = { ...plan.vars, ...task.vars };
+  let vars = planVars(plan);
+  if (task.vars || task.bindings || task.varsFiles) {
+    vars = { ...vars, ...(task.varsFiles ? filesOf(plan, task.varsFiles) : {}), ...task.vars };
     for (const [name, source] of Object.entries(task.bindings ?? {})) {
       if (Object.hasOwn(outputs, source)) (vars as Record<string, JsonValue>)[name] = outputs[source]!.output;
     }

@@ -135,6 +135,16 @@ const CASES: Case[] = [
     path: 'spec.actions.set.kind',
     message: /builtin\.nope/,
   },
+  {
+    title: 'a merge key tagged where a list of strings expects a string (- !!merge <<)',
+    // line 15, column 19: the tagged `<<` in needs; it used to end in "internal error: Symbol(<<) could not be cloned"
+    text: doc('  tasks:', '    - id: a', '      uses: action:set', '    - id: b', '      uses: action:set', '      needs:', '        - !!merge <<'),
+    code: 'AGENTCTL_E_YAML_VALUE',
+    line: 15,
+    column: 19,
+    path: 'spec.tasks[1].needs[0]',
+    message: /^spec\.tasks\[1\]\.needs\[0\] is a YAML merge key \(<<\) where a value is expected, which has no JSON form$/,
+  },
 ];
 
 describe('compile errors', () => {

@@ -220,6 +220,37 @@ describe('foreach, matrix, loop, routers and sub-workflows', () => {
       const cycle = refused({ actions: assign, subworkflows: { loopA, loopB }, tasks: [{ id: 'go', uses: 'workflow:loopA', with: { message: 'x' } }] }, 'AGENTCTL_E_SUBWORKFLOW_INVALID');
       expect(cycle.message).to.contain('loopA → loopB → loopA');
     });
+
+    /** Definitions d0..d(levels-1): each runs `calls` of the next (a foreach of that many items), the last one a task. */
+    const chain = (levels: number, calls: number) => {
+      const subworkflows: Record<string, unknown> = {};
+      for (let level = 0; level < levels; level += 1) {
+        const last = level === levels - 1;
+        const call = last
+          ? { id: 'finish', uses: 'action:set', with: { result: '${{ inputs.message }}' } }
+          : { id: 'finish', uses: `workflow:d${level + 1}`, with: { message: '${{ inputs.message }}' }, ...(calls > 1 ? { foreach: { items: Array.from({ length: calls }, (_, index) => index), as: 'copy', maxItems: calls } } : {}) };
+        subworkflows[`d${level}`] = definition([call], calls > 1 && !last ? { outputs: { result: 'many' } } : {});
+      }
+      return { actions: assign, subworkflows, tasks: [{ id: 'top', uses: 'workflow:d0', with: { message: 'x' } }] };
+    };
+
+    it('invocations nested 8 deep compile; the 9th level is refused at its uses with the chain (AGENTCTL_E_SUBWORKFLOW_DEPTH)', () => {
+      outcome(check(write(chain(8, 1))), 0);
+      // 16 definitions that each invoke the next twice: 163,838 tasks before this bound, refused after a few.
+      const doubling = chain(16, 2);
+      const deep = refused(doubling, 'AGENTCTL_E_SUBWORKFLOW_DEPTH');
+      expect(deep.path).to.equal('spec.subworkflows.d7.tasks[0].uses');
+      expect(deep.message).to.equal('sub-workflow invocations nest more than 8 deep: d0 → d1 → d2 → d3 → d4 → d5 → d6 → d7 → d8');
+      expect(deep.help).to.contain('at most 8 levels deep');
+    });
+
+    it('a plan over 10,000 compiled tasks is refused while expanding, at the invoking task (AGENTCTL_E_PLAN_TOO_LARGE)', () => {
+      // Three levels of 32 invocations each: 32,768 leaf tasks (and their boundaries) once flattened.
+      const wide = refused(chain(4, 32), 'AGENTCTL_E_PLAN_TOO_LARGE');
+      expect(wide.path).to.equal('spec.tasks[0]');
+      expect(wide.message).to.equal('the workflow compiles to more than 10000 tasks; the limit was crossed while expanding spec.tasks[0]');
+      expect(wide.line).to.be.a('number');
+    });
   });
 
   it('retry --failed reruns the failed foreach child, the children that never started and the aggregate, reusing the rest', () => {

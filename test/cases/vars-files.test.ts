@@ -116,6 +116,50 @@ describe('variable files', () => {
     expect(report(file)).to.deep.equal({ text: '${{ inputs.secret }}' });
   });
 
+  it('stores a file listed by 64 tasks once: the plan names it by digest, and each task still sees its vars', () => {
+    // About 512 KiB of vars: stored in every task, the plan held 65 copies (33 MiB).
+    const keys = Object.fromEntries(Array.from({ length: 4096 }, (_, index) => [`k${index}`, 'v'.repeat(120)]));
+    const content = stringify({ ...keys, shared: 'from-file', mine: 'from-file' });
+    ws.write('big.yaml', content);
+    const tasks = Array.from({ length: 64 }, (_, index) => ({
+      id: `t${index}`,
+      uses: 'action:report',
+      varsFiles: ['big.yaml'],
+      // Task 0 replaces one key of the file with its own var; the others see the file's.
+      ...(index === 0 ? { vars: { mine: 'own' } } : {}),
+      with: { shared: '${{ vars.shared }}', mine: '${{ vars.mine }}', last: '${{ vars.k4095 }}' },
+    }));
+    const file = ws.write('wf.yaml', workflow({ actions: { report: { kind: 'builtin.assign' } }, tasks, outputs: { first: '${{ tasks.t0.output.output }}', other: '${{ tasks.t63.output.output }}' } }, 'stored-once'));
+    const ran = outcome(run(file), 0);
+    expect(ran.data.output).to.deep.equal({ first: { shared: 'from-file', mine: 'own', last: 'v'.repeat(120) }, other: { shared: 'from-file', mine: 'from-file', last: 'v'.repeat(120) } });
+    const [{ plan_json: text }] = rows(ws.db, 'SELECT plan_json FROM runs WHERE id = ?', ran.data.runId);
+    // One copy of the content (its JSON is about 540 KB), not 65.
+    const contentJson = JSON.stringify({ ...keys, shared: 'from-file', mine: 'from-file' }).length;
+    expect(text.length).to.be.below(contentJson + 64 * 1024);
+    const plan = JSON.parse(text);
+    const digests = Object.keys(plan.capturedVars.contents);
+    expect(digests).to.have.length(1);
+    expect(plan.capturedVars.files).to.deep.equal({ 'big.yaml': digests[0] });
+    expect(plan.tasks.map((task: any) => task.varsFiles)).to.deep.equal(Array.from({ length: 64 }, () => digests));
+    expect(plan.tasks[0].vars).to.deep.equal({ mine: 'own' });
+    expect(plan.tasks.slice(1).every((task: any) => task.vars === undefined)).to.equal(true);
+    // The tasks' rendered inputs in the ledger are what they always were.
+    expect(rows(ws.db, "SELECT input_json FROM tasks WHERE task_id = 't1'").map((row) => JSON.parse(row.input_json).value)).to.deep.equal([{ shared: 'from-file', mine: 'from-file', last: 'v'.repeat(120) }]);
+  });
+
+  it('counts each distinct file once against the 16 MiB total: 17 paths to 1 MB of the same bytes compile, 17 different files do not', () => {
+    const body = (fill: string) => `x: "${fill.repeat(1_000_000 - 8)}"\n`;
+    const same = body('a');
+    const names = Array.from({ length: 17 }, (_, index) => `copy${index}.yaml`);
+    for (const name of names) ws.write(name, same);
+    const file = ws.write('wf.yaml', reporter(['x'], { varsFiles: names }));
+    outcome(cli('check', file), 0);
+    names.forEach((name, index) => ws.write(name, body(String.fromCharCode(98 + index))));
+    const found = diagnosticWithCode(errorDocument(cli('check', file), 2), 'AGENTCTL_E_VARS_FILE_TOO_LARGE');
+    expect(found.message).to.equal('the variable files are more than 16777216 bytes (16 MiB) in total');
+    expect(found.path).to.equal('spec.varsFiles[16]');
+  });
+
   describe('refuses, exit 2, naming the file and the field', () => {
     const refused = (code: string, files: Record<string, string | Buffer>, varsFiles: string[], pattern: RegExp, fieldPath = 'spec.varsFiles[0]') => {
       for (const [name, content] of Object.entries(files)) {
