@@ -9,7 +9,7 @@ import { baseEnv, ROOT, runCli, runCliAsync, workspace } from '../support/cli.js
 import { MCP_VERSION, startMcpServer, type McpTestServer } from '../support/mcp-server.js';
 import { startOpenAiServer, type OpenAiServer, type Reply } from '../support/openai-server.js';
 import { READ_TOOL } from '../support/agents.js';
-import { diagnosticWithCode, errorDocument, rows, workflow } from './helpers.js';
+import { diagnosticWithCode, errorDocument, fixtureExtension, rows, workflow } from './helpers.js';
 
 const DEEP = `${'['.repeat(5000)}${']'.repeat(5000)}`;
 
@@ -25,16 +25,7 @@ describe('a JSON answer nested 5,000 levels deep', function () {
   });
 
   it('from an extension: AGENTCTL_E_EXTENSION_RESPONSE, exit 4, the run failed, the effect recorded uncertain', () => {
-    const action = {
-      kind: 'extension.process',
-      command: 'node',
-      args: [join(ROOT, 'test', 'fixtures', 'extension-fixture.mjs'), 'deep-output'],
-      protocolVersion: 'agentctl.dev/process-extension/v1',
-      idempotency: 'keyed',
-      capabilities: ['fixture.echo'],
-      inputSchema: { type: 'object', required: ['value'], additionalProperties: false, properties: { value: { type: 'string' } } },
-      outputSchema: { type: 'object' },
-    };
+    const action = fixtureExtension('deep-output', { outputSchema: { type: 'object' } });
     const document = workflow({ policy: { processAllowlist: ['node'], approval: 'never' }, actions: { ext: action }, tasks: [{ id: 'ext', uses: 'action:ext', with: { value: 'hi' } }] });
     const failed = errorDocument(runCli(['run', ws.write('wf.yaml', document), '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv() }), 4);
     const found = diagnosticWithCode(failed, 'AGENTCTL_E_EXTENSION_RESPONSE');

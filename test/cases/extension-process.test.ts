@@ -4,25 +4,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { baseEnv, ROOT, runCli, workspace } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, outcome, rows, workflow } from './helpers.js';
+import { diagnosticWithCode, errorDocument, FIXTURE_SCHEMA, fixtureExtension, outcome, rows, workflow } from './helpers.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'extension-fixture.mjs');
-const SCHEMA = { type: 'object', required: ['value'], additionalProperties: false, properties: { value: { type: 'string' } } };
+const SCHEMA = FIXTURE_SCHEMA;
 const POLICY = { processAllowlist: ['node'], approval: 'never' };
 
-/** An extension.process action running the test fixture with a behaviour (see test/fixtures/extension-fixture.mjs). */
-const extension = (behaviour: string, fields: Record<string, unknown> = {}) => ({
-  kind: 'extension.process',
-  command: 'node',
-  args: [FIXTURE, behaviour],
-  protocolVersion: 'agentctl.dev/process-extension/v1',
-  idempotency: 'keyed',
-  capabilities: ['fixture.echo'],
-  inputSchema: SCHEMA,
-  outputSchema: SCHEMA,
-  timeoutSeconds: 20,
-  ...fields,
-});
+const extension = fixtureExtension;
 
 describe('extension.process', () => {
   let ws: ReturnType<typeof workspace>;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { stringify } from 'yaml';
-import { parseDocument, workspace, type CliResult } from '../support/cli.js';
+import { parseDocument, ROOT, workspace, type CliResult } from '../support/cli.js';
 
 export const CLI_API_VERSION = 'agentctl.dev/cli/v1';
 
@@ -174,3 +174,20 @@ export function assertNoCanary(canary: string, folder: string, ...outputs: strin
     expect(readFileSync(path).includes(canary), `the canary is in ${path}`).to.equal(false);
   }
 }
+
+/** The `{value: string}` schema the extension fixture takes and gives. */
+export const FIXTURE_SCHEMA = { type: 'object', required: ['value'], additionalProperties: false, properties: { value: { type: 'string' } } };
+
+/** An extension.process action running the test fixture with a behaviour (see test/fixtures/extension-fixture.mjs). */
+export const fixtureExtension = (behaviour: string, fields: Record<string, unknown> = {}) => ({
+  kind: 'extension.process',
+  command: 'node',
+  args: [join(ROOT, 'test', 'fixtures', 'extension-fixture.mjs'), behaviour],
+  protocolVersion: 'agentctl.dev/process-extension/v1',
+  idempotency: 'keyed',
+  capabilities: ['fixture.echo'],
+  inputSchema: FIXTURE_SCHEMA,
+  outputSchema: FIXTURE_SCHEMA,
+  timeoutSeconds: 20,
+  ...fields,
+});

@@ -26,6 +26,14 @@ export default definePlugin({
 
 const WORKFLOW = workflow({ actions: { say: { kind: 'cover.say' } }, tasks: [{ id: 'say', uses: 'action:say' }], outputs: { said: '${{ tasks.say.output.said }}' } });
 
+/** Pack `cover`, which imports its declared dependency `cover-said`, installed in `modules` (a folder of the project). */
+const packWithDependency = (modules: string): Record<string, string> => ({
+  'packs/cover/package.json': JSON.stringify({ name: 'agentctl-pack-cover', type: 'module', exports: './index.mjs', dependencies: { 'cover-said': '1.0.0' } }),
+  'packs/cover/index.mjs': PLUGIN('cover-said'),
+  [`${modules}/cover-said/package.json`]: JSON.stringify({ name: 'cover-said', version: '1.0.0', type: 'module', exports: './said.mjs' }),
+  [`${modules}/cover-said/said.mjs`]: "export const said = 'pinned';\n",
+});
+
 describe('what the code-pack lock covers', () => {
   const cleanups: Project[] = [];
   afterEach(() => cleanups.splice(0).forEach((project) => project.cleanup()));
@@ -88,23 +96,13 @@ describe('what the code-pack lock covers', () => {
   });
 
   it("a package in the pack's own node_modules is pinned: a changed byte of it is refused, naming the package", () => {
-    const p = project({
-      'packs/cover/package.json': JSON.stringify({ name: 'agentctl-pack-cover', type: 'module', exports: './index.mjs', dependencies: { 'cover-said': '1.0.0' } }),
-      'packs/cover/index.mjs': PLUGIN('cover-said'),
-      'packs/cover/node_modules/cover-said/package.json': JSON.stringify({ name: 'cover-said', version: '1.0.0', type: 'module', exports: './said.mjs' }),
-      'packs/cover/node_modules/cover-said/said.mjs': "export const said = 'pinned';\n",
-    });
+    const p = project(packWithDependency('packs/cover/node_modules'));
     const message = tamper(p, 'packs/cover/node_modules/cover-said/said.mjs');
     expect(message).to.match(/^code pack agentctl-pack-cover changed: installed package cover-said \(packs\/cover\/node_modules\/cover-said\) changed: digest sha256:[0-9a-f]{64}, the lock pins sha256:[0-9a-f]{64}; it was not loaded/);
   });
 
   it('a hoisted dependency (node_modules of the project) is pinned too, and one installed after the lock is refused', () => {
-    const p = project({
-      'packs/cover/package.json': JSON.stringify({ name: 'agentctl-pack-cover', type: 'module', exports: './index.mjs', dependencies: { 'cover-said': '1.0.0' } }),
-      'packs/cover/index.mjs': PLUGIN('cover-said'),
-      'node_modules/cover-said/package.json': JSON.stringify({ name: 'cover-said', version: '1.0.0', type: 'module', exports: './said.mjs' }),
-      'node_modules/cover-said/said.mjs': "export const said = 'pinned';\n",
-    });
+    const p = project(packWithDependency('node_modules'));
     const message = tamper(p, 'node_modules/cover-said/said.mjs');
     expect(message).to.contain('installed package cover-said (node_modules/cover-said) changed');
     // A package the pack's own node_modules gains after the lock shadows the hoisted one: also drift.

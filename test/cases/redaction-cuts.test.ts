@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { baseEnv, ROOT, runCli, runCliAsync, workspace } from '../support/cli.js';
 import { MCP_VERSION, startMcpServer, type McpTestServer, type Tool } from '../support/mcp-server.js';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
-import { assertNoCanary, diagnosticWithCode, errorDocument, rows, workflow } from './helpers.js';
+import { assertNoCanary, diagnosticWithCode, errorDocument, fixtureExtension, rows, workflow } from './helpers.js';
 
 /** A secret of letters and digits only, so that no piece of it can be mistaken for padding. */
 const secretValue = (prefix: string) => `${prefix}${randomBytes(12).toString('hex')}`;
@@ -90,18 +90,7 @@ describe('text quoted in a message is redacted before it is cut', function () {
   describe('extension.process', () => {
     it('a handshake value holding the secret (as \\u escapes) at character 70 of 80: AGENTCTL_E_EXTENSION_HANDSHAKE, no piece of it anywhere', () => {
       const secret = secretValue('Tk');
-      const schema = { type: 'object', required: ['value'], additionalProperties: false, properties: { value: { type: 'string' } } };
-      const action = {
-        kind: 'extension.process',
-        command: 'node',
-        args: [join(ROOT, 'test', 'fixtures', 'extension-fixture.mjs'), 'handshake-echoes-token'],
-        protocolVersion: 'agentctl.dev/process-extension/v1',
-        idempotency: 'keyed',
-        capabilities: ['fixture.echo'],
-        inputSchema: schema,
-        outputSchema: schema,
-        env: { TOKEN: { env: 'SOURCE' } },
-      };
+      const action = fixtureExtension('handshake-echoes-token', { env: { TOKEN: { env: 'SOURCE' } } });
       const document = workflow({ policy: { processAllowlist: ['node'], approval: 'never', environmentAllowlist: ['TOKEN'] }, actions: { ext: action }, tasks: [{ id: 'ext', uses: 'action:ext', with: { value: 'hi' } }] });
       const result = runCli(['run', ws.write('wf.yaml', document), '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv({ SOURCE: secret }) });
       const found = diagnosticWithCode(errorDocument(result, 4), 'AGENTCTL_E_EXTENSION_HANDSHAKE');

@@ -9,10 +9,14 @@ import { compileText } from '../../core/compiler/compile.js';
 import { SecretVault } from '../../core/runner/secrets.js';
 import { bareHost } from '../../core/testing/bare-host.js';
 import { ProviderTester, runAction } from '../../core/testing/index.js';
-import { defineActionKind, defineIsolation, definePlugin, type ModelProvider } from '../../sdk/index.js';
+import { defineActionKind, defineIsolation, definePlugin, type DispatchContext, type EffectProfile, type JsonValue, type ModelProvider } from '../../sdk/index.js';
 import { codeOf } from '../support/errors.js';
 
 const identity = { version: '1.0.0', hostRange: '*' } as const;
+
+/** An action kind of pack `acme` with empty action and input shapes. */
+const acmeKind = (name: string, description: string, effect: EffectProfile, dispatch: (context: DispatchContext) => Promise<JsonValue>, extra: { usesNetwork?: boolean } = {}) =>
+  defineActionKind({ ...identity, plugin: 'acme', name, description, effect, actionSchema: z.strictObject({}), inputSchema: z.strictObject({}), dispatch, ...extra });
 
 describe('rare error paths through a real host', () => {
   it('a process whose isolation could not be cleaned up is uncertain with AGENTCTL_E_PROCESS_CLEANUP', async () => {
@@ -40,17 +44,7 @@ describe('rare error paths through a real host', () => {
   });
 
   it('a kind that makes HTTP requests, in a host with no network client, is AGENTCTL_E_NETWORK_UNAVAILABLE at preflight', async () => {
-    const fetcher = defineActionKind({
-      ...identity,
-      plugin: 'acme',
-      name: 'acme.fetch',
-      description: 'Fetches.',
-      usesNetwork: true,
-      effect: { effectClass: 'network', risk: 'low', idempotency: 'idempotent' },
-      actionSchema: z.strictObject({}),
-      inputSchema: z.strictObject({}),
-      dispatch: async () => ({}),
-    });
+    const fetcher = acmeKind('acme.fetch', 'Fetches.', { effectClass: 'network', risk: 'low', idempotency: 'idempotent' }, async () => ({}), { usesNetwork: true });
     const host = bareHost([fetcher]);
     const text = 'apiVersion: agentctl.dev/v1\nkind: Workflow\nmetadata: {name: t}\nspec:\n  actions: {get: {kind: acme.fetch}}\n  tasks: [{id: get, uses: "action:get"}]\n';
     const { plan } = await compileText(host, 'wf.yaml', text);
@@ -60,18 +54,9 @@ describe('rare error paths through a real host', () => {
   });
 
   it('a task whose kind ignores its signal and fails after the deadline is AGENTCTL_E_TASK_TIMEOUT', async () => {
-    const stubborn = defineActionKind({
-      ...identity,
-      plugin: 'acme',
-      name: 'acme.stubborn',
-      description: 'Waits past its deadline, then throws a plain error.',
-      effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' },
-      actionSchema: z.strictObject({}),
-      inputSchema: z.strictObject({}),
-      dispatch: async () => {
-        await sleep(1_500);
-        throw new Error('gave up');
-      },
+    const stubborn = acmeKind('acme.stubborn', 'Waits past its deadline, then throws a plain error.', { effectClass: 'pure', risk: 'low', idempotency: 'pure' }, async () => {
+      await sleep(1_500);
+      throw new Error('gave up');
     });
     const result = await runAction('acme.stubborn', { task: { timeoutSeconds: 1 } }, [stubborn]);
     expect(result.state).to.equal('failed');
@@ -80,18 +65,9 @@ describe('rare error paths through a real host', () => {
   });
 
   it('an effect asked for after the task deadline passed is not started: AGENTCTL_E_TASK_TIMEOUT, nothing recorded', async () => {
-    const late = defineActionKind({
-      ...identity,
-      plugin: 'acme',
-      name: 'acme.late',
-      description: 'Waits past its deadline, then asks for an effect.',
-      effect: { effectClass: 'external_mutate', risk: 'low', idempotency: 'unknown' },
-      actionSchema: z.strictObject({}),
-      inputSchema: z.strictObject({}),
-      dispatch: async (context) => {
-        await sleep(1_500);
-        return context.effect({ operation: 'acme.change', input: {}, access: { tool: 'acme.change' } }, async () => ({ changed: true }));
-      },
+    const late = acmeKind('acme.late', 'Waits past its deadline, then asks for an effect.', { effectClass: 'external_mutate', risk: 'low', idempotency: 'unknown' }, async (context) => {
+      await sleep(1_500);
+      return context.effect({ operation: 'acme.change', input: {}, access: { tool: 'acme.change' } }, async () => ({ changed: true }));
     });
     const result = await runAction('acme.late', { task: { timeoutSeconds: 1 } }, [late]);
     expect(result.state).to.equal('failed');
