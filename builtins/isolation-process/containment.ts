@@ -104,7 +104,7 @@ function probe(): Containment {
   }
   if (own === undefined) return { available: false, reason: 'agentctl is in no cgroup v2 hierarchy (cgroup v1 only)' };
   if (mount === undefined) return { available: false, reason: 'no cgroup v2 file system is mounted (cgroup v1 only)' };
-  const base = join(mount, own);
+  const base = join(mount, own).replace(/(.)\/$/, '$1');
   const trial = join(base, `agentctl-${process.pid}-probe-${randomBytes(6).toString('hex')}`);
   try {
     mkdirSync(trial);
