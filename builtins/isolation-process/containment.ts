@@ -16,6 +16,9 @@ import { join } from 'node:path';
 export type Containment = { readonly available: true; readonly base: string } | { readonly available: false; readonly reason: string };
 
 let found: Containment | undefined;
+/** The cgroups of processes not finished yet: killed and removed if agentctl exits first (e.g. a second signal). */
+const live = new Set<TaskCgroup>();
+let exitHooked = false;
 
 /** Whether processes can be contained here, and where their cgroups go (agentctl's own cgroup v2). */
 export function containment(): Containment {
@@ -46,6 +49,7 @@ export class TaskCgroup {
 
   /** Removes the (empty) cgroup; one still populated stays, which only an empty folder would mean. */
   remove(): void {
+    live.delete(this);
     try {
       rmdirSync(this.path);
     } catch {
@@ -79,7 +83,18 @@ export function spawnContained<T>(start: () => T): { readonly started: T; readon
     }
   }
   if (!found?.available) return { started };
-  return { started, cgroup: new TaskCgroup(path) };
+  const cgroup = new TaskCgroup(path);
+  live.add(cgroup);
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', () => {
+      for (const left of [...live]) {
+        left.kill();
+        left.remove();
+      }
+    });
+  }
+  return { started, cgroup };
 }
 
 function leave(base: string): boolean {
