@@ -253,6 +253,17 @@ function wrapIsolation(host: PluginRegistrar, plugin: string, mode: IsolationMod
           },
         }
       : {}),
+    ...(mode.hostReport
+      ? {
+          hostReport: () => {
+            try {
+              return mode.hostReport!();
+            } catch (error) {
+              throw host.errorCodes.normalize(error, plugin, hook);
+            }
+          },
+        }
+      : {}),
   });
 }
 

@@ -155,8 +155,15 @@ node_rootfs() { # dir: busybox plus this machine's node and the shared libraries
   done
 }
 
+volume_rootfs() { # dir: busybox whose /data (declared a VOLUME at import), /run and /var/tmp uid 65532 could write
+  busybox_rootfs "$1"
+  mkdir -p "$1/data" "$1/run" "$1/var/tmp"
+  chmod 1777 "$1/data" "$1/run" "$1/var/tmp"
+  printf 'from the image\n' >"$1/run/image-file"
+}
+
 declare -A IDS
-for image in busybox node; do
+for image in busybox node volume; do
   for engine in docker podman; do
     step="$engine: image $image"
     reference="agentctl-test/$image:$IMAGE_TAG"
@@ -168,6 +175,7 @@ for image in busybox node; do
       fi
       say "importing $reference into $engine"
       changes=(--change 'ENV PATH=/usr/local/bin:/usr/bin:/bin')
+      [[ "$image" == volume ]] && changes+=(--change 'VOLUME /data')
       if [[ "$engine" == docker ]]; then
         "$DOCKER" -H "unix://$DOCKER_SOCKET" import "${changes[@]}" "$WORK/$image.tar" "$reference" >/dev/null
       else
@@ -182,8 +190,8 @@ done
 
 # --- record -----------------------------------------------------------------------------------------------------
 step='write test/.engines.json'
-json="$(printf '{"docker":{"socket":"%s","images":{"busybox":"%s","node":"%s"}},"podman":{"socket":"%s","images":{"busybox":"%s","node":"%s"}}}' \
-  "$DOCKER_SOCKET" "${IDS[docker.busybox]}" "${IDS[docker.node]}" "$PODMAN_SOCKET" "${IDS[podman.busybox]}" "${IDS[podman.node]}")"
+json="$(printf '{"docker":{"socket":"%s","images":{"busybox":"%s","node":"%s","volume":"%s"}},"podman":{"socket":"%s","images":{"busybox":"%s","node":"%s","volume":"%s"}}}' \
+  "$DOCKER_SOCKET" "${IDS[docker.busybox]}" "${IDS[docker.node]}" "${IDS[docker.volume]}" "$PODMAN_SOCKET" "${IDS[podman.busybox]}" "${IDS[podman.node]}" "${IDS[podman.volume]}")"
 if [[ ! -f "$OUTPUT" || "$(cat "$OUTPUT")" != "$json" ]]; then
   printf '%s\n' "$json" >"$OUTPUT.tmp"
   mv "$OUTPUT.tmp" "$OUTPUT"

@@ -22,6 +22,7 @@ export type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
 export {
   processLimitFields,
   type DispatchProcessService,
+  type IsolationHostReport,
   type IsolationMode,
   type IsolationOptions,
   type OutputLimits,

@@ -87,6 +87,17 @@ export type ProcessEnd =
 /** The result of running a process: its capture and how it ended. Never thrown: every ending is a value. */
 export type ProcessResult = ProcessCapture & ProcessEnd;
 
+/** What an isolation mode guarantees on this machine about the processes a program starts, as `doctor` reports it. */
+export interface IsolationHostReport {
+  /**
+   * True when a timeout, a cancellation or the program's own exit ends every process it started, including one that
+   * left its process group and parent (setsid, a daemonizing double fork).
+   */
+  readonly endsEveryDescendant: boolean;
+  /** How, or why not, in plain words. */
+  readonly detail: string;
+}
+
 /** An isolation mode: how a process spec becomes a running, bounded, killable process. One plugin owns each mode. */
 export interface IsolationMode {
   /** The key actions name in `isolation:`, e.g. `process`. */
@@ -100,6 +111,8 @@ export interface IsolationMode {
    * what is missing. Called in preflight and before each effect, so it should cache what is slow to find out.
    */
   prepare?(options: IsolationOptions | undefined, signal: AbortSignal): Promise<JsonObject>;
+  /** What this mode can guarantee here (e.g. whether descendants are contained); `doctor` shows it. */
+  hostReport?(): IsolationHostReport;
   /** Runs the process; aborting `signal` kills it (and everything it started) and ends it as `aborted`. */
   run(spec: ProcessSpec, signal: AbortSignal): Promise<ProcessResult>;
 }

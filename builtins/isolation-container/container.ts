@@ -9,11 +9,11 @@ import { OutputCapture, type ContainerOptions, type ProcessEnd, type ProcessResu
 import { Demultiplexer } from './demux.js';
 import { ApiTimeout, call, describeAddress, type Engine } from './engine.js';
 import { oomKilledInKernelLog } from './kernel-log.js';
+import { tmpfsMounts } from './mounts.js';
+import type { Selection } from './select.js';
 
 /** The label every container agentctl creates carries; its value is the process name (the effect id). */
 export const EFFECT_LABEL = 'dev.agentctl.effect';
-/** The /tmp every container gets: writable by anyone (uid 65532 included), nothing executable, 16 MiB. */
-export const TMPFS_OPTIONS = 'rw,noexec,nosuid,nodev,size=16m,mode=1777';
 /** Removing a container that is still stopping can take a while on a loaded machine. */
 const REMOVE_TIMEOUT_MS = 60_000;
 /** After the attach stream ended, how often and how many times the state is read before only the wait is left. */
@@ -25,12 +25,15 @@ const DRAIN_GRACE_MS = 2000;
 /** The name of the container for a process: `agentctl-<effect id>`, so an operator finds it from the ledger. */
 export const containerName = (spec: Pick<ProcessSpec, 'name'>) => `agentctl-${spec.name ?? `anonymous-${randomBytes(8).toString('hex')}`}`;
 
+/** Where the container runs, as far as its create request needs it. */
+export type Placement = Pick<Selection, 'imageId' | 'volumes'> & { readonly engine: Pick<Engine, 'identity'> };
+
 /** The create request: every control, and the environment only here (in the request body, never argv or logs). */
-export function createRequest(spec: ProcessSpec, options: ContainerOptions, imageId: string, name: string): Docker.ContainerCreateOptions {
+export function createRequest(spec: ProcessSpec, options: ContainerOptions, placement: Placement, name: string): Docker.ContainerCreateOptions {
   const stdin = spec.stdin !== undefined;
   return {
     name,
-    Image: imageId,
+    Image: placement.imageId,
     Entrypoint: [spec.executable],
     Cmd: [...spec.args],
     Env: Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
@@ -56,14 +59,16 @@ export function createRequest(spec: ProcessSpec, options: ContainerOptions, imag
       PidsLimit: options.pidsLimit,
       // The structured form: a path with ':' or ',' cannot be misread as bind options.
       Mounts: [{ Type: 'bind', Source: spec.cwd, Target: '/workspace', ReadOnly: true }],
-      Tmpfs: { '/tmp': TMPFS_OPTIONS },
+      // /tmp, and a read-only cover over every other place the engine would make writable (mounts.ts).
+      Tmpfs: tmpfsMounts(placement.engine.identity, placement.volumes),
     },
   };
 }
 
 type Stopping = Extract<ProcessEnd, { end: 'overflow' | 'timeout' | 'aborted' }>;
 
-export async function runContainer(engine: Engine, imageId: string, options: ContainerOptions, spec: ProcessSpec, signal: AbortSignal): Promise<ProcessResult> {
+export async function runContainer(placement: Selection, options: ContainerOptions, spec: ProcessSpec, signal: AbortSignal): Promise<ProcessResult> {
+  const { engine } = placement;
   const started = performance.now();
   const output = new OutputCapture(spec.limits);
   const name = containerName(spec);
@@ -92,7 +97,7 @@ export async function runContainer(engine: Engine, imageId: string, options: Con
   const failed = async (step: string, error: unknown) => finish(stopping ?? { end: 'spawn_error', message: `${step} container ${name} on ${describeAddress(engine.address)}: ${messageOf(error)}` }, await remove());
 
   let containerId = '';
-  const creating = engine.client.createContainer(createRequest(spec, options, imageId, name));
+  const creating = engine.client.createContainer(createRequest(spec, options, placement, name));
   try {
     // Not cancellable once sent: the engine may create it anyway, so a failure or a stop is followed by removal.
     containerId = (await call(() => creating)).id;

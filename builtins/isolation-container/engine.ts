@@ -5,6 +5,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type Docker from 'dockerode';
 import type { ErrorCode } from '../../sdk/index.js';
 import { ENGINE_LABEL, type EngineAddress, type EngineName } from './address.js';
+import { declaredVolumes } from './mounts.js';
 
 /** Every short API call (version, inspect, create, start, kill, remove) is abandoned after this long. */
 export const API_TIMEOUT_MS = 15_000;
@@ -132,8 +133,14 @@ function connectionProblem(error: unknown, address: EngineAddress): Omit<EngineP
   return { code: 'AGENTCTL_E_CONTAINER_ENGINE_UNREACHABLE', reason: `${where} cannot be reached: ${code ?? (error as Error).message}` };
 }
 
-/** The image's id when the engine has exactly this pinned image, else undefined. Never pulls. */
-export async function inspectImage(engine: Engine, image: string, signal: AbortSignal): Promise<string | undefined | EngineProblem> {
+/** A local image: its id, and the volumes it declares (see mounts.ts). */
+export interface ImageFound {
+  readonly id: string;
+  readonly volumes: readonly string[];
+}
+
+/** The image when the engine has exactly this pinned image, else undefined. Never pulls. */
+export async function inspectImage(engine: Engine, image: string, signal: AbortSignal): Promise<ImageFound | undefined | EngineProblem> {
   let found: Docker.ImageInspectInfo;
   try {
     found = await call(() => engine.client.getImage(image).inspect(), signal);
@@ -143,7 +150,7 @@ export async function inspectImage(engine: Engine, image: string, signal: AbortS
     return { ...connectionProblem(error, engine.address), address: engine.address };
   }
   const id = found.Id.startsWith('sha256:') ? found.Id : `sha256:${found.Id}`;
-  return pinnedBy(image, id, found.RepoDigests ?? []) ? id : undefined;
+  return pinnedBy(image, id, found.RepoDigests ?? []) ? { id, volumes: declaredVolumes(found.Config?.Volumes) } : undefined;
 }
 
 /**

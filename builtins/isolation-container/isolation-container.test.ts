@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { engineAddress } from './address.js';
 import { containerName, createRequest } from './container.js';
+import { declaredVolumes } from './mounts.js';
 import { Demultiplexer, type Stream } from './demux.js';
 import { identify, identifyPing, pinnedBy } from './engine.js';
 
@@ -60,7 +61,7 @@ describe('container isolation: the create request', () => {
   const options = { image: `sha256:${'a'.repeat(64)}`, runtime: 'auto' as const, memoryLimitBytes: 64 << 20, cpuLimitMillis: 500, pidsLimit: 32 };
 
   it('carries every control, the command as entrypoint with its args after it, and the environment in the body', () => {
-    const request = createRequest(spec, options, `sha256:${'f'.repeat(64)}`, containerName(spec));
+    const request = createRequest(spec, options, { imageId: `sha256:${'f'.repeat(64)}`, volumes: [], engine: { identity: 'docker' } }, containerName(spec));
     expect(request).to.deep.include({ name: 'agentctl-eff_1', Image: `sha256:${'f'.repeat(64)}`, Entrypoint: ['sh'], Cmd: ['-c', '--privileged'], Env: ['TOKEN=v=1'], WorkingDir: '/workspace', User: '65532:65532', Tty: false, OpenStdin: false, NetworkDisabled: true });
     expect(request.Labels).to.deep.equal({ 'dev.agentctl.effect': 'eff_1' });
     expect(request.HostConfig).to.deep.equal({
@@ -75,7 +76,20 @@ describe('container isolation: the create request', () => {
       Mounts: [{ Type: 'bind', Source: '/srv/ws,ro:x', Target: '/workspace', ReadOnly: true }],
       Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=16m,mode=1777' },
     });
-    expect(createRequest({ ...spec, stdin: Buffer.from('x') }, options, 'i', 'n')).to.deep.include({ OpenStdin: true, StdinOnce: true, AttachStdin: true });
+    expect(createRequest({ ...spec, stdin: Buffer.from('x') }, options, { imageId: 'i', volumes: [], engine: { identity: 'docker' } }, 'n')).to.deep.include({ OpenStdin: true, StdinOnce: true, AttachStdin: true });
+  });
+
+  it('covers each declared volume with an empty read-only tmpfs, and under Podman its read-only-mode /var/tmp and /run', () => {
+    const volumes = declaredVolumes({ '/data/': {}, 'cache': {}, '/tmp': {}, '/workspace/': {}, '/run': {} });
+    expect(volumes).to.deep.equal(['/cache', '/data', '/run']);
+    const cover = 'ro,noexec,nosuid,nodev,size=4k,mode=0755';
+    const tmp = 'rw,noexec,nosuid,nodev,size=16m,mode=1777';
+    expect(createRequest(spec, options, { imageId: 'i', volumes, engine: { identity: 'docker' } }, 'n').HostConfig!.Tmpfs).to.deep.equal({ '/tmp': tmp, '/cache': cover, '/data': cover, '/run': cover });
+    expect(createRequest(spec, options, { imageId: 'i', volumes: [], engine: { identity: 'podman' } }, 'n').HostConfig!.Tmpfs).to.deep.equal({
+      '/tmp': tmp,
+      '/var/tmp': 'ro,noexec,nosuid,nodev,size=16m,tmpcopyup',
+      '/run': 'ro,noexec,nosuid,nodev,size=16m,tmpcopyup',
+    });
   });
 });
 

@@ -38,9 +38,9 @@ function containerIsolation(): IsolationMode {
     },
     async run(spec, signal) {
       const container = containerOptions(spec.options);
-      const { engine, imageId } = await (await selector()).select(container, signal);
+      const placement = await (await selector()).select(container, signal);
       const { runContainer } = await import('./container.js');
-      return runContainer(engine, imageId, container, spec, signal);
+      return runContainer(placement, container, spec, signal);
     },
   };
 }

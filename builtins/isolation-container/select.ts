@@ -5,10 +5,11 @@ import { AgentctlError, type ContainerOptions } from '../../sdk/index.js';
 import { ENGINE_LABEL, engineAddress, type EngineName } from './address.js';
 import { describeAddress, inspectImage, probe, type Engine, type EngineProblem } from './engine.js';
 
-/** Where an action's containers run: the engine that answered and the id of its copy of the pinned image. */
+/** Where an action's containers run: the engine that answered, the id of its copy of the pinned image and the volumes that image declares. */
 export interface Selection {
   readonly engine: Engine;
   readonly imageId: string;
+  readonly volumes: readonly string[];
 }
 
 /** What is needed of the `container` block to choose. */
@@ -49,10 +50,10 @@ export class EngineSelector {
         problems.push({ code: 'AGENTCTL_E_CONTAINER_ENGINE_MISSING', address, reason: `${ENGINE_LABEL[found.identity]} answers there, not ${ENGINE_LABEL[wanted]}` });
         continue;
       }
-      const imageId = await inspectImage(found, image, signal);
-      if (typeof imageId === 'string') return { engine: found, imageId };
-      if (imageId === undefined) withoutImage.push(found);
-      else problems.push(imageId);
+      const inspected = await inspectImage(found, image, signal);
+      if (inspected === undefined) withoutImage.push(found);
+      else if ('code' in inspected) problems.push(inspected);
+      else return { engine: found, imageId: inspected.id, volumes: inspected.volumes };
     }
     throw await this.#failure(image, runtime, problems, withoutImage, signal);
   }

@@ -2,7 +2,8 @@
 // output, a deadline and whole-tree kill. Not a sandbox: the child has agentctl's authority.
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { definePlugin } from '../../sdk/index.js';
+import { definePlugin, type IsolationHostReport } from '../../sdk/index.js';
+import { containment } from './containment.js';
 import { runProcess } from './spawn.js';
 
 /** Bare command names are looked up here only; the caller's PATH is never used. */
@@ -21,6 +22,18 @@ export function resolveCommand(command: string): string | undefined {
   });
 }
 
+/** Whether each process gets a cgroup of its own here (containment.ts), in the words `doctor` shows. */
+function hostReport(): IsolationHostReport {
+  const found = containment();
+  if (found.available) {
+    return { endsEveryDescendant: true, detail: `each process runs in a cgroup of its own (below ${found.base}); a timeout, a cancellation or its exit kills everything in it, setsid and double-forked descendants included` };
+  }
+  return {
+    endsEveryDescendant: false,
+    detail: `no cgroup of its own per process here (${found.reason}): a descendant that left the process group and its parent (setsid -f, a daemonizing double fork) outlives a timeout, a cancellation or the program's exit`,
+  };
+}
+
 export default definePlugin({
   name: 'builtin.isolation.process',
   version: '0.1.0',
@@ -32,6 +45,7 @@ export default definePlugin({
       description: 'a child process with the agentctl user\'s authority; not a sandbox',
       resolveCommand,
       run: (spec, signal) => runProcess(spec, signal),
+      hostReport,
     });
   },
 });

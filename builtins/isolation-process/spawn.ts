@@ -1,13 +1,17 @@
-// Runs one process: no shell, own process group, bounded concurrent drain, deadline, whole-tree kill.
+// Runs one process: no shell, own process group (and, where the machine allows, own cgroup), bounded concurrent
+// drain, deadline, whole-tree kill.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { OutputCapture, type ProcessEnd, type ProcessResult, type ProcessSpec } from '../../sdk/index.js';
+import { spawnContained } from './containment.js';
 
 /** What spawning needs; the isolation mode name is not among it. */
 export type SpawnSpec = Omit<ProcessSpec, 'isolation'>;
 
 /** How long to wait for pipes to close after the tree was killed (a setsid'd grandchild may hold them). */
 const PIPE_GRACE_MS = 2000;
+/** How often a killed cgroup is looked at until it is empty (its processes die within moments of the kill). */
+const EMPTY_POLL_MS = 2;
 
 export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<ProcessResult> {
   return new Promise((resolve) => {
@@ -21,17 +25,22 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
     let settled = false;
     let graceTimer: NodeJS.Timeout | undefined;
 
-    const child = spawn(spec.executable, [...spec.args], {
-      cwd: spec.cwd,
-      env: { ...spec.env },
-      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      detached: true,
-      shell: false,
-      windowsHide: true,
-    });
+    // In a cgroup of its own where possible (containment.ts): then every descendant is killed with it, including
+    // one that left the process group and its parent (setsid, a daemonizing double fork).
+    const { started: child, cgroup } = spawnContained(() =>
+      spawn(spec.executable, [...spec.args], {
+        cwd: spec.cwd,
+        env: { ...spec.env },
+        stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        detached: true,
+        shell: false,
+        windowsHide: true,
+      }),
+    );
 
     let exited = false;
     const killTree = () => {
+      cgroup?.kill();
       if (child.pid === undefined) return;
       // Descendants first (found before the leader dies and they are reparented), then the whole group. Once the
       // leader is reaped its pid may be reused, so only the group is signalled then.
@@ -48,6 +57,7 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
     const finish = (result: ProcessEnd) => {
       if (settled) return;
       settled = true;
+      cgroup?.remove();
       clearTimeout(deadline);
       clearTimeout(graceTimer);
       signal.removeEventListener('abort', onAbort);
@@ -82,16 +92,23 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
 
+    // The task ends once its cgroup is empty (or the pipe grace is over): nothing killed is still alive then.
+    const finishEmptied = (result: () => ProcessEnd, until = performance.now() + PIPE_GRACE_MS) => {
+      if (settled) return;
+      if (!cgroup?.populated() || performance.now() > until) return finish(result());
+      setTimeout(() => finishEmptied(result, until), EMPTY_POLL_MS);
+    };
+
     child.once('error', (error) => {
       killTree();
-      finish({ end: 'spawn_error', message: error.message });
+      finishEmptied(() => ({ end: 'spawn_error', message: error.message }));
     });
     child.once('exit', (exitCode, signal) => {
-      // The leader is gone; nothing it left in its group may outlive the task.
+      // The leader is gone; nothing it left in its group (or cgroup) may outlive the task.
       exited = true;
       killTree();
       graceTimer = setTimeout(() => finish(ending ?? { end: 'exited', exitCode, signal }), PIPE_GRACE_MS);
-      child.once('close', () => finish(ending ?? { end: 'exited', exitCode, signal }));
+      child.once('close', () => finishEmptied(() => ending ?? { end: 'exited', exitCode, signal }));
     });
   });
 }

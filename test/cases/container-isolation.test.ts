@@ -117,6 +117,27 @@ forEachEngine('container isolation', (engine) => {
       expect((await labelled(engine)).length).to.equal(before);
     });
 
+    it('gives an image that declares a VOLUME (and leaves /run and /var/tmp writable) no writable place but /tmp: the volume and Podman\'s /var/tmp and /run are read-only, noexec tmpfs', async () => {
+      // The image declares VOLUME /data; its /data, /run and /var/tmp are mode 1777, so only the mounts decide.
+      const places = ['/data', '/var/tmp', '/run', '/tmp'];
+      const script = [
+        `for p in ${places.join(' ')}; do if touch $p/probe 2>/dev/null; then echo "$p writable"; else echo "$p read-only"; fi; done`,
+        // What is mounted at /data, and with which flags: an anonymous volume would be the engine's disk, rw.
+        `echo "data: $(grep ' /data ' /proc/mounts | cut -d' ' -f1,3,4 | cut -d, -f1-4)"`,
+        'echo "run: $(cat /run/image-file)"',
+      ].join('; ');
+      const document = workflow({
+        policy: { processAllowlist: ['sh'], approval: 'never' },
+        outputs: { probe: '${{ tasks.probe.output.stdout }}' },
+        actions: { probe: containerAction(engine, script, {}, { image: engine.images.volume }) },
+        tasks: [{ id: 'probe', uses: 'action:probe' }],
+      });
+      const result = outcome(run('volumes', document), 0);
+      expect(result.data.output.probe).to.equal(
+        ['/data read-only', '/var/tmp read-only', '/run read-only', '/tmp writable', 'data: tmpfs tmpfs ro,nosuid,nodev,noexec', 'run: from the image', ''].join('\n'),
+      );
+    });
+
     it('kills and removes the container on memory, output and time limits: resource_limit and output_limit fail, timeout is uncertain', async () => {
       const document = workflow({
         policy: { processAllowlist: ['sh'], approval: 'never' },

@@ -1,8 +1,13 @@
 // A run is never left `running` behind a process that is gone: a second signal still records it cancelled, and a
 // run whose owner was killed outright shows as interrupted in `runs list` and `inspect`.
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import { cgroup2Mount } from '../../builtins/isolation-process/containment.js';
 import { runCli, startCli } from '../support/cli.js';
 import { finished, liveProcessesWith, outcome, rows, uniqueSleep, useWorkspace, waitFor, workflow } from './helpers.js';
+
+/** The root of the cgroup v2 hierarchy, where a process that leaves its task's cgroup can go. */
+const cgroupRoot = cgroup2Mount(readFileSync('/proc/self/mountinfo', 'utf8'));
 
 describe('interrupted runs', () => {
   const state = useWorkspace();
@@ -27,8 +32,11 @@ describe('interrupted runs', () => {
     it(`a second ${signal} while the cancellation waits for a child still records the run and its tasks cancelled, then exits 130`, async () => {
       const duration = uniqueSleep(311);
       // The subshell's sleep leaves the process tree and keeps the output pipe open: after the first signal kills
-      // the tree, agentctl waits (2 s) for the pipe to close. The second signal lands in that wait.
-      longTask(`(setsid sleep ${duration} &); sleep ${duration}`);
+      // the tree, agentctl waits (2 s) for the pipe to close. The second signal lands in that wait. Where the task
+      // runs in a cgroup of its own, the sleep leaves that too, as only a privileged process can (agentctl runs the
+      // tests as root): otherwise the cgroup kill ends it with the rest.
+      const leave = cgroupRoot ? `echo 0 > ${cgroupRoot}/cgroup.procs 2>/dev/null; ` : '';
+      longTask(`(setsid sh -c '${leave}exec sleep ${duration}' &); sleep ${duration}`);
       const child = startCli(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json']);
       const done = finished(child);
       try {

@@ -2,8 +2,9 @@
 // before it records anything, made without running. Engines are not needed here: each bad block is refused before
 // anything contacts one.
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
-import { runCli, workspace } from '../support/cli.js';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync } from 'node:fs';
+import { BIN, baseEnv, runCli, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, runCount, shellWorkflow } from './helpers.js';
 import { forEachEngine } from '../support/engines.js';
 
@@ -81,6 +82,26 @@ describe('agentctl doctor', () => {
     expect(human.stdout).to.match(/^not ready: /);
     expect(human.stdout).to.include('AGENTCTL_E_SECRET_MISSING');
     expect(human.stdout).to.include('AGENTCTL_E_COMMAND_NOT_FOUND');
+  });
+
+  it('says whether process mode ends every descendant here: as root, each process gets a cgroup of its own; as a user who cannot create one, that descendants can outlive their task', function () {
+    // Both sides need root: one to be it, the other to become an unprivileged user (nobody) for the same check.
+    if (process.getuid?.() !== 0) this.skip();
+    chmodSync(ws.dir, 0o755);
+    const file = ws.write('tree.yaml', shellWorkflow({ command: 'echo' }, allow));
+    const asRoot = outcome(runCli(['doctor', file, '--output', 'json']), 0);
+    expect(asRoot.data.isolation).to.have.length(1);
+    expect(asRoot.data.isolation[0]).to.deep.include({ mode: 'process', endsEveryDescendant: true });
+    expect(asRoot.data.isolation[0].detail).to.match(/^each process runs in a cgroup of its own \(below \/.+\); a timeout, a cancellation or its exit kills everything in it/);
+    expect(runCli(['doctor', file]).stdout).to.include('\n  isolation process: every descendant ends with its task — each process runs in a cgroup of its own');
+
+    const asNobody = (output: string[]) =>
+      spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, 'doctor', file, ...output], { cwd: ws.dir, env: baseEnv({ HOME: ws.dir }), encoding: 'utf8' });
+    const unprivileged = outcome(asNobody(['--output', 'json']), 0);
+    expect(unprivileged.data.ready).to.equal(true);
+    expect(unprivileged.data.isolation[0]).to.deep.include({ mode: 'process', endsEveryDescendant: false });
+    expect(unprivileged.data.isolation[0].detail).to.match(/^no cgroup of its own per process here \(agentctl \(uid 65534\) cannot create a cgroup in \/.+ \(EACCES\): run it as root or in a delegated cgroup\): a descendant that left the process group and its parent \(setsid -f, a daemonizing double fork\) outlives a timeout, a cancellation or the program's exit$/);
+    expect(asNobody([]).stdout).to.include('\n  isolation process: descendants can outlive their task — no cgroup of its own per process here');
   });
 
   it('refuses a malformed workflow as check does (exit 2)', () => {

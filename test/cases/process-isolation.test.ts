@@ -97,6 +97,32 @@ describe('process isolation', () => {
     expect(survivors.map((entry) => entry.argv.join(' ')), 'live sleeps of this tree').to.deep.equal([]);
   });
 
+  // `setsid -f` forks and exits at once, leaving its child (a new session) to init; `(sleep &)` is a daemonizing
+  // double fork. Neither is below the program's process tree or in its process group when the task ends.
+  const escapes = (duration: string) => `setsid -f sleep ${duration} >/dev/null 2>&1; (sleep ${duration} >/dev/null 2>&1 &); echo started`;
+
+  it('a timeout kills every descendant, including a setsid -f child and a double-forked daemon that left the tree and the group', () => {
+    const duration = uniqueSleep(304);
+    state.ws.write('wf.yaml', shellWorkflow({ command: 'sh', args: ['-c', `${escapes(duration)}; sleep ${duration}`], timeoutSeconds: 1 }, { processAllowlist: ['sh'], approval: 'never' }));
+    const result = runJson(state.ws);
+    // Read as soon as the CLI has returned: the task ends only once its cgroup is empty.
+    const survivors = liveProcessesWith(duration);
+    state.leftovers.push(...survivors.map((entry) => entry.pid));
+    diagnosticWithCode(errorDocument(result, 4), 'AGENTCTL_E_PROCESS_TIMEOUT');
+    expect(rows(state.ws.db, 'SELECT state FROM effects')).to.deep.equal([{ state: 'uncertain' }]);
+    expect(survivors.map((entry) => entry.argv.join(' ')), 'live sleeps of this task').to.deep.equal([]);
+  });
+
+  it('a program that exits 0 leaves no setsid -f child or double-forked daemon behind', () => {
+    const duration = uniqueSleep(305);
+    state.ws.write('wf.yaml', shellWorkflow({ command: 'sh', args: ['-c', escapes(duration)], timeoutSeconds: 10 }, { processAllowlist: ['sh'], approval: 'never' }, {}, { outputs: { out: '${{ tasks.cmd.output.stdout }}' } }));
+    const result = runJson(state.ws);
+    const survivors = liveProcessesWith(duration);
+    state.leftovers.push(...survivors.map((entry) => entry.pid));
+    expect(outcome(result, 0).data.output).to.deep.equal({ out: 'started\n' });
+    expect(survivors.map((entry) => entry.argv.join(' ')), 'live sleeps of this task').to.deep.equal([]);
+  });
+
   it('yes with stdoutLimitBytes 4096 ends promptly: exit 4, effect failed, AGENTCTL_E_PROCESS_OUTPUT_LIMIT naming stdout and 4096', () => {
     state.ws.write('wf.yaml', shellWorkflow({ command: 'yes', stdoutLimitBytes: 4096, timeoutSeconds: 30 }, { processAllowlist: ['yes'], approval: 'never' }));
     const started = Date.now();

@@ -7,13 +7,13 @@ import { finished, liveProcessesWith, outcome, rows, shellWorkflow, uniqueSleep,
 describe('cancellation', () => {
   const state = useWorkspace();
 
-  const longTask = (duration: string) =>
+  const longTask = (duration: string, script = `sleep ${duration} & sleep ${duration}`) =>
     state.ws.write(
       'wf.yaml',
       workflow({
         policy: { processAllowlist: ['sh'], approval: 'never' },
         actions: {
-          cmd: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', `sleep ${duration} & sleep ${duration}`], timeoutSeconds: 600 },
+          cmd: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', script], timeoutSeconds: 600 },
           set: { kind: 'builtin.assign' },
         },
         tasks: [
@@ -68,6 +68,27 @@ describe('cancellation', () => {
       }
     });
   }
+
+  it('SIGTERM kills every descendant of the task, including a setsid -f child and a double-forked daemon that left the tree and the group', async () => {
+    const duration = uniqueSleep(306);
+    // Both escape the tree and the process group at once: setsid -f leaves its child to init, (sleep &) double-forks.
+    longTask(duration, `setsid -f sleep ${duration} >/dev/null 2>&1; (sleep ${duration} >/dev/null 2>&1 &); sleep ${duration}`);
+    const child = startCli(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json']);
+    const done = finished(child);
+    try {
+      await waitFor('the three sleeps', () => liveProcessesWith(duration).length === 3);
+      await waitFor('the started effect', () => rows(state.ws.db, `SELECT state FROM effects WHERE state = 'started'`).length === 1);
+      child.kill('SIGTERM');
+      const result = await done;
+      const survivors = liveProcessesWith(duration);
+      state.leftovers.push(...survivors.map((entry) => entry.pid));
+      assertCancelled(outcome(result, 130), duration);
+      expect(survivors.map((entry) => entry.argv.join(' '))).to.deep.equal([]);
+    } finally {
+      child.kill('SIGKILL');
+      state.leftovers.push(...liveProcessesWith(duration).map((entry) => entry.pid));
+    }
+  });
 
   it('--timeout-seconds 1 on a long task: exit 130, run cancelled, child tree gone', () => {
     const duration = uniqueSleep(304);

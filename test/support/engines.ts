@@ -12,8 +12,11 @@ export interface EngineInfo {
   readonly name: EngineName;
   /** The engine's Docker-compatible API socket. */
   readonly socket: string;
-  /** Locally imported images, as pinned `sha256:<64 hex>` ids (Docker and Podman ids differ for the same tar). */
-  readonly images: { readonly busybox: string; readonly node: string };
+  /**
+   * Locally imported images, as pinned `sha256:<64 hex>` ids (Docker and Podman ids differ for the same tar). `volume`
+   * is busybox declaring `VOLUME /data`, with /data, /run and /var/tmp writable by anyone in the image.
+   */
+  readonly images: { readonly busybox: string; readonly node: string; readonly volume: string };
 }
 
 export interface TestEngines {
@@ -47,13 +50,14 @@ export function testEngines(): TestEngines | undefined {
     const entry = raw[name] as { socket?: unknown; images?: Record<string, unknown> } | undefined;
     const busybox = entry?.images?.busybox;
     const node = entry?.images?.node;
-    if (typeof entry?.socket !== 'string' || typeof busybox !== 'string' || typeof node !== 'string') {
+    const volume = entry?.images?.volume;
+    if (typeof entry?.socket !== 'string' || typeof busybox !== 'string' || typeof node !== 'string' || typeof volume !== 'string') {
       throw new Error(`${ENGINES_FILE}: "${name}" lacks socket or images; rerun scripts/test-engines.sh`);
     }
-    for (const id of [busybox, node]) {
+    for (const id of [busybox, node, volume]) {
       if (!IMAGE_ID.test(id)) throw new Error(`${ENGINES_FILE}: "${name}" image id ${id} is not sha256:<64 hex>`);
     }
-    return { name, socket: entry.socket, images: { busybox, node } };
+    return { name, socket: entry.socket, images: { busybox, node, volume } };
   };
   loaded = { docker: engine('docker'), podman: engine('podman') };
   return loaded;

@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, EXIT, type JsonObject } from '../../../sdk/index.js';
+import { AgentctlError, EXIT, type IsolationHostReport, type JsonObject } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { preflightProblems } from '../../runner/run.js';
@@ -48,8 +48,9 @@ export const doctorCommand = (compose: Compose): CommandModule<GlobalArgs, Docto
     });
     const problems = (await preflightProblems(request, vault, plan.tasks)).map((item) => ({ ...item, severity: 'error' as const }));
     const placements = await placementsOf(request);
+    const isolation = hostReports(host, placements);
     const ready = problems.length === 0;
-    const data = { file: argv.file, workflow: plan.name, ready, processes: placements };
+    const data = { file: argv.file, workflow: plan.name, ready, processes: placements, isolation };
     emit(
       output,
       'DoctorReport',
@@ -61,6 +62,9 @@ export const doctorCommand = (compose: Compose): CommandModule<GlobalArgs, Docto
           const where = item.placement ? Object.entries(item.placement).map(([key, value]) => `${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`) : ['not available'];
           lines.push(`  process ${item.action} [${item.isolation}]: ${item.executable ?? `${item.command} (not found)`}${where.length > 0 ? ` — ${where.join(', ')}` : ''}`);
         }
+        for (const item of isolation) {
+          lines.push(`  isolation ${item.mode}: ${item.endsEveryDescendant ? 'every descendant ends with its task' : colors.red('descendants can outlive their task')} — ${item.detail}`);
+        }
         for (const problem of problems) lines.push(`  ${problem.code}: ${neutralize(problem.message)}`, `    ${neutralize(problem.help ?? '')}`);
         return lines.join('\n');
       },
@@ -69,6 +73,15 @@ export const doctorCommand = (compose: Compose): CommandModule<GlobalArgs, Docto
     return ready ? 0 : EXIT.remote;
   }),
 });
+
+/** What each isolation mode the plan uses can guarantee on this machine, for the modes that say. */
+function hostReports(host: ReturnType<Compose>, placements: readonly Placement[]): (IsolationHostReport & { mode: string })[] {
+  const modes = [...new Set(placements.map((item) => item.isolation))].sort();
+  return modes.flatMap((mode) => {
+    const report = host.isolationMode(mode)?.hostReport?.();
+    return report ? [{ mode, ...report }] : [];
+  });
+}
 
 /** Every process action of the plan, and where its isolation mode says it would run. */
 async function placementsOf(request: { host: ReturnType<Compose>; plan: Parameters<typeof preflightProblems>[0]['plan']; signal: AbortSignal }): Promise<Placement[]> {
