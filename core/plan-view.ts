@@ -115,7 +115,8 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
         agent: agent.name,
         provider: { name: provider.name, kind: provider.kind, endpoint: provider.endpoint ?? null },
         model: agent.model,
-        tools: tools.map((tool) => ({ name: tool.name, kind: tool.kind, ...tool.profile, approval: tool.approval })),
+        // An action tool's effects act for its action: plan shows the action's profile, as the ledger records it.
+        tools: tools.map((tool) => ({ name: tool.name, kind: tool.kind, ...(tool.action === undefined ? tool.profile : plan.actions[tool.action]!.profile), approval: tool.approval })),
         limits: { maxTurns: agent.maxTurns, maxToolCalls: agent.maxToolCalls, maxOutputTokens: agent.maxOutputTokens, timeoutSeconds: agent.timeoutSeconds, retry: { ...agent.retry } },
         structuredOutput: agent.structuredOutput !== undefined,
       },

@@ -63,6 +63,11 @@ describe('action tools (fake provider)', () => {
   const effects = () => rows(ws.db, 'SELECT id, kind, operation, state, effect_class, risk, idempotency, input_json, error_json FROM effects WHERE run_id = ? ORDER BY rowid', runId());
   const lines = () => (existsSync(ws.file('calls.log')) ? readFileSync(ws.file('calls.log'), 'utf8').split('\n').filter(Boolean).length : 0);
 
+  it("plan shows an action tool with its action's class, risk and idempotency, not the tool's declared ones", () => {
+    const plan = outcome(runCli(['plan', ws.write('wf.yaml', document({})), '--output', 'json'], { cwd: ws.dir, env: baseEnv() }), 0);
+    expect(plan.data.agents[0].tools).to.deep.equal([{ name: 'work_tool', kind: 'action', effectClass: 'process_execution', risk: 'high', idempotency: 'unknown', approval: 'policy' }]);
+  });
+
   for (const approval of ['mutations', 'high_risk']) {
     it(`approval: ${approval}: the action's process effect carries the action's class and risk and pauses (exit 3), as the task does`, () => {
       for (const asTask of [true, false]) {
