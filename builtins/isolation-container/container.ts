@@ -49,6 +49,8 @@ export function createRequest(spec: ProcessSpec, options: ContainerOptions, plac
     Labels: { [EFFECT_LABEL]: spec.name ?? name },
     HostConfig: {
       NetworkMode: 'none',
+      // A private IPC namespace with no /dev/shm mounted: no writable tmpfs there besides /tmp.
+      IpcMode: 'none',
       ReadonlyRootfs: true,
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],

@@ -66,6 +66,7 @@ describe('container isolation: the create request', () => {
     expect(request.Labels).to.deep.equal({ 'dev.agentctl.effect': 'eff_1' });
     expect(request.HostConfig).to.deep.equal({
       NetworkMode: 'none',
+      IpcMode: 'none',
       ReadonlyRootfs: true,
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
@@ -74,7 +75,7 @@ describe('container isolation: the create request', () => {
       NanoCpus: 500_000_000,
       PidsLimit: 32,
       Mounts: [{ Type: 'bind', Source: '/srv/ws,ro:x', Target: '/workspace', ReadOnly: true }],
-      Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=16m,mode=1777' },
+      Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=16m,mode=1777', '/dev/mqueue': 'ro,noexec,nosuid,nodev,size=4k' },
     });
     expect(createRequest({ ...spec, stdin: Buffer.from('x') }, options, { imageId: 'i', volumes: [], engine: { identity: 'docker' } }, 'n')).to.deep.include({ OpenStdin: true, StdinOnce: true, AttachStdin: true });
   });
@@ -84,9 +85,11 @@ describe('container isolation: the create request', () => {
     expect(volumes).to.deep.equal(['/cache', '/data', '/run']);
     const cover = 'ro,noexec,nosuid,nodev,size=4k,mode=0755';
     const tmp = 'rw,noexec,nosuid,nodev,size=16m,mode=1777';
-    expect(createRequest(spec, options, { imageId: 'i', volumes, engine: { identity: 'docker' } }, 'n').HostConfig!.Tmpfs).to.deep.equal({ '/tmp': tmp, '/cache': cover, '/data': cover, '/run': cover });
+    const mqueue = 'ro,noexec,nosuid,nodev,size=4k';
+    expect(createRequest(spec, options, { imageId: 'i', volumes, engine: { identity: 'docker' } }, 'n').HostConfig!.Tmpfs).to.deep.equal({ '/tmp': tmp, '/dev/mqueue': mqueue, '/cache': cover, '/data': cover, '/run': cover });
     expect(createRequest(spec, options, { imageId: 'i', volumes: [], engine: { identity: 'podman' } }, 'n').HostConfig!.Tmpfs).to.deep.equal({
       '/tmp': tmp,
+      '/dev/mqueue': mqueue,
       '/var/tmp': 'ro,noexec,nosuid,nodev,size=16m,tmpcopyup',
       '/run': 'ro,noexec,nosuid,nodev,size=16m,tmpcopyup',
     });

@@ -6,6 +6,8 @@
 // - under Podman, /var/tmp and /run: in read-only mode Podman mounts a writable tmpfs on each (its `--read-only-tmpfs`
 //   default, which its Docker-compatible API cannot turn off); a mount of our own at the same place replaces it.
 //   `tmpcopyup` keeps what the image holds there visible, as Docker shows it from the read-only root.
+// - /dev/mqueue, which both engines mount writable for the container's IPC namespace. (/dev/shm is not mounted at
+//   all: the container's IPC mode is `none`, see container.ts.)
 import { posix } from 'node:path';
 import type { EngineName } from './address.js';
 
@@ -17,6 +19,8 @@ export const VOLUME_COVER_OPTIONS = 'ro,noexec,nosuid,nodev,size=4k,mode=0755';
 export const PODMAN_COVER_OPTIONS = 'ro,noexec,nosuid,nodev,size=16m,tmpcopyup';
 /** Where Podman mounts a writable tmpfs of its own when the root is read-only (/tmp is ours already). */
 export const PODMAN_READ_ONLY_TMPFS = ['/var/tmp', '/run'] as const;
+/** Over the message-queue file system both engines mount: empty, read-only (mq_open still works, bounded by the kernel). */
+export const MQUEUE_COVER = ['/dev/mqueue', 'ro,noexec,nosuid,nodev,size=4k'] as const;
 /** Where agentctl mounts something itself: a volume declared there is already covered. */
 const OWN_MOUNTS = new Set(['/tmp', '/workspace']);
 
@@ -28,7 +32,7 @@ export function declaredVolumes(config: Record<string, unknown> | null | undefin
 
 /** The `HostConfig.Tmpfs` of a container of an image with these declared volumes, on this engine. */
 export function tmpfsMounts(engine: EngineName, volumes: readonly string[]): Record<string, string> {
-  const mounts: Record<string, string> = { '/tmp': TMPFS_OPTIONS };
+  const mounts: Record<string, string> = { '/tmp': TMPFS_OPTIONS, [MQUEUE_COVER[0]]: MQUEUE_COVER[1] };
   if (engine === 'podman') for (const path of PODMAN_READ_ONLY_TMPFS) mounts[path] = PODMAN_COVER_OPTIONS;
   // A volume at /run or /var/tmp under Podman is covered empty, like every volume.
   for (const path of volumes) mounts[path] = VOLUME_COVER_OPTIONS;

@@ -117,14 +117,15 @@ forEachEngine('container isolation', (engine) => {
       expect((await labelled(engine)).length).to.equal(before);
     });
 
-    it('gives an image that declares a VOLUME (and leaves /run and /var/tmp writable) no writable place but /tmp: the volume and Podman\'s /var/tmp and /run are read-only, noexec tmpfs', async () => {
+    it('gives an image that declares a VOLUME (and leaves /run and /var/tmp writable) no writable place but /tmp: the volume, Podman\'s /var/tmp and /run, and /dev/mqueue are read-only, noexec tmpfs, and /dev/shm is absent', async () => {
       // The image declares VOLUME /data; its /data, /run and /var/tmp are mode 1777, so only the mounts decide.
-      const places = ['/data', '/var/tmp', '/run', '/tmp'];
+      const places = ['/data', '/var/tmp', '/run', '/dev/mqueue', '/dev/shm', '/tmp'];
       const script = [
         `for p in ${places.join(' ')}; do if touch $p/probe 2>/dev/null; then echo "$p writable"; else echo "$p read-only"; fi; done`,
         // What is mounted at /data, and with which flags: an anonymous volume would be the engine's disk, rw.
         `echo "data: $(grep ' /data ' /proc/mounts | cut -d' ' -f1,3,4 | cut -d, -f1-4)"`,
         'echo "run: $(cat /run/image-file)"',
+        'if [ -e /dev/shm ]; then echo "shm: present"; else echo "shm: absent"; fi',
       ].join('; ');
       const document = workflow({
         policy: { processAllowlist: ['sh'], approval: 'never' },
@@ -134,7 +135,7 @@ forEachEngine('container isolation', (engine) => {
       });
       const result = outcome(run('volumes', document), 0);
       expect(result.data.output.probe).to.equal(
-        ['/data read-only', '/var/tmp read-only', '/run read-only', '/tmp writable', 'data: tmpfs tmpfs ro,nosuid,nodev,noexec', 'run: from the image', ''].join('\n'),
+        ['/data read-only', '/var/tmp read-only', '/run read-only', '/dev/mqueue read-only', '/dev/shm read-only', '/tmp writable', 'data: tmpfs tmpfs ro,nosuid,nodev,noexec', 'run: from the image', 'shm: absent', ''].join('\n'),
       );
     });
 
