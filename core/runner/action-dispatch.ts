@@ -99,21 +99,31 @@ export async function dispatchActionTool(shared: AttemptDispatch, tool: Compiled
   try {
     // The call's record reserves nothing of the action's budget: maxToolCalls was taken when the model made the call.
     await shared.effects.actingFor(actorFor(shared.host, action, bounds.signal, undefined))(
-      { operation: 'tool.call', input: { tool: tool.name, kind: 'action', action: action.name, callId, input: toolInput }, access: { tool: tool.name } },
+      // The record changes nothing: internal and pure, so a crash before its `started` mark leaves nothing in doubt.
+      { operation: 'tool.call', input: { tool: tool.name, kind: 'action', action: action.name, callId, input: toolInput }, access: { tool: tool.name }, profile: { effectClass: 'internal_state', idempotency: 'pure' } },
       async () => ({ action: action.name, admitted: true }),
       undefined,
       'never',
     );
     return await dispatchAction(shared, action, input, bounds);
   } catch (error) {
-    if (deadline.expired() && !task.signal.aborted && !isAgentctlError(error)) {
-      throw new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `tool ${tool.name} (action ${action.name}) exceeded its timeoutSeconds of ${tool.timeoutSeconds}s`);
+    if (deadline.expired() && !task.signal.aborted && isDeadlineFailure(error)) {
+      throw new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `tool ${tool.name} (action ${action.name}) exceeded its timeoutSeconds of ${tool.timeoutSeconds}s${causeOf(error)}`, { cause: error });
     }
     throw error;
   } finally {
     deadline.dispose();
   }
 }
+
+/**
+ * Whether what a kind threw once its deadline passed is the deadline's doing (an abort, a closed pipe): an error
+ * without a code of its own, which the dispatch facade has already wrapped as the plugin's failure.
+ */
+export const isDeadlineFailure = (error: unknown): boolean => !isAgentctlError(error) || error.code === 'AGENTCTL_E_PLUGIN_FAILED';
+
+/** The wrapped error's message, appended to a timeout's. */
+export const causeOf = (error: unknown): string => (isAgentctlError(error) ? ` (${error.message})` : '');
 
 /** A rendered input checked against what the action takes; a mismatch is refused before anything is recorded. */
 export function parseInput(kind: ActionKind, fields: unknown, rendered: unknown, owner: string, sections?: SpecSectionValues): JsonValue {

@@ -15,7 +15,7 @@ import { AGENT_KIND, promptOf, type AgentFields } from '../agents/kind.js';
 import { runAgent } from '../agents/loop.js';
 import { evaluateControl, routeSkip } from './control.js';
 import { boundedSignal } from './deadline.js';
-import { actionContext, dispatchAction, dispatchActionTool, parseInput, type AttemptDispatch } from './action-dispatch.js';
+import { actionContext, causeOf, dispatchAction, dispatchActionTool, isDeadlineFailure, parseInput, type AttemptDispatch } from './action-dispatch.js';
 
 export interface TaskRequest {
   readonly host: Host;
@@ -216,11 +216,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     }
   } catch (error) {
     if (ledger.lost) throw ledger.lost;
-    // What a kind throws without a code of its own once the deadline passed is the deadline's doing (an abort, a
-    // closed pipe); the dispatch facade has already wrapped it as the plugin's failure.
-    if (deadline.expired() && !request.signal.aborted && (!isAgentctlError(error) || error.code === 'AGENTCTL_E_PLUGIN_FAILED')) {
-      const cause = isAgentctlError(error) ? ` (${error.message})` : '';
-      throw new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `task ${task.id} exceeded its timeout of ${timeoutSeconds}s${cause}`, { cause: error });
+    if (deadline.expired() && !request.signal.aborted && isDeadlineFailure(error)) {
+      throw new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `task ${task.id} exceeded its timeout of ${timeoutSeconds}s${causeOf(error)}`, { cause: error });
     }
     throw error;
   } finally {

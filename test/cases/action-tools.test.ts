@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { stringify } from 'yaml';
 import { baseEnv, runCli, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, rows } from './helpers.js';
+import { packProject, writeConfig } from './pack-project.js';
 
 type Workspace = ReturnType<typeof workspace>;
 
@@ -175,5 +176,23 @@ describe('action tools (fake provider)', () => {
     const code = JSON.parse(process.error_json).code;
     expect(code).to.equal('AGENTCTL_E_PROCESS_TIMEOUT');
     diagnosticWithCode(failed, code);
+  });
+
+  it("a pack kind that ignores its signal and fails after the tool's timeoutSeconds is AGENTCTL_E_TASK_TIMEOUT naming the tool", () => {
+    const project = packProject();
+    try {
+      project.write('packs/stubborn/package.json', JSON.stringify({ name: 'stubborn', version: '1.0.0', type: 'module', exports: './plugin.mjs' }));
+      project.write(
+        'packs/stubborn/plugin.mjs',
+        `import { z } from 'zod';\nimport { defineActionKind } from 'agentctl/sdk';\nexport default defineActionKind({ version: '1.0.0', hostRange: '*', name: 'stubborn.wait', description: 'Waits 3 s whatever its signal says, then fails.', actionSchema: z.strictObject({}), inputSchema: z.strictObject({}), effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' }, async dispatch() { await new Promise((done) => setTimeout(done, 3000)); throw new Error('gave up'); } });\n`,
+      );
+      writeConfig(project, { packs: ['./packs/stubborn'] });
+      const text = document({ action: { kind: 'stubborn.wait' }, tool: { timeoutSeconds: 1 } });
+      const failed = errorDocument(runCli(['run', project.write('wf.yaml', text), '--db', project.db, '--output', 'json'], { cwd: project.dir, env: baseEnv() }), 4);
+      const found = diagnosticWithCode(failed, 'AGENTCTL_E_TASK_TIMEOUT');
+      expect(found.message).to.contain('tool work_tool (action work) exceeded its timeoutSeconds of 1s').and.to.contain('gave up');
+    } finally {
+      project.cleanup();
+    }
   });
 });
