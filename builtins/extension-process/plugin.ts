@@ -162,7 +162,7 @@ function response(result: ProcessResult, context: DispatchContext<ExtensionProce
   }
   const parsed = oneObject(captured.stdout);
   if ('problem' in parsed) throw uncertain('AGENTCTL_E_EXTENSION_RESPONSE', `the invocation of ${reading.name} ${parsed.problem}`);
-  const problem = responseProblem(parsed.object, effectId);
+  const problem = responseProblem(parsed.object, effectId, (text) => context.redact(text, { limit: QUOTE }));
   if (problem !== undefined) throw uncertain('AGENTCTL_E_EXTENSION_RESPONSE', `the response of ${reading.name} does not answer this effect: ${problem}`);
   const output = parsed.object.output!;
   const problems = jsonSchemaProblems(context.action.outputSchema as JsonValue, output);

@@ -29,7 +29,7 @@ export type Shorten = (text: string) => string;
  * capabilities. Other fields of the handshake are not read.
  */
 export function handshakeDifference(handshake: JsonObject, action: ExtensionProcessAction, shorten: Shorten): string | undefined {
-  if (handshake.protocolVersion !== PROTOCOL_VERSION) return `protocolVersion is ${JSON.stringify(handshake.protocolVersion ?? null)}, not "${PROTOCOL_VERSION}"`;
+  if (handshake.protocolVersion !== PROTOCOL_VERSION) return `protocolVersion is ${shorten(JSON.stringify(handshake.protocolVersion ?? null))}, not "${PROTOCOL_VERSION}"`;
   if (typeof handshake.name !== 'string' || handshake.name.length === 0) return 'name is missing (a non-empty string)';
   for (const field of ['inputSchema', 'outputSchema', 'capabilities'] as const) {
     if (!(field in handshake)) return `${field} is missing`;
@@ -69,9 +69,9 @@ export function firstDifference(declared: JsonValue, answered: JsonValue, pointe
 const isObject = (value: JsonValue): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Why the response does not answer this effect, or undefined when it does (its `output` is then the task output). */
-export function responseProblem(response: JsonObject, effectId: string): string | undefined {
-  if (response.protocolVersion !== PROTOCOL_VERSION) return `its protocolVersion is ${JSON.stringify(response.protocolVersion ?? null)}, not "${PROTOCOL_VERSION}"`;
-  if (response.effectId !== effectId) return `it answers effect ${JSON.stringify(response.effectId ?? null)}, not ${effectId}`;
+export function responseProblem(response: JsonObject, effectId: string, shorten: Shorten): string | undefined {
+  if (response.protocolVersion !== PROTOCOL_VERSION) return `its protocolVersion is ${shorten(JSON.stringify(response.protocolVersion ?? null))}, not "${PROTOCOL_VERSION}"`;
+  if (response.effectId !== effectId) return `it answers effect ${shorten(JSON.stringify(response.effectId ?? null))}, not ${effectId}`;
   if (!('output' in response)) return 'it has no output';
   return undefined;
 }
