@@ -47,14 +47,15 @@ export class TaskCgroup {
     }
   }
 
-  /** Removes the (empty) cgroup; one still populated stays, which only an empty folder would mean. */
+  /** Removes the (empty) cgroup. One still populated stays, and stays in the exit hook's list: it is killed again there. */
   remove(): void {
-    live.delete(this);
     try {
       rmdirSync(this.path);
-    } catch {
-      // EBUSY: a process is still in it; ENOENT: gone already.
+    } catch (error) {
+      // ENOENT: gone already. EBUSY: a process is still in it.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return;
     }
+    live.delete(this);
   }
 }
 
@@ -73,16 +74,21 @@ export function spawnContained<T>(start: () => T): { readonly started: T; readon
     new TaskCgroup(path).remove();
     return { started: start() };
   }
+  // agentctl could not move back: killing this cgroup would kill agentctl. Nothing more is contained.
+  const stuck = () => (found = { available: false, reason: `agentctl could not leave the cgroup ${path}` });
   let started: T;
   try {
     started = start();
-  } finally {
-    if (!leave(here.base)) {
-      // agentctl could not move back: killing this cgroup would kill agentctl. Nothing more is contained.
-      found = { available: false, reason: `agentctl could not leave the cgroup ${path}` };
-    }
+  } catch (error) {
+    // Nothing started in it: an empty cgroup left behind would only be litter.
+    if (leave(here.base)) new TaskCgroup(path).remove();
+    else stuck();
+    throw error;
   }
-  if (!found?.available) return { started };
+  if (!leave(here.base)) {
+    stuck();
+    return { started };
+  }
   const cgroup = new TaskCgroup(path);
   live.add(cgroup);
   if (!exitHooked) {

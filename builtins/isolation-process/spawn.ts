@@ -44,7 +44,8 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
       if (child.pid === undefined) return;
       // Descendants first (found before the leader dies and they are reparented), then the whole group. Once the
       // leader is reaped its pid may be reused, so only the group is signalled then.
-      const pids = exited ? [] : [...descendants(child.pid), child.pid];
+      // With a cgroup of its own, cgroup.kill has reached every descendant already: no walk of /proc.
+      const pids = exited || cgroup ? [] : [...descendants(child.pid), child.pid];
       for (const pid of [-child.pid, ...pids]) {
         try {
           process.kill(pid, 'SIGKILL');

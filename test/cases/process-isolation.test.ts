@@ -2,6 +2,7 @@
 import { chmodSync } from 'node:fs';
 import { expect } from 'chai';
 import { baseEnv, runCli, workspace } from '../support/cli.js';
+import { containment } from '../../builtins/isolation-process/containment.js';
 import { diagnosticWithCode, errorDocument, liveProcessesWith, outcome, rows, runCount, shellWorkflow, unique, uniqueSleep, useWorkspace, waitFor } from './helpers.js';
 
 type Workspace = ReturnType<typeof workspace>;
@@ -101,7 +102,14 @@ describe('process isolation', () => {
   // double fork. Neither is below the program's process tree or in its process group when the task ends.
   const escapes = (duration: string) => `setsid -f sleep ${duration} >/dev/null 2>&1; (sleep ${duration} >/dev/null 2>&1 &); echo started`;
 
-  it('a timeout kills every descendant, including a setsid -f child and a double-forked daemon that left the tree and the group', () => {
+  // Only a cgroup of the task's own reaches them: where agentctl cannot make one, doctor says so and these are skipped.
+  const contained = function (this: Mocha.Context) {
+    const here = containment();
+    if (!here.available) this.skip();
+  };
+
+  it('a timeout kills every descendant, including a setsid -f child and a double-forked daemon that left the tree and the group', function () {
+    contained.call(this);
     const duration = uniqueSleep(304);
     state.ws.write('wf.yaml', shellWorkflow({ command: 'sh', args: ['-c', `${escapes(duration)}; sleep ${duration}`], timeoutSeconds: 1 }, { processAllowlist: ['sh'], approval: 'never' }));
     const result = runJson(state.ws);
@@ -113,7 +121,8 @@ describe('process isolation', () => {
     expect(survivors.map((entry) => entry.argv.join(' ')), 'live sleeps of this task').to.deep.equal([]);
   });
 
-  it('a program that exits 0 leaves no setsid -f child or double-forked daemon behind', () => {
+  it('a program that exits 0 leaves no setsid -f child or double-forked daemon behind', function () {
+    contained.call(this);
     const duration = uniqueSleep(305);
     state.ws.write('wf.yaml', shellWorkflow({ command: 'sh', args: ['-c', escapes(duration)], timeoutSeconds: 10 }, { processAllowlist: ['sh'], approval: 'never' }, {}, { outputs: { out: '${{ tasks.cmd.output.stdout }}' } }));
     const result = runJson(state.ws);

@@ -1,6 +1,7 @@
 // Cancellation: SIGTERM, SIGINT and --timeout-seconds end the run `cancelled` (exit 130) and kill the child tree.
 import { expect } from 'chai';
 import { runCli, startCli } from '../support/cli.js';
+import { containment } from '../../builtins/isolation-process/containment.js';
 import { finished, liveProcessesWith, outcome, rows, shellWorkflow, uniqueSleep, useWorkspace, waitFor, workflow } from './helpers.js';
 
 
@@ -69,7 +70,9 @@ describe('cancellation', () => {
     });
   }
 
-  it('SIGTERM kills every descendant of the task, including a setsid -f child and a double-forked daemon that left the tree and the group', async () => {
+  it('SIGTERM kills every descendant of the task, including a setsid -f child and a double-forked daemon that left the tree and the group', async function () {
+    // Only a cgroup of the task's own reaches them: where agentctl cannot make one (doctor says so), this is skipped.
+    if (!containment().available) this.skip();
     const duration = uniqueSleep(306);
     // Both escape the tree and the process group at once: setsid -f leaves its child to init, (sleep &) double-forks.
     longTask(duration, `setsid -f sleep ${duration} >/dev/null 2>&1; (sleep ${duration} >/dev/null 2>&1 &); sleep ${duration}`);
