@@ -9,7 +9,7 @@
 // orphans to reap), so neither is used. Where the cgroup is unavailable the caller falls back to the group and /proc
 // kill, and `doctor` says why.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** What this machine allows, found once per process. */
@@ -141,9 +141,41 @@ function probe(): Containment {
       return { available: false, reason: `agentctl cannot move a process into ${trial} (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
     }
     if (!leave(base)) return { available: false, reason: `agentctl cannot move itself back to ${base}` };
+    sweep(base);
     return { available: true, base };
   } finally {
     new TaskCgroup(trial).remove();
+  }
+}
+
+/**
+ * Removes the empty cgroups an agentctl killed with SIGKILL left behind (its exit hook never ran). One still holding a
+ * process is kept: what runs there is not agentctl's to end now.
+ */
+function sweep(base: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(base).filter((name) => name.startsWith('agentctl-'));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^agentctl-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    try {
+      rmdirSync(join(base, name));
+    } catch {
+      // EBUSY: populated; ENOENT: another agentctl removed it.
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
