@@ -55,7 +55,8 @@ export class Composition {
 
   /**
    * Imports and checks the config's packs, then registers them once, so that every refusal (a conflict, a kind not
-   * named after its pack, a setup that throws) happens here: before any command opens a database.
+   * named after its pack, a setup that throws) happens here: before the command opens a database, except for the
+   * recovery commands, which first read the run to find the config it recorded (run-config.ts).
    */
   async loadPacks(loaded: LoadedConfig, lock: { readonly locked: boolean; readonly verify: boolean } = { locked: false, verify: true }, also?: PackCheck): Promise<void> {
     const taken = [...builtinPlugins.map((plugin) => plugin.name), ...this.plugins.map((plugin) => plugin.name)];

@@ -260,7 +260,7 @@ export function expandTasks(input: ExpansionInput): Expanded {
   } catch (error) {
     if (!(error instanceof ExpansionStopped)) throw error;
     // A partial plan would only add spurious diagnostics (missing needs, counts): the bound is the problem.
-    return { tasks: [], sources, ...counts };
+    return { tasks: [], sources, expansionItems: 0, loopIterations: 0 };
   }
   return { tasks, sources, ...counts };
 }
