@@ -88,11 +88,16 @@ describe('text quoted in a message is redacted before it is cut', function () {
   });
 
   describe('extension.process', () => {
+    /** Runs the extension fixture with a behaviour, the secret in its environment as TOKEN. */
+    const runFixture = (behaviour: string, secret: string) => {
+      const action = fixtureExtension(behaviour, { env: { TOKEN: { env: 'SOURCE' } } });
+      const document = workflow({ policy: { processAllowlist: ['node'], approval: 'never', environmentAllowlist: ['TOKEN'] }, actions: { ext: action }, tasks: [{ id: 'ext', uses: 'action:ext', with: { value: 'hi' } }] });
+      return runCli(['run', ws.write('wf.yaml', document), '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv({ SOURCE: secret }) });
+    };
+
     it('a handshake value holding the secret (as \\u escapes) at character 70 of 80: AGENTCTL_E_EXTENSION_HANDSHAKE, no piece of it anywhere', () => {
       const secret = secretValue('Tk');
-      const action = fixtureExtension('handshake-echoes-token', { env: { TOKEN: { env: 'SOURCE' } } });
-      const document = workflow({ policy: { processAllowlist: ['node'], approval: 'never', environmentAllowlist: ['TOKEN'] }, actions: { ext: action }, tasks: [{ id: 'ext', uses: 'action:ext', with: { value: 'hi' } }] });
-      const result = runCli(['run', ws.write('wf.yaml', document), '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv({ SOURCE: secret }) });
+      const result = runFixture('handshake-echoes-token', secret);
       const found = diagnosticWithCode(errorDocument(result, 4), 'AGENTCTL_E_EXTENSION_HANDSHAKE');
       expect(found.message).to.contain(`outputSchema differs at /properties/value/type: the action declares "string", the extension "${'.'.repeat(69)}[REDACTED]…`);
       assertNoCanary(piece(secret), ws.dir, result.stdout, result.stderr);
@@ -100,9 +105,7 @@ describe('text quoted in a message is redacted before it is cut', function () {
 
     it('a response whose effectId spells the secret (as \\u escapes) in 500 more characters: AGENTCTL_E_EXTENSION_RESPONSE quotes it redacted and cut at 80', () => {
       const secret = secretValue('Tk');
-      const action = fixtureExtension('effect-echoes-token', { env: { TOKEN: { env: 'SOURCE' } } });
-      const document = workflow({ policy: { processAllowlist: ['node'], approval: 'never', environmentAllowlist: ['TOKEN'] }, actions: { ext: action }, tasks: [{ id: 'ext', uses: 'action:ext', with: { value: 'hi' } }] });
-      const result = runCli(['run', ws.write('wf.yaml', document), '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv({ SOURCE: secret }) });
+      const result = runFixture('effect-echoes-token', secret);
       const found = diagnosticWithCode(errorDocument(result, 4), 'AGENTCTL_E_EXTENSION_RESPONSE');
       expect(found.message).to.match(/does not answer this effect: it answers effect "eff_\[REDACTED\]\.{65}…, not eff_[0-9a-f]{40}$/);
       assertNoCanary(piece(secret), ws.dir, result.stdout, result.stderr);
