@@ -38,7 +38,7 @@ function rawOptions(args: readonly string[], name: string): (string | undefined)
 function rawOutputOptions(args: readonly string[]): OutputOptions {
   const color = rawOptions(args, 'color').at(-1);
   return {
-    mode: rawOptions(args, 'output').includes('json') ? 'json' : 'human',
+    mode: rawOptions(args, 'output').some((value) => value === 'json' || value === 'jsonl') ? 'json' : 'human',
     color: colorEnabled(color, process.stderr, process.env),
     colorStdout: colorEnabled(color, process.stdout, process.env),
   };
@@ -83,7 +83,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     .scriptName('agentctl')
     .usage('$0 <command> [options]\n\nRuns declarative, policy-gated YAML workflows with a durable effect ledger.')
     // No yargs defaults for --output and --color: an absent flag is taken from the project config, else the default.
-    .option('output', { choices: ['human', 'json'] as const, defaultDescription: 'human', describe: 'human summary, or one JSON document', global: true })
+    .option('output', { choices: ['human', 'json', 'jsonl'] as const, defaultDescription: 'human', describe: 'human summary, one JSON document, or (jsonl) a run\'s events as JSON lines then that document', global: true })
     .option('color', { choices: ['auto', 'always', 'never'] as const, defaultDescription: 'auto', describe: 'color in human output (NO_COLOR is honoured)', global: true })
     .option('config', { type: 'string', describe: 'the project config file to use; --no-config uses none (default: searched for from the workflow\'s folder, else the current one)', global: true })
     .option('locked', { type: 'boolean', default: false, describe: 'refuse packs that differ from agentctl.pack.lock, or a workflow with packs and no lock', global: true })

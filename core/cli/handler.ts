@@ -2,7 +2,7 @@
 import { colorEnabled, emitError, toAgentctlError, type OutputOptions } from './output.js';
 
 export interface GlobalArgs {
-  output: 'human' | 'json';
+  output: 'human' | 'json' | 'jsonl';
   color: 'auto' | 'always' | 'never';
   locked?: boolean;
   offline?: boolean;
@@ -12,7 +12,7 @@ export interface GlobalArgs {
 export const packOptions = (argv: GlobalArgs) => ({ locked: argv.locked === true, offline: argv.offline === true });
 
 export function outputOptions(argv: GlobalArgs): OutputOptions {
-  return { mode: argv.output, color: colorEnabled(argv.color, process.stderr, process.env), colorStdout: colorEnabled(argv.color, process.stdout, process.env) };
+  return { mode: argv.output === 'human' ? 'human' : 'json', stream: argv.output === 'jsonl', color: colorEnabled(argv.color, process.stderr, process.env), colorStdout: colorEnabled(argv.color, process.stdout, process.env) };
 }
 
 /** `body` returns the exit code; anything it throws is reported on stderr. */

@@ -5,7 +5,10 @@ import { AgentctlError, ERROR_CODES, errorMessage, isAgentctlError, isCoreErrorC
 export type OutputMode = 'human' | 'json';
 
 export interface OutputOptions {
+  /** `json` also for `--output jsonl`, whose final document is the one `--output json` prints. */
   readonly mode: OutputMode;
+  /** `--output jsonl`: a run's StreamEvent lines go to stdout as they are recorded, before the final document. */
+  readonly stream?: boolean;
   /** Color on stderr (progress, diagnostics). */
   readonly color: boolean;
   /** Color on stdout (the summary), decided by stdout's own terminal status. */

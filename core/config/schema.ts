@@ -18,7 +18,7 @@ const configSchema = z.strictObject({
     .min(1)
     .refine((value) => value.trim() === value && !value.includes('\0') && value !== ':memory:', { message: 'db must name a database file (no :memory:, no surrounding white space)' })
     .optional(),
-  output: z.enum(['human', 'json']).optional(),
+  output: z.enum(['human', 'json', 'jsonl']).optional(),
   color: z.enum(['auto', 'always', 'never']).optional(),
 });
 
@@ -35,7 +35,7 @@ export interface PackEntry {
 export interface ProjectConfig {
   readonly packs: readonly PackEntry[];
   readonly db?: string;
-  readonly output?: 'human' | 'json';
+  readonly output?: 'human' | 'json' | 'jsonl';
   readonly color?: 'auto' | 'always' | 'never';
 }
 

@@ -18,7 +18,7 @@ export interface Setting<T> {
 export interface ResolvedSettings {
   readonly loaded: LoadedConfig;
   readonly db: Setting<string>;
-  readonly output: Setting<'human' | 'json'>;
+  readonly output: Setting<'human' | 'json' | 'jsonl'>;
   readonly color: Setting<'auto' | 'always' | 'never'>;
   readonly packs: Setting<readonly PackEntry[]>;
 }
@@ -28,7 +28,7 @@ export interface ConfigurableArgs {
   file?: unknown;
   config?: string | false;
   db?: unknown;
-  output?: 'human' | 'json';
+  output?: 'human' | 'json' | 'jsonl';
   color?: 'auto' | 'always' | 'never';
 }
 

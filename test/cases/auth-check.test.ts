@@ -54,7 +54,7 @@ describe('agentctl auth check', function () {
     ws.write('secrets/ca.pem', 'not read\n');
     const result = check(document({ A: { env: 'DEPLOY_TOKEN' }, B: { file: 'secrets/team' }, C: { process: { command: helper('get-token'), args: ['x'] } } }), { DEPLOY_TOKEN: 'deploy-value', OPENAI_API_KEY: 'key-value' });
     const report = outcome(result, 0);
-    expect(report.kind).to.equal('AuthCheck');
+    expect(report.kind).to.equal('AuthStatus');
     expect(report.data.ready).to.equal(true);
     expect(report.data.secrets.map((item: any) => [item.where, item.form, item.text, item.present])).to.deep.equal([
       ['spec.actions.cmd', 'env', '{env: DEPLOY_TOKEN}', true],

@@ -90,7 +90,7 @@ describe('plan', () => {
 describe('schema, plugins, version', () => {
   it('schema --output json: data is a JSON Schema of the workflow', () => {
     const document = outcome(runCli(['schema', '--output', 'json']), 0);
-    expect(document.kind).to.equal('Schema');
+    expect(document.kind).to.equal('WorkflowSchema');
     const schema = document.data;
     expect(schema.$schema).to.match(/^https:\/\/json-schema\.org\//);
     expect(schema.type).to.equal('object');

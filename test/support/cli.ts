@@ -4,6 +4,8 @@ import { cpSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { cliDocumentSchema } from '../../sdk/documents/index.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(ROOT, 'bin', 'agentctl.js');
@@ -62,11 +64,21 @@ export function startCli(args: string[], options: CliOptions = {}): ChildProcess
   return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: options.env ?? baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** The single JSON document of a stream (asserts there is exactly one line). */
+/** The single JSON document of a stream (asserts there is exactly one line), validated against its kind's schema. */
 export function parseDocument(text: string): any {
   const lines = text.split('\n').filter((line) => line.trim() !== '');
   if (lines.length !== 1) throw new Error(`expected one JSON line, got ${lines.length}:\n${text}`);
-  return JSON.parse(lines[0]!);
+  return validDocument(JSON.parse(lines[0]!));
+}
+
+/** Asserts that a parsed document is one of the CLI's kinds and matches that kind's published schema; returns it. */
+export function validDocument(document: any): any {
+  const kind = String(document?.kind);
+  const schema = cliDocumentSchema(kind);
+  if (!schema) throw new Error(`the CLI printed a document of kind ${kind}, which has no schema in sdk/documents`);
+  const parsed = schema.safeParse(document);
+  if (!parsed.success) throw new Error(`the ${kind} document does not match its schema:\n${z.prettifyError(parsed.error)}\n${JSON.stringify(document).slice(0, 4000)}`);
+  return document;
 }
 
 /** A fresh temporary workspace folder with the given files; removed by `cleanup`. */

@@ -89,7 +89,7 @@ const decide = (decision: 'approved' | 'rejected'): CommandModule<GlobalArgs, De
     try {
       const view = approvalView(store, store.decideApproval(argv.approval, decision, actor, reason));
       const next = resumeCommandLine(store.runRow(String(view.runId)), argv.db === undefined ? undefined : db);
-      emit(output, 'ApprovalDecision', view, () => `approval ${view.approvalId} ${decision} by ${neutralize(actor)}; continue with: ${neutralize(next)}`);
+      emit(output, 'ApprovalResolution', view, () => `approval ${view.approvalId} ${decision} by ${neutralize(actor)}; continue with: ${neutralize(next)}`);
       return 0;
     } finally {
       store.close();

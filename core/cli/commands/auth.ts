@@ -84,7 +84,7 @@ const check = (compose: Compose): CommandModule<GlobalArgs, CheckArgs> => ({
     }
     const ready = checks.every((item) => item.present);
     const diagnostics = checks.filter((item) => !item.present).map((item) => diagnostic(item.code!, { message: `${item.where}: ${item.problem}`, path: item.where }));
-    emit(output, 'AuthCheck', { file: argv.file, workflow: plan.name, ready, secrets: checks }, () => table(checks, ready, output.colorStdout), { ok: ready, diagnostics });
+    emit(output, 'AuthStatus', { file: argv.file, workflow: plan.name, ready, secrets: checks }, () => table(checks, ready, output.colorStdout), { ok: ready, diagnostics });
     return ready ? 0 : EXIT.remote;
   }),
 });

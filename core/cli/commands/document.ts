@@ -9,6 +9,7 @@ import { policyDiagnostics, previewPolicy } from '../../policy-preview.js';
 import { statePaths } from '../../store/state-paths.js';
 import { DEFAULT_DB } from '../database-option.js';
 import { describePlan } from '../../plan-view.js';
+import { closest } from '../../compiler/suggest.js';
 import { workflowJsonSchema } from '../../schema.js';
 import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
@@ -150,12 +151,27 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
   }),
 });
 
-export const schemaCommand = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> => ({
+interface SchemaArgs extends GlobalArgs {
+  kind?: string;
+}
+
+export const schemaCommand = (compose: Compose): CommandModule<GlobalArgs, SchemaArgs> => ({
   command: 'schema',
-  describe: 'Print the JSON Schema of the workflow format',
-  handler: handler<GlobalArgs>(async (_argv, output) => {
+  describe: 'Print the JSON Schema of the workflow format, or with --kind of one of the CLI\'s JSON documents',
+  builder: (yargs) => yargs.option('kind', { type: 'string', describe: 'a document kind (RunOutcome, Plan, Error, StreamEvent, ...): print the JSON Schema of that document' }),
+  handler: handler<SchemaArgs>(async (argv, output) => {
+    if (argv.kind !== undefined) {
+      const { cliDocumentJsonSchema, cliDocumentKinds } = await import('../../../sdk/documents/index.js');
+      const schema = cliDocumentJsonSchema(argv.kind);
+      if (!schema) {
+        const near = closest(argv.kind, cliDocumentKinds());
+        throw new AgentctlError('AGENTCTL_E_USAGE', `--kind ${argv.kind} is not a document kind of agentctl`, { help: `${near ? `did you mean ${near}? ` : ''}kinds: ${cliDocumentKinds().join(', ')}` });
+      }
+      emit(output, 'DocumentSchema', schema, () => JSON.stringify(schema, null, 2));
+      return 0;
+    }
     const schema = workflowJsonSchema(compose());
-    emit(output, 'Schema', schema, () => JSON.stringify(schema, null, 2));
+    emit(output, 'WorkflowSchema', schema, () => JSON.stringify(schema, null, 2));
     return 0;
   }),
 });

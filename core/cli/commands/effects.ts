@@ -122,7 +122,7 @@ const reconcile: CommandModule<GlobalArgs, ReconcileArgs> = {
       store.reconcileEffect(argv.effect, { outcome, reason, actor, ...(result === undefined ? {} : { result }) }, check, (run) => liveness(run) === 'active');
       const effect = store.effect(argv.effect)!;
       const view = effectView(store, effect, false);
-      emit(output, 'Reconciliation', view, () => `effect ${view.effectId} reconciled ${outcome} by ${neutralize(actor)}; continue with: agentctl resume ${view.runId}`);
+      emit(output, 'EffectReconciliation', view, () => `effect ${view.effectId} reconciled ${outcome} by ${neutralize(actor)}; continue with: agentctl resume ${view.runId}`);
       return 0;
     } finally {
       store.close();
