@@ -250,7 +250,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
     });
     settled[scheduler.position(result.task.id)] = true;
     for (const skip of skips) settled[scheduler.position(skip.task.id)] = true;
-    // A skipped task's output is its recorded decision (null for a false when): readable, e.g. by spec.outputs.
+    // A skipped task's output is its recorded decision (a false when's condition and result): readable, e.g. by spec.outputs.
     if (result.state === 'succeeded' || result.state === 'skipped') outputs[result.task.id] = { output: result.output ?? null };
     await committed(`task.${result.state}`, { attempt: result.attempt, durationMs: result.durationMs, ...(result.error ? { code: result.error.code } : {}) }, result.task.id);
     if (stops(result) && !failure) failure = result;

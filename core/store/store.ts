@@ -736,15 +736,17 @@ export class Store {
       const row = this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Row | undefined;
       if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
       const state = String(row.state);
+      // A refusal names the run it refused, like any error once a run exists.
+      const correlation = { runId, traceId: String(row.trace_id) };
       // A run that failed on an effect in doubt (a timeout, a lost connection) continues once that effect is
       // reconciled: until then resume refuses below, like any run with an effect in doubt.
       const failedInDoubt =
         state === 'failed' && (this.#db.prepare(`SELECT count(*) AS n FROM effects WHERE run_id = ? AND state IN ('started','uncertain')`).get(runId) as { n: number }).n > 0;
       if (state === 'succeeded' || (state === 'failed' && !failedInDoubt)) {
-        throw new AgentctlError('AGENTCTL_E_RUN_NOT_RESUMABLE', `run ${runId} ended ${state} and cannot be resumed`, { help: 'see docs/recovery.md for what can be done with a finished run' });
+        throw new AgentctlError('AGENTCTL_E_RUN_NOT_RESUMABLE', `run ${runId} ended ${state} and cannot be resumed`, { help: 'see docs/recovery.md for what can be done with a finished run', ...correlation });
       }
       if (state === 'running' && row.lease_owner !== this.leaseOwner && isLive(row)) {
-        throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${runId} is being driven by ${String(row.lease_owner)}`, { help: 'wait for that process to finish, or for its lease to expire' });
+        throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${runId} is being driven by ${String(row.lease_owner)}`, { help: 'wait for that process to finish, or for its lease to expire', ...correlation });
       }
       // An interrupted run's `requested` effect may have been dispatched: its `started` mark is not synced (doubt.ts).
       const requested = state === 'running' ? ` OR ${UNSAFE_REQUESTED_SQL}` : '';
@@ -756,6 +758,7 @@ export class Store {
         const names = doubtful.map((effect) => `${effect.id} (${effect.operation}, task ${effect.task_id}, ${effect.state})`).join(', ');
         throw new AgentctlError('AGENTCTL_E_EFFECT_UNRECONCILED', `run ${runId} has effects that may or may not have happened: ${names}`, {
           help: 'check each one, then record what happened: agentctl effects reconcile EFFECT --status applied|not-applied|compensated --reason TEXT',
+          ...correlation,
         });
       }
       const at = now();
