@@ -57,8 +57,8 @@ const REFERRED_BY_KEPT = `
 
 export class Maintenance {
   constructor(
-    readonly db: SqliteDatabase,
-    readonly path: string,
+    private readonly db: SqliteDatabase,
+    private readonly path: string,
     private readonly transaction: <T>(body: () => T) => T,
   ) {}
 

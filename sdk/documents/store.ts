@@ -9,7 +9,7 @@ const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 const instant = z.string();
 
 /** One stored blob, as `artifacts list` and `artifacts inspect` print it. */
-export const ArtifactBlobRecord = z.looseObject({
+const ArtifactBlobRecord = z.looseObject({
   digest,
   algorithm: z.literal('sha256'),
   sizeBytes: count,
@@ -23,7 +23,7 @@ export const ArtifactBlobRecord = z.looseObject({
 });
 
 /** One file a task wrote: the run, task and path that refer to a blob. */
-export const ArtifactReference = z.looseObject({
+const ArtifactReference = z.looseObject({
   runId: z.string(),
   taskId: z.string(),
   /** The path as the task wrote it, relative to the workspace root. */
@@ -86,6 +86,7 @@ const referenceCounts = {
   budgetReservations: count,
 };
 
+/** The `data` schema of each state command's kind, by kind. */
 export const storeDocuments = {
   ArtifactList: z.looseObject({
     /** Every reference, or those of `--run` (and `--task`). */
