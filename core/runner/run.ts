@@ -125,13 +125,17 @@ export function newRunRecord(request: RunRequest, runId: string, traceId: string
   };
 }
 
-export async function executeRun(request: RunRequest): Promise<RunResult> {
+/**
+ * Starts a new run. `preflighted` is the vault of a preflight the caller already passed (the CLI runs it before it
+ * opens the database, so a refused run creates no database); without it, preflight runs here.
+ */
+export async function executeRun(request: RunRequest, preflighted?: SecretVault): Promise<RunResult> {
   const { store, plan } = request;
   // Every running task listens for cancellation: with up to 64 at once, Node's default of 10 listeners is no limit.
   setMaxListeners(0, request.signal);
   // The digest key is read (or created) only when a secret digest is recorded, never for a refused preflight.
-  const vault = new SecretVault(() => store.digestKey());
-  await preflight(request, vault, plan.tasks);
+  const vault = preflighted ?? new SecretVault(() => store.digestKey());
+  if (!preflighted) await preflight(request, vault, plan.tasks);
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
 
   const { runId, traceId } = newRunIdentity();

@@ -8,6 +8,7 @@ import { collectGarbage, isLargeValue } from './garbage.js';
 import { statePaths } from './state-paths.js';
 import { BudgetLedger } from './budget.js';
 import { CompensationClaims } from './claims.js';
+import { Maintenance } from './maintenance.js';
 import { UNSAFE_REQUESTED_SQL } from './doubt.js';
 import type { TaskArtifact } from './artifacts.js';
 import { INSERT_LINEAGE, INSERT_REUSE, outputDigestOf, SELECT_LINEAGE, SELECT_REUSE, type Lineage, type ReusedTask } from './lineage.js';
@@ -198,6 +199,11 @@ export class Store {
   /** Which compensation run may undo each source effect (core/store/claims.ts). */
   get claims(): CompensationClaims {
     return (this.#claims ??= new CompensationClaims(this.#db));
+  }
+
+  /** Counts, the artifact catalogue and the removal of old runs, for the state commands (core/store/maintenance.ts). */
+  get maintenance(): Maintenance {
+    return new Maintenance(this.#db, this.path, (body) => this.transaction(body));
   }
 
   /**
