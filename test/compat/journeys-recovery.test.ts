@@ -1,9 +1,12 @@
-// The reference's recovery journeys: terminal retry and selective repair (README, examples/devops/16-retry-repair)
-// and compensation (docs/guides/COMPENSATION.md, examples/v1/compensation.yaml), with the commands and flags those
+// The reference's recovery journeys: terminal retry and selective repair (README, examples/devops/16-retry-repair),
+// an interrupted effect reconciled by an operator (docs/guides/EFFECT_RECONCILIATION.md, LOCAL_OPERATION.md) and
+// compensation (docs/guides/COMPENSATION.md, examples/v1/compensation.yaml), with the commands and flags those
 // pages show, read at the JSON pointers of the reference's RetryPlan, RetryOutcome, RepairPlan, RepairOutcome,
 // CompensationPlan and CompensationOutcome documents.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
+import { startCli } from '../support/cli.js';
+import { finished, rows, waitFor } from '../cases/helpers.js';
 import { at, expectAt, inspectedTask, useJourney } from './journey-support.js';
 
 describe('reference journey: retry and selectively repair a terminal failure (16-retry-repair)', () => {
@@ -127,5 +130,39 @@ describe('reference journey: compensate applied effects (COMPENSATION, examples/
     expectAt(inspection, { '/data/run/state': 'failed', '/data/effectReconciliations/0/status': 'compensated' });
     const compensationRun = j.json(0, 'inspect', at(compensation, '/data/runId'), '--db', DB, '--output', 'json');
     expectAt(compensationRun, { '/data/run/sourceRunId': source });
+  });
+});
+
+describe('reference journey: reconcile an uncertain effect (EFFECT_RECONCILIATION, LOCAL_OPERATION "Interrupt safely")', () => {
+  const j = useJourney('interrupted.yaml');
+  const DB = '.agentctl/runtime.db';
+
+  it('SIGTERM after dispatch exits 130 and leaves the effect uncertain; resume refuses it (exit 3); reconciled not-applied, resume runs it again', async () => {
+    const child = startCli(['run', 'interrupted.yaml', '--db', DB, '--output', 'json', '--color', 'never'], { cwd: j.ws.dir });
+    const done = finished(child);
+    // Only to know when to interrupt: the effect has been dispatched (agentctl's own table, not a compatibility claim).
+    await waitFor('the append effect to start', () => rows(j.ws.file(DB), `SELECT state FROM effects WHERE state = 'started'`).length === 1);
+    child.kill('SIGTERM');
+    const result = await done;
+    expect(result.status, result.stderr).to.equal(130);
+    const runId = rows(j.ws.file(DB), 'SELECT id FROM runs')[0].id as string;
+
+    const listed = j.json(0, 'effects', '--db', DB, 'list', runId, '--output', 'json');
+    expectAt(listed, { '/kind': 'EffectList', '/data/runId': runId, '/data/effects/0/request/taskId': 'append', '/data/effects/0/status': 'uncertain' });
+    const effectId = at(listed, '/data/effects/0/request/id') as string;
+    expectAt(j.json(0, 'effects', '--db', DB, 'inspect', effectId, '--output', 'json'), { '/kind': 'EffectInspection', '/data/effect/request/id': effectId, '/data/reconciliations': [] });
+    expectAt(j.error(3, 'resume', runId, '--db', DB, '--output', 'json'), { '/error/runId': runId });
+
+    // The operator checks the workspace: the line was never appended.
+    expect(j.text('out.txt')).to.equal(null);
+    j.ws.write('evidence.json', JSON.stringify({ checked: 'out.txt', found: false }));
+    const reconciled = j.json(0, 'effects', '--db', DB, 'reconcile', effectId, '--status', 'not-applied', '--actor', 'operator-name', '--reason', 'out.txt has no appended line', '--evidence-file', 'evidence.json', '--output', 'json');
+    expect(reconciled.kind).to.equal('EffectReconciliation');
+    const inspected = j.json(0, 'effects', '--db', DB, 'inspect', effectId, '--output', 'json');
+    expectAt(inspected, { '/data/effectiveReconciliation/status': 'not_applied', '/data/effectiveReconciliation/actor': 'operator-name', '/data/effectiveReconciliation/evidence': { checked: 'out.txt', found: false } });
+
+    j.ws.write('go', '');
+    expectAt(j.json(0, 'resume', runId, '--db', DB, '--output', 'json', '--color', 'never'), { '/data/runId': runId, '/data/state': 'succeeded' });
+    expect(j.text('out.txt')).to.equal('appended\n');
   });
 });
