@@ -4,7 +4,7 @@
 // pages show, against workflows written in the reference's format. Each assertion is what the reference documents: a
 // script written against it must read the same values at the same JSON pointers. Recovery journeys (retry, repair,
 // compensation) are in journeys-recovery.test.ts.
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { at, expectAt, inspectedTask, useJourney } from './journey-support.js';
 
@@ -45,6 +45,16 @@ describe('reference journey: quickstart (GETTING_STARTED, CLI_OUTPUT, examples/v
     const stats = j.json(0, 'db', 'stats', '--db', DB, ...JSON_OUT);
     expectAt(stats, { '/kind': 'DatabaseStats', '/data/runs': 1 });
     expect(at(stats, '/data/schemaVersion')).to.be.a('number');
+  });
+
+  it('a workflow that does not compile is exit 2, an Error on stderr with no run correlation, and no state', () => {
+    j.ws.write('broken.yaml', readFileSync(j.ws.file('hello.yaml'), 'utf8').replace('uses: action:assign', 'uses: action:missing'));
+    for (const command of ['check', 'plan', 'run']) {
+      const failed = j.error(2, command, 'broken.yaml', '--db', DB, ...JSON_OUT);
+      expectAt(failed, { '/error/exitCode': 2, '/error/runId': null, '/error/traceId': null });
+      expect(Object.keys(at(failed, '/diagnostics/0'))).to.include.members(['code', 'severity', 'message', 'file', 'line', 'column', 'path', 'help']);
+    }
+    expect(j.exists('.agentctl'), 'a refused workflow creates no state').to.equal(false);
   });
 
   it('check prints the documented human summary line', () => {
