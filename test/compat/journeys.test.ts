@@ -12,7 +12,7 @@ const DB = '.agentctl/runtime.db';
 const JSON_OUT = ['--output', 'json', '--color', 'never'];
 
 describe('reference journey: quickstart (GETTING_STARTED, CLI_OUTPUT, examples/v1/README)', () => {
-  const j = useJourney('hello.yaml');
+  const j = useJourney('hello.yaml', 'interrupted.yaml');
 
   it('check and plan write no state and agree on the digests; run succeeds with the declared output; inspect and db stats read it back', () => {
     const check = j.json(0, 'check', 'hello.yaml', ...JSON_OUT);
@@ -79,6 +79,13 @@ describe('reference journey: quickstart (GETTING_STARTED, CLI_OUTPUT, examples/v
     j.ws.write('inputs.json', JSON.stringify({ name: 'cron' }));
     const run = j.json(0, 'run', 'hello.yaml', '--workspace', '.', '--db', 'state/runtime.db', '--inputs-file', 'inputs.json', '--timeout-seconds', '600', ...JSON_OUT);
     expectAt(run, { '/data/state': 'succeeded', '/data/output': { greeting: 'hello, cron' } });
+  });
+
+  it('a run past --timeout-seconds is cancelled: exit 130, its RunOutcome still on stdout (OPERATIONS, CLI_OUTPUT)', () => {
+    const run = j.json(130, 'run', 'interrupted.yaml', '--db', DB, '--timeout-seconds', '1', ...JSON_OUT);
+    expectAt(run, { '/kind': 'RunOutcome', '/data/state': 'cancelled' });
+    expect(at(run, '/data/runId')).to.be.a('string');
+    expect(at(run, '/data/traceId')).to.be.a('string');
   });
 });
 
