@@ -57,12 +57,6 @@ describe('reference journey: quickstart (GETTING_STARTED, CLI_OUTPUT, examples/v
     expect(j.exists('.agentctl'), 'a refused workflow creates no state').to.equal(false);
   });
 
-  it('check prints the documented human summary line', () => {
-    const result = j.cli('check', 'hello.yaml');
-    expect(result.status).to.equal(0);
-    expect(result.stdout).to.equal('valid: hello (1 tasks)\n');
-  });
-
   it('replay rebuilds the recorded result as a new run with zero effects; fork runs it again fresh', () => {
     const run = j.json(0, 'run', 'hello.yaml', '--db', '.agentctl/quickstart.db', '--output', 'json');
     const runId = at(run, '/data/runId');
