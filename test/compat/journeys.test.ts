@@ -119,7 +119,7 @@ describe('reference journey: resolve an approval (LOCAL_OPERATION, OPERATIONS)',
     return at(run, '/data/runId') as string;
   };
 
-  it('a pending approval exits 3; approvals list is an array; approve then resume writes once', () => {
+  it('a pending approval exits 3; approvals list is an array; approve then resume writes once; gc keeps the recent run', () => {
     const runId = pausedRun();
     const list = j.json(0, 'approvals', 'list', runId, '--db', DB, ...JSON_OUT);
     expectAt(list, { '/kind': 'ApprovalList', '/data/0/runId': runId, '/data/0/taskId': 'gated' });
@@ -134,6 +134,11 @@ describe('reference journey: resolve an approval (LOCAL_OPERATION, OPERATIONS)',
     expectAt(resumed, { '/kind': 'RunOutcome', '/data/runId': runId, '/data/state': 'succeeded' });
     expect(j.text('artifacts/approved.txt')).to.equal('written after approval');
     expectAt(j.json(0, 'approvals', 'list', runId, '--db', DB, ...JSON_OUT), { '/data': [] });
+
+    // "Back up and retain state": a run younger than the retention period is kept.
+    const gc = j.json(0, 'gc', '--db', DB, '--older-than-days', '30', ...JSON_OUT);
+    expectAt(gc, { '/kind': 'GarbageCollection', '/data/removed': 0 });
+    expectAt(j.json(0, 'inspect', runId, '--db', DB, ...JSON_OUT), { '/data/run/state': 'succeeded' });
   });
 
   it('reject then resume fails the run with exit 4 and the error names the run', () => {
