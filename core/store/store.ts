@@ -558,7 +558,7 @@ export class Store {
    * run's latest start or resume (a request an earlier drive already honoured does not stop a resumed run).
    */
   cancelRequested(runId: string): boolean {
-    const row = this.#read(() => this.#db.prepare(CANCEL_REQUESTED).get(runId)) as { requested: number };
+    const row = this.#read(() => this.#db.prepare(CANCEL_REQUESTED).get({ run: runId })) as { requested: number };
     return row.requested === 1;
   }
 
@@ -914,5 +914,5 @@ function scalarMembers(value: JsonValue | undefined): unknown[] | undefined {
   return members;
 }
 
-const CANCEL_REQUESTED = `SELECT EXISTS (SELECT 1 FROM audit_events WHERE run_id = ?1 AND type = 'run.cancel_requested'
-  AND seq > (SELECT coalesce(max(seq), 0) FROM audit_events WHERE run_id = ?1 AND type IN ('run.started', 'run.resumed'))) AS requested`;
+const CANCEL_REQUESTED = `SELECT EXISTS (SELECT 1 FROM audit_events WHERE run_id = @run AND type = 'run.cancel_requested'
+  AND seq > (SELECT coalesce(max(seq), 0) FROM audit_events WHERE run_id = @run AND type IN ('run.started', 'run.resumed'))) AS requested`;
