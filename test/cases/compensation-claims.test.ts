@@ -127,11 +127,11 @@ describe('compensation claims: each applied effect is compensated at most once',
       expect(compensations[0].state).to.equal('succeeded');
       // One command ran it; each other one was told who has it, or (planning after it ended) that it is compensated.
       for (const result of results) {
-        if (result.status === 0 && parseDocument(result.stdout).kind === 'RunOutcome') expect(parseDocument(result.stdout).data.runId, label).to.equal(compensations[0].id);
+        if (result.status === 0 && parseDocument(result.stdout).kind === 'CompensationOutcome') expect(parseDocument(result.stdout).data.runId, label).to.equal(compensations[0].id);
         else if (result.status === 0) expect(parseDocument(result.stdout).data.decisions[0].disposition, label).to.equal('compensated');
         else expect([result.status, parseDocument(result.stderr).diagnostics[0].code], label).to.deep.equal([3, 'AGENTCTL_E_COMPENSATION_CLAIMED']);
       }
-      expect(results.filter((result) => result.status === 0 && parseDocument(result.stdout).kind === 'RunOutcome'), label).to.have.length(1);
+      expect(results.filter((result) => result.status === 0 && parseDocument(result.stdout).kind === 'CompensationOutcome'), label).to.have.length(1);
     }
   });
 });
