@@ -33,6 +33,28 @@ describe('compat: run, recovery and cancellation documents', () => {
     return { file, runId: failed.error.runId as string };
   };
 
+  describe('schema --kind', () => {
+    // The fields a script written against the reference reads: each is required by the published schema.
+    const REFERENCE_FIELDS: Record<string, string[]> = {
+      RunOutcome: ['runId', 'traceId', 'state', 'output'],
+      Cancellation: ['runId', 'requested'],
+      RetryPlan: ['apiVersion', 'compatible', 'sourceRunId', 'workflowDigest', 'failedOnly', 'retryRoots', 'restartSuccessful', 'reusedTasks', 'rerunTasks', 'blockedReuse', 'freshEffectSummary', 'approvalSummary', 'estimatedProviderTasks', 'warnings', 'tasks'],
+      RepairPlan: ['apiVersion', 'compatible', 'sourceRunId', 'sourceWorkflowDigest', 'targetWorkflowDigest', 'repairRoots', 'restartSuccessful', 'reusedTasks', 'rerunTasks', 'newTasks', 'removedTasks', 'changedTasks', 'blockedReuse', 'freshEffectSummary', 'approvalSummary', 'estimatedProviderTasks', 'warnings', 'tasks'],
+      RetryOutcome: ['runId', 'sourceRunId', 'traceId', 'state', 'failedOnly', 'retryRoots', 'reusedTasks', 'executedTasks', 'artifacts', 'output'],
+      RepairOutcome: ['runId', 'sourceRunId', 'traceId', 'state', 'reusedTasks', 'executedTasks', 'artifacts', 'output'],
+      CompensationPlan: ['apiVersion', 'sourceRunId', 'executable', 'complete', 'automatic', 'selectedTasks', 'tasks', 'blocked', 'alreadyCompensatedEffects'],
+      CompensationOutcome: ['runId', 'sourceRunId', 'traceId', 'state', 'compensatedTasks', 'failedTasks', 'blocked'],
+    };
+    for (const [kind, fields] of Object.entries(REFERENCE_FIELDS)) {
+      it(`${kind} requires the reference's fields and allows more`, () => {
+        const schema = outcome(runCli(['schema', '--kind', kind, '--output', 'json']), 0).data;
+        const data = schema.properties.data;
+        expect([...data.required].sort()).to.include.members(fields);
+        expect(data.additionalProperties).to.deep.equal({});
+      });
+    }
+  });
+
   describe('cancel', () => {
     it('a run driven by another process stops at its next task boundary with exit 130; the task running then finishes', async () => {
       const duration = uniqueSleep(2);
