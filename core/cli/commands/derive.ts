@@ -20,7 +20,7 @@ import type { VarsOptions } from '../../compiler/vars-files.js';
 import { emit, palette, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 import { derivationDocument, derivedOutcomeFields } from './recovery-documents.js';
-import { driveAndReport, isDirectory } from './run.js';
+import { driveAndReport, isDirectory, type Driving } from './run.js';
 
 interface DeriveArgs extends GlobalArgs, InputArgs {
   file?: string;
@@ -131,7 +131,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
     if (!derivation.plan.compatible) throw blockedError(derivation);
     // retry and repair print their own outcome kinds; fork's is a RunOutcome, as for any run.
     const kind = { retry: 'RetryOutcome', repair: 'RepairOutcome', fork: 'RunOutcome' }[mode];
-    const drive = async (driving: Parameters<Parameters<typeof driveAndReport>[3]>[0]) => {
+    const drive = async (driving: Driving) => {
       const result = await deriveRun({
         host,
         store,

@@ -1,4 +1,6 @@
-// `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan.
+// `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan, in the
+// workspace it started in.
+import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, type CapturedVars, type CompiledPlan, type JsonValue } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
@@ -13,7 +15,6 @@ import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { palette } from '../output.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 import { driveAndReport } from './run.js';
-import { resolve } from 'node:path';
 
 interface ResumeArgs extends GlobalArgs {
   run: string;
