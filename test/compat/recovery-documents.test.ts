@@ -94,6 +94,27 @@ describe('compat: run, recovery and cancellation documents', () => {
       }
     });
 
+    it('an interrupted run (its driver killed) becomes cancelled at once; its started effect is left uncertain', async () => {
+      const duration = uniqueSleep(3);
+      const file = ws().write('slow.yaml', workflow({ policy: { processAllowlist: ['sleep'], approval: 'never' }, actions: { wait: { kind: 'builtin.shell.exec', command: 'sleep', args: [duration] } }, tasks: [{ id: 'wait', uses: 'action:wait' }] }));
+      const child = startCli(['run', file, '--db', ws().db, '--output', 'json'], { cwd: ws().dir });
+      const done = finished(child);
+      try {
+        await waitFor('the started effect', () => rows(ws().db, `SELECT id FROM effects WHERE state = 'started'`).length === 1);
+        child.kill('SIGKILL');
+        await done;
+      } finally {
+        state.leftovers.push(...liveProcessesWith(duration).map((entry) => entry.pid));
+      }
+      const runId = rows(ws().db, 'SELECT id FROM runs')[0].id as string;
+      const cancelled = outcome(cli('cancel', runId), 0);
+      expect(cancelled.data).to.deep.equal({ runId, requested: true, state: 'cancelled', previousState: 'running' });
+      expect(rows(ws().db, 'SELECT state FROM runs')).to.deep.equal([{ state: 'cancelled' }]);
+      expect(rows(ws().db, 'SELECT task_id, state FROM tasks')).to.deep.equal([{ task_id: 'wait', state: 'cancelled' }]);
+      // The killed process may have done its work: the effect is in doubt, and a resume will ask for its reconciliation.
+      expect(rows(ws().db, 'SELECT state FROM effects')).to.deep.equal([{ state: 'uncertain' }]);
+    });
+
     it('a paused run with no driver becomes cancelled at once, its approval cancelled; a second cancel is refused with exit 5', () => {
       // The default approval policy pauses a process task in a non-interactive run.
       const file = ws().write('wf.yaml', workflow({ policy: { processAllowlist: ['true'] }, actions: { ok: { kind: 'builtin.shell.exec', command: 'true' } }, tasks: [{ id: 'ok', uses: 'action:ok' }] }));
