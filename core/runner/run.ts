@@ -237,6 +237,9 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
   const running = new Map<number, Promise<void>>();
   let cursor = 0;
   let stopping = false;
+  // `agentctl cancel` from another process: read between tasks, so no new task starts once it is recorded.
+  let cancelRequested = false;
+  const askedToStop = () => (cancelRequested ||= store.cancelRequested(runId));
   let broken: { error: unknown } | undefined;
 
   const commit = async (result: TaskOutcome) => {
@@ -306,7 +309,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
 
   try {
     for (;;) {
-      while (!signal.aborted && !stopping && !broken && running.size < plan.runtime.maxConcurrency) {
+      while (!signal.aborted && !stopping && !broken && running.size < plan.runtime.maxConcurrency && !askedToStop()) {
         const [task] = scheduler.take(1);
         if (!task) break;
         launch(task);
@@ -345,7 +348,11 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
   }
   const overrun = wall.overrun();
   const ending = failure ?? (pausedBy ? undefined : failedInverse(store, runId, plan, scheduler));
-  const result = await finish({ request, runId, traceId, scheduler, failure: ending, pausedBy, scope, committed, redactValue: vault.redactor.redactValue, ...(overrun ? { overrun } : {}) });
+  // A run that would pause with a cancellation requested ends cancelled: nobody is left to resume it for. A request
+  // that came while the last task ran changes nothing: the run ended as it would have.
+  if (pausedBy) askedToStop();
+  const unfinished = plan.tasks.some((task) => ['pending', 'ready', 'waiting_for_approval'].includes(scheduler.state(task.id)));
+  const result = await finish({ request, runId, traceId, scheduler, failure: ending, pausedBy, scope, committed, redactValue: vault.redactor.redactValue, cancelRequested: cancelRequested && unfinished, ...(overrun ? { overrun } : {}) });
   const warnings = commitErrors.map((message) => diagnostic('AGENTCTL_E_PLUGIN_FAILED', { severity: 'warning', message }));
   return { ...result, dispositions: start.dispositions, warnings };
 }
@@ -405,6 +412,8 @@ interface FinishContext {
   committed: (type: string, data: Record<string, JsonValue>, taskId?: string) => Promise<void>;
   /** Set when the run's wall-time budget expired: the run fails (exit 4), whatever else ended it. */
   overrun?: BudgetExceeded;
+  /** `agentctl cancel` asked the run to stop, and it stopped before its end. */
+  cancelRequested: boolean;
 }
 
 async function finish(context: FinishContext): Promise<RunResult> {
@@ -417,9 +426,10 @@ async function finish(context: FinishContext): Promise<RunResult> {
   if (context.overrun) {
     state = 'failed';
     error = context.overrun;
-  } else if (request.signal.aborted) {
+  } else if (request.signal.aborted || context.cancelRequested) {
     state = 'cancelled';
-    error = new AgentctlError('AGENTCTL_E_CANCELLED', `run ${runId} was cancelled (${String(request.signal.reason ?? 'signal')})`);
+    const reason = request.signal.aborted ? String(request.signal.reason ?? 'signal') : 'requested with agentctl cancel';
+    error = new AgentctlError('AGENTCTL_E_CANCELLED', `run ${runId} was cancelled (${reason})`);
   } else if (failure) {
     state = 'failed';
     const cause = failure.error!;

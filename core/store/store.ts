@@ -559,6 +559,15 @@ export class Store {
     });
   }
 
+  /**
+   * Whether `agentctl cancel` asked the process driving the run to stop: a `run.cancel_requested` event after the
+   * run's latest start or resume (a request an earlier drive already honoured does not stop a resumed run).
+   */
+  cancelRequested(runId: string): boolean {
+    const row = this.#read(() => this.#db.prepare(CANCEL_REQUESTED).get({ run: runId })) as { requested: number };
+    return row.requested === 1;
+  }
+
   // Read-only views for inspection. Rows are returned as SQLite gives them; inspection.ts shapes them.
 
   runRow(runId: string): Row | undefined {
@@ -913,3 +922,6 @@ function scalarMembers(value: JsonValue | undefined): unknown[] | undefined {
   }
   return members;
 }
+
+const CANCEL_REQUESTED = `SELECT EXISTS (SELECT 1 FROM audit_events WHERE run_id = @run AND type = 'run.cancel_requested'
+  AND seq > (SELECT coalesce(max(seq), 0) FROM audit_events WHERE run_id = @run AND type IN ('run.started', 'run.resumed'))) AS requested`;

@@ -79,10 +79,11 @@ export interface Driving {
 }
 
 /**
- * Drives a run (fresh or resumed) under the CLI's cancellation and reports its outcome; returns the exit code. `store`
- * may be a getter of one not opened yet (`run` opens it after preflight): stopped before, there is nothing to record.
+ * Drives a run (fresh or resumed) under the CLI's cancellation and reports its outcome (`kind`: RunOutcome, or a
+ * recovery verb's own outcome kind); returns the exit code. `store` may be a getter of one not opened yet (`run` opens
+ * it after preflight): stopped before, there is nothing to record.
  */
-export async function driveAndReport(store: Store | (() => Store | undefined), timeoutSeconds: number | undefined, output: OutputOptions, drive: (driving: Driving) => Promise<RunResult>): Promise<number> {
+export async function driveAndReport(store: Store | (() => Store | undefined), timeoutSeconds: number | undefined, output: OutputOptions, drive: (driving: Driving) => Promise<RunResult>, kind = 'RunOutcome'): Promise<number> {
   const cancellation = watchCancellation(timeoutSeconds, (signal) => {
     const current = typeof store === 'function' ? store() : store;
     return current ? stopAtOnce(current, signal, output) : EXIT.cancelled;
@@ -90,7 +91,7 @@ export async function driveAndReport(store: Store | (() => Store | undefined), t
   try {
     // JSON mode is for programs: its stderr holds one document, so nobody is prompted there.
     const approver = output.mode === 'human' && isInteractive(process.env) ? terminalApprover(process.env) : undefined;
-    return report(await drive({ signal: cancellation.signal, ...(approver ? { approver } : {}) }), output);
+    return report(await drive({ signal: cancellation.signal, ...(approver ? { approver } : {}) }), output, kind);
   } finally {
     cancellation.dispose();
   }
@@ -139,7 +140,7 @@ export function stopAtOnce(store: Store, signal: NodeJS.Signals, output: OutputO
   }
 }
 
-export function report(result: RunResult, output: OutputOptions): number {
+export function report(result: RunResult, output: OutputOptions, kind = 'RunOutcome'): number {
   if (result.state === 'failed' && result.error) {
     result.error.diagnostics.push(...(result.warnings ?? []));
     throw result.error;
@@ -151,7 +152,7 @@ export function report(result: RunResult, output: OutputOptions): number {
   const mark = { succeeded: colors.green('succeeded'), paused: colors.yellow('paused'), cancelled: colors.yellow('cancelled') }[result.state as 'succeeded' | 'paused' | 'cancelled'];
   const ok = result.state === 'succeeded';
   const line = `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`;
-  emit(output, 'RunOutcome', data, () => [line, ...outputLines(result.output)].join('\n'), {
+  emit(output, kind, data, () => [line, ...outputLines(result.output)].join('\n'), {
     ok,
     diagnostics: [...(ok ? [] : (result.error?.diagnostics ?? [])), ...(result.warnings ?? [])],
   });
