@@ -162,7 +162,7 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
   const reopens = (id: string, state: string) => !finished.has(state) || (failedInDoubt && (state === 'skipped' || (state === 'failed' && inDoubt.has(id))));
   await preflight(request, vault, plan.tasks.filter((task) => reopens(task.id, before.get(task.id) ?? 'pending')));
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
-  store.acquireRun(runId, request.isLive);
+  store.acquireRun(runId, request.isLive, request.workspaceRoot);
 
   const run = store.runRow(runId)!;
   const scheduler = new Scheduler(plan.tasks);

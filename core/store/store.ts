@@ -746,7 +746,11 @@ export class Store {
    * one transaction: a second process gets RUN_LEASED (exit 5), and an effect in doubt without a reconciliation refuses
    * the resume (exit 3) before anything changes. Reconciled `started` effects of a dead owner become `uncertain`.
    */
-  acquireRun(runId: string, isLive: (row: Row) => boolean): void {
+  /**
+   * Takes a run up for `resume`, refusing what cannot continue. `workspace`, when it is not the recorded one (`resume
+   * --workspace`), becomes the run's workspace in the same transaction, with a `run.workspace_moved` event.
+   */
+  acquireRun(runId: string, isLive: (row: Row) => boolean, workspace?: string): void {
     this.transaction(() => {
       const row = this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Row | undefined;
       if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
@@ -801,6 +805,10 @@ export class Store {
         .prepare(`UPDATE runs SET state = 'running', error_json = NULL, finished_at = NULL, lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?`)
         .run(this.leaseOwner, Date.now() + LEASE_MS, at, runId);
       this.audit(runId, { type: 'run.resumed', data: { from: state, owner: this.leaseOwner } });
+      if (workspace !== undefined && workspace !== String(row.workspace)) {
+        this.#db.prepare(`UPDATE runs SET workspace = ? WHERE id = ?`).run(workspace, runId);
+        this.audit(runId, { type: 'run.workspace_moved', data: { from: String(row.workspace), to: workspace } });
+      }
       // A resumed compensation run holds the claims of the tasks it runs again (or is refused if another run has them).
       this.claims.retake(runId);
     });

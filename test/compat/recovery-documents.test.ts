@@ -223,18 +223,23 @@ describe('compat: run, recovery and cancellation documents', () => {
   });
 
   describe('resume --workspace', () => {
-    it('the recorded workspace is accepted; another folder is refused with AGENTCTL_E_WORKSPACE_MISMATCH and nothing changes', () => {
+    it('continues the run in the folder --workspace names, recorded with a run.workspace_moved event; a missing folder is exit 2 and nothing changes', () => {
       const file = ws().write('wf.yaml', workflow({ policy: { processAllowlist: ['true'] }, actions: { ok: { kind: 'builtin.shell.exec', command: 'true' } }, tasks: [{ id: 'ok', uses: 'action:ok' }] }));
       const runId = outcome(cli('run', file), 3).data.runId as string;
+      const refused = errorDocument(cli('resume', runId, '--workspace', ws().file('missing')), 2);
+      expect(refused.diagnostics[0].code).to.equal('AGENTCTL_E_USAGE');
+      expect(rows(ws().db, 'SELECT state, workspace FROM runs')).to.deep.equal([{ state: 'paused', workspace: ws().dir }]);
+      // Another existing folder (a later CI job's checkout): the run continues there (and pauses again on its approval).
       const other = ws().file('other');
       mkdirSync(other);
-      const refused = errorDocument(cli('resume', runId, '--workspace', other), 2);
-      expect(refused.diagnostics[0].code).to.equal('AGENTCTL_E_WORKSPACE_MISMATCH');
-      expect(refused.diagnostics[0].help).to.contain(`agentctl fork ${runId}`);
-      expect(rows(ws().db, 'SELECT state FROM runs')).to.deep.equal([{ state: 'paused' }]);
-      // The same folder: the run continues (and pauses again on its approval).
-      const resumed = outcome(cli('resume', runId, '--workspace', ws().dir), 3);
+      const resumed = outcome(cli('resume', runId, '--workspace', other), 3);
       expect(resumed.data).to.deep.include({ runId, state: 'paused' });
+      expect(rows(ws().db, 'SELECT workspace FROM runs')).to.deep.equal([{ workspace: other }]);
+      const moved = rows(ws().db, "SELECT data_json FROM audit_events WHERE type = 'run.workspace_moved'").map((row) => JSON.parse(row.data_json));
+      expect(moved).to.deep.equal([{ from: ws().dir, to: other }]);
+      // The same folder again: nothing more is recorded.
+      outcome(cli('resume', runId, '--workspace', other), 3);
+      expect(rows(ws().db, "SELECT count(*) AS n FROM audit_events WHERE type = 'run.workspace_moved'")).to.deep.equal([{ n: 1 }]);
     });
   });
 

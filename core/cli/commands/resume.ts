@@ -1,5 +1,5 @@
 // `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan, in the
-// workspace it started in.
+// workspace it started in, or in the one `--workspace` names (the checkout of a later CI job).
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, type CapturedVars, type CompiledPlan, type JsonValue } from '../../../sdk/index.js';
@@ -14,7 +14,7 @@ import { allowPackChangeOption, restoreRunConfig } from '../run-config.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { palette } from '../output.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
-import { driveAndReport } from './run.js';
+import { driveAndReport, isDirectory } from './run.js';
 
 interface ResumeArgs extends GlobalArgs {
   run: string;
@@ -33,7 +33,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('db', dbOption())
       .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' })
-      .option('workspace', { type: 'string', describe: 'the workspace folder the run started with (checked: a run never moves)' })
+      .option('workspace', { type: 'string', describe: "continue the run in this workspace folder (default: the run's recorded one); recorded as a run.workspace_moved event" })
       .option('allow-pack-change', allowPackChangeOption) as never,
   handler: handler<ResumeArgs>(async (argv, output) => {
     const timeout = timeoutSeconds(argv['timeout-seconds']);
@@ -54,7 +54,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
       const plan = compensation
         ? (JSON.parse(String(row.plan_json)) as CompiledPlan)
         : (await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv), ...(captured ? { vars: { captured } } : {}) })).plan;
-      if (argv.workspace !== undefined) sameWorkspace(argv.run, argv.workspace, plan, String(row.workspace));
+      const workspaceRoot = argv.workspace === undefined ? String(row.workspace) : givenWorkspace(argv.workspace, plan);
       return await driveAndReport(store, timeout, output, (driving) =>
         resumeRun({
           host,
@@ -64,7 +64,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
           isLive: (run) => liveness(run) === 'active',
           file: String(row.workflow_file ?? ''),
           source: String(row.workflow_source),
-          workspaceRoot: String(row.workspace),
+          workspaceRoot,
           environment: process.env,
           ...(compensation ? { sourceOutputs: sourceOutputs(store, String(row.source_run_id)) } : {}),
           ...driving,
@@ -77,13 +77,11 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
 });
 
 /**
- * `resume --workspace DIR` names the workspace the run started in: its recorded effects and artifacts describe files
- * there, so a run continues where it is or not at all (fork it to run it elsewhere).
+ * `resume --workspace DIR`: the run continues in DIR (as the reference's resume does), e.g. the checkout of a later CI
+ * job at another path. Effects already recorded describe files in the old folder; the tasks still to run see DIR.
  */
-function sameWorkspace(runId: string, workspace: string, plan: CompiledPlan, recorded: string): void {
-  const given = resolve(workspace, plan.policy.workspaceRoot);
-  if (given === recorded) return;
-  throw new AgentctlError('AGENTCTL_E_WORKSPACE_MISMATCH', `--workspace ${resolve(workspace)} is not the workspace run ${runId} started in (${recorded})`, {
-    help: `omit --workspace to continue the run in ${recorded}, or run it elsewhere with: agentctl fork ${runId}`,
-  });
+function givenWorkspace(workspace: string, plan: CompiledPlan): string {
+  const folder = resolve(workspace);
+  if (!isDirectory(folder)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${folder} is not an existing folder`, { help: 'name the folder the run should continue in' });
+  return resolve(folder, plan.policy.workspaceRoot);
 }
