@@ -1,6 +1,6 @@
 // The packs commands as the reference's scripts read them: `packs inspect|verify|lock|update|verify-lock` print the
-// reference's `data` shapes (agentctl's extra fields beside them), and a pack that declares process execution is locked
-// and then refused where it loads.
+// reference's `data` shapes (agentctl's extra fields beside them), a pack that declares process execution is locked and
+// then refused where it loads, and a pack item's variable files are relative to its manifest.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
@@ -97,6 +97,22 @@ describe('compat: pack documents', () => {
     writeFileSync(file, workflowWith([sourced('acme.base', 'proc.pack.yaml')], spec(true)));
     expect(outcome(cli(['run', file, '--locked', '--offline', '--db', ws().db]), 0).data.state).to.equal('succeeded');
     expect(existsSync(marker)).to.equal(true);
+  });
+
+  it("a pack sub-workflow task's varsFiles are relative to the pack manifest's folder; a .. in one is refused", () => {
+    const task = (varsFiles: string[]) => ({ id: 'say', uses: 'action:assign', varsFiles, vars: { extra: 'inline' }, with: { who: '${{ vars.who }}', extra: '${{ vars.extra }}' } });
+    const pack = (varsFiles: string[]) =>
+      manifest('acme.base', { workflows: { greet: { version: '1.0.0', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, tasks: [task(varsFiles)], outputs: { who: '${{ tasks.say.output.output.who }}', extra: '${{ tasks.say.output.output.extra }}' } } } });
+    ws().write('packs/acme/agentctl.pack.yaml', pack(['vars/defaults.yaml']));
+    ws().write('packs/acme/vars/defaults.yaml', 'who: the pack file\nextra: from-file\n');
+    ws().write('vars/defaults.yaml', 'who: the workflow folder\n');
+    const spec = { outputs: { greeting: '${{ tasks.g.output }}' }, tasks: [{ id: 'g', uses: 'workflow:acme.base.greet' }] };
+    const file = ws().write('flow.yaml', workflowWith([sourced('acme.base', 'packs/acme/agentctl.pack.yaml')], spec));
+    outcome(cli(['packs', 'lock', file]), 0);
+    expect(outcome(cli(['run', file, '--db', ws().db]), 0).data.output).to.deep.equal({ greeting: { who: 'the pack file', extra: 'inline' } });
+    ws().write('packs/acme/agentctl.pack.yaml', pack(['../../vars/defaults.yaml']));
+    outcome(cli(['packs', 'lock', file]), 0);
+    expect(diagnosticWithCode(errorDocument(cli(['check', file]), 2), 'AGENTCTL_E_VARS_FILE_PATH').message).to.contain('contains a ".." segment');
   });
 
   it('schema --kind gives each pack, plugin and config document its fields; plugins list, plugins order and config show match them', () => {
