@@ -16,6 +16,7 @@ import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
 import { RunBudget, type BudgetExceeded } from './budget.js';
 import { sectionUses } from '../compiler/sections.js';
+import { failWithoutIsolation, isolationUnavailable } from './unavailable-isolation.js';
 
 export interface RunRequest {
   readonly host: Host;
@@ -131,7 +132,13 @@ export async function executeRun(request: RunRequest): Promise<RunResult> {
   setMaxListeners(0, request.signal);
   // The digest key is read (or created) only when a secret digest is recorded, never for a refused preflight.
   const vault = new SecretVault(() => store.digestKey());
-  await preflight(request, vault, plan.tasks);
+  try {
+    await preflight(request, vault, plan.tasks);
+  } catch (error) {
+    if (!isolationUnavailable(error)) throw error;
+    store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
+    return failWithoutIsolation(request, (runId, traceId) => newRunRecord(request, runId, traceId), error);
+  }
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
 
   const { runId, traceId } = newRunIdentity();
