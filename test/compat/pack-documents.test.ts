@@ -115,6 +115,20 @@ describe('compat: pack documents', () => {
     expect(diagnosticWithCode(errorDocument(cli(['check', file]), 2), 'AGENTCTL_E_VARS_FILE_PATH').message).to.contain('contains a ".." segment');
   });
 
+  it("a pack agent's varsFiles are relative to the pack manifest's folder too", () => {
+    const agents = { helper: { provider: 'fake', model: 'scripted', instructions: 'Answer.', varsFiles: ['tone.yaml'] } };
+    ws().write('packs/acme/agentctl.pack.yaml', manifest('acme.base', { agents }));
+    ws().write('packs/acme/tone.yaml', 'tone: softly\n');
+    const spec = { providers: { fake: { kind: 'fake' } }, policy: { approval: 'never' }, outputs: {}, tasks: [{ id: 'ask', uses: 'agent:acme.base.helper', with: { prompt: '${{ vars.tone }}' } }] };
+    const file = ws().write('flow.yaml', workflowWith([sourced('acme.base', 'packs/acme/agentctl.pack.yaml')], spec));
+    outcome(cli(['packs', 'lock', file]), 0);
+    expect(outcome(cli(['check', file]), 0).data.tasks).to.equal(1);
+    writeFileSync(ws().file('packs/acme/tone.yaml'), '');
+    ws().write('tone.yaml', 'tone: from the workflow folder\n');
+    const refused = diagnosticWithCode(errorDocument(cli(['check', file]), 2), 'AGENTCTL_E_VARS_FILE_INVALID');
+    expect(refused.message).to.contain('"packs/acme/tone.yaml"');
+  });
+
   it('schema --kind gives each pack, plugin and config document its fields; plugins list, plugins order and config show match them', () => {
     const required = (kind: string) => outcome(cli(['schema', '--kind', kind]), 0).data.properties.data.required;
     expect(required('PackInspection')).to.include.members(['apiVersion', 'name', 'version', 'agentctl', 'dependencies', 'actions', 'agents', 'tools', 'workflows', 'capabilities', 'providers', 'policyDefaults']);
