@@ -16,6 +16,7 @@ import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
 import { RunBudget, type BudgetExceeded } from './budget.js';
 import { sectionUses } from '../compiler/sections.js';
+import { failWithoutIsolation, isolationUnavailable } from './unavailable-isolation.js';
 
 export interface RunRequest {
   readonly host: Host;
@@ -126,6 +127,15 @@ export function newRunRecord(request: RunRequest, runId: string, traceId: string
 }
 
 /**
+ * A run whose preflight found only that the isolation it asks for is unavailable: recorded and failed with zero
+ * effects (exit 4), as the reference records it.
+ */
+export function recordUnavailableIsolation(request: RunRequest, vault: SecretVault, error: AgentctlError): RunResult {
+  request.store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
+  return failWithoutIsolation(request, (runId, traceId) => newRunRecord(request, runId, traceId), error);
+}
+
+/**
  * Starts a new run. `preflighted` is the vault of a preflight the caller already passed (the CLI runs it before it
  * opens the database, so a refused run creates no database); without it, preflight runs here.
  */
@@ -135,7 +145,14 @@ export async function executeRun(request: RunRequest, preflighted?: SecretVault)
   setMaxListeners(0, request.signal);
   // The digest key is read (or created) only when a secret digest is recorded, never for a refused preflight.
   const vault = preflighted ?? new SecretVault(() => store.digestKey());
-  if (!preflighted) await preflight(request, vault, plan.tasks);
+  if (!preflighted) {
+    try {
+      await preflight(request, vault, plan.tasks);
+    } catch (error) {
+      if (!isolationUnavailable(error)) throw error;
+      return recordUnavailableIsolation(request, vault, error);
+    }
+  }
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
 
   const { runId, traceId } = newRunIdentity();

@@ -775,10 +775,12 @@ export class Store {
         .all(runId) as { id: string; task_id: string; operation: string; state: string }[];
       if (doubtful.length > 0) {
         const names = doubtful.map((effect) => `${effect.id} (${effect.operation}, task ${effect.task_id}, ${effect.state})`).join(', ');
-        throw new AgentctlError('AGENTCTL_E_EFFECT_UNRECONCILED', `run ${runId} has effects that may or may not have happened: ${names}`, {
+        const blocked = new AgentctlError('AGENTCTL_E_EFFECT_UNRECONCILED', `run ${runId} has effects that may or may not have happened: ${names}`, {
           help: 'check each one, then record what happened: agentctl effects reconcile EFFECT --status applied|not-applied|compensated --reason TEXT',
           ...correlation,
         });
+        // The refusal is about this run: its error document names it, as the reference's does.
+        throw Object.assign(blocked, { runId, traceId: String(row.trace_id) });
       }
       const at = now();
       const started = this.#db.prepare(`SELECT e.id, e.task_id, e.state FROM effects e WHERE e.run_id = ? AND (e.state = 'started'${requested})`).all(runId) as { id: string; task_id: string; state: string }[];

@@ -321,7 +321,7 @@ describe('retry, repair and fork', () => {
     expect(lines()).to.equal('first\nsecond\nfourth\n');
     // Running `first` again would need it: a fork refuses before creating anything.
     const runs = runCount(ws().db);
-    expect(errorDocument(cli(['fork', runId]), 2).diagnostics[0].code).to.equal('AGENTCTL_E_SECRET_MISSING');
+    expect(errorDocument(cli(['fork', runId]), 4).diagnostics[0].code).to.equal('AGENTCTL_E_SECRET_MISSING');
     expect(runCount(ws().db)).to.equal(runs);
   });
 });

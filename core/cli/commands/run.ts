@@ -7,7 +7,8 @@ import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { installProgress } from '../../progress.js';
 import type { Approver } from '../../runner/effects.js';
-import { executeRun, preflight, type RunResult } from '../../runner/run.js';
+import { executeRun, preflight, recordUnavailableIsolation, type RunResult } from '../../runner/run.js';
+import { isolationUnavailable } from '../../runner/unavailable-isolation.js';
 import { SecretVault } from '../../runner/secrets.js';
 import type { Composition } from '../composition.js';
 import { asJson, recordConfig } from '../run-config.js';
@@ -58,9 +59,17 @@ export const runCommand = (composition: Composition): CommandModule<GlobalArgs, 
     try {
       return await driveAndReport(() => store, timeout, output, async (driving) => {
         const vault = new SecretVault(() => store!.digestKey());
-        await preflight({ host, plan, workspaceRoot, environment: process.env, signal: driving.signal }, vault, plan.tasks);
+        // Only an unavailable isolation still records a run (failed, with zero effects); every other refusal leaves none.
+        let unavailable: AgentctlError | undefined;
+        try {
+          await preflight({ host, plan, workspaceRoot, environment: process.env, signal: driving.signal }, vault, plan.tasks);
+        } catch (error) {
+          if (!isolationUnavailable(error)) throw error;
+          unavailable = error;
+        }
         store = Store.open(db);
         const request = { host, store, file: argv.file, source, workspaceRoot, environment: process.env, recordedConfig };
+        if (unavailable) return recordUnavailableIsolation({ ...request, plan, ...driving }, vault, unavailable);
         const result = await executeRun({ ...request, plan, ...driving }, vault);
         // A failed run is compensated right away when the workflow asks for it; a cancelled one never is.
         if (plan.compensation?.onFailure === 'automatic') await compensateAfterFailure(request, result, driving);
