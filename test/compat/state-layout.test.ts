@@ -48,13 +48,14 @@ describe('state layout', () => {
     const shell = (fields: Record<string, unknown>, policy: Record<string, unknown> = POLICY) =>
       workflow({ policy, actions: { cmd: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'true'], ...fields } }, tasks: [{ id: 'cmd', uses: 'action:cmd' }] });
     const cases = [
-      { name: 'a missing secret', exit: 2, code: 'AGENTCTL_E_SECRET_MISSING', env: {}, yaml: () => shell({ env: { TOKEN: { env: 'AGENTCTL_TEST_UNSET_SECRET' } } }) },
+      { name: 'a missing secret', exit: 4, code: 'AGENTCTL_E_SECRET_MISSING', env: {}, yaml: () => shell({ env: { TOKEN: { env: 'AGENTCTL_TEST_UNSET_SECRET' } } }) },
+      // An engine that is known but not running is a run failure the ledger records (see test/compat/exit-codes.test.ts).
       {
-        name: 'an engine that is not there',
-        exit: 6,
-        code: 'AGENTCTL_E_CONTAINER_ENGINE_MISSING',
-        env: { DOCKER_HOST: 'unix:///nonexistent/agentctl-test/docker.sock' },
-        yaml: () => shell({ isolation: 'container', container: { image: `busybox@sha256:${'0'.repeat(64)}`, runtime: 'docker' } }),
+        name: 'an unknown engine',
+        exit: 2,
+        code: 'AGENTCTL_E_SCHEMA',
+        env: {},
+        yaml: () => shell({ isolation: 'container', container: { image: `busybox@sha256:${'0'.repeat(64)}`, runtime: 'nerdctl' } }),
       },
       { name: 'an invalid workflow', exit: 2, code: 'AGENTCTL_E_UNKNOWN_FIELD', env: {}, yaml: () => shell({ notAField: true }) },
       {
