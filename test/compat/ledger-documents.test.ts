@@ -63,8 +63,8 @@ describe('compat: the ledger documents', () => {
 
   it('a requested effect of a paused run is not in doubt: inspect, effects list and reconcile agree with resume', () => {
     const { runId, effectId } = paused();
-    const [approval] = outcome(cli('approvals', 'list', runId, '--db', ws.db), 0).data;
-    outcome(cli('approvals', 'approve', approval.approvalId, '--reason', 'ok', '--db', ws.db), 0);
+    const approvalId = rows(ws.db, 'SELECT id FROM approvals')[0].id as string;
+    outcome(cli('approvals', 'approve', approvalId, '--reason', 'ok', '--db', ws.db), 0);
     // The ledger of a paused run holding an approved effect released to `requested` (as resume releases it) and never
     // dispatched: a paused run ended on its own terms, so nothing of it may have happened.
     const db = new Database(ws.db);
@@ -77,7 +77,7 @@ describe('compat: the ledger documents', () => {
       { effect: 'requested', effect_class: 'process_execution', idempotency: 'unknown', run: 'paused' },
     ]);
     const inspected = outcome(cli('inspect', runId, '--db', ws.db), 0).data.effects[0];
-    expect([inspected.effectId, inspected.status, inspected.inDoubt]).to.deep.equal([effectId, 'requested', false]);
+    expect([inspected.effectId, inspected.state, inspected.inDoubt]).to.deep.equal([effectId, 'requested', false]);
     expect(outcome(cli('effects', '--db', ws.db, 'list', runId), 0).data.effects[0].inDoubt).to.equal(false);
     const refused = errorDocument(cli('effects', '--db', ws.db, 'reconcile', effectId, '--status', 'not-applied', '--reason', 'x'), 2);
     diagnosticWithCode(refused, 'AGENTCTL_E_RECONCILIATION_REFUSED');
