@@ -235,6 +235,7 @@ const LegacyRunUpgradeAnalysis = z.looseObject({
   ),
 });
 
+/** The `data` schema of each ledger command's document, by kind (`inspect`, `runs`, `effects`, `approvals`). */
 export const ledgerDocuments = {
   RunInspection,
   /** `runs list` (agentctl's own). */

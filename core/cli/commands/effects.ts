@@ -1,6 +1,6 @@
 // `agentctl effects list RUN | inspect EFFECT | reconcile EFFECT`: the operator's view of the ledger's effects, in
 // the reference's shapes (EffectList, EffectInspection, EffectReconciliation) with agentctl's fields beside them.
-import type { CommandModule } from 'yargs';
+import type { Argv, CommandModule } from 'yargs';
 import { AgentctlError, errorMessage, jsonSchemaProblems, type JsonValue } from '../../../sdk/index.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { parser } from '../../store/inspection.js';
@@ -39,7 +39,7 @@ function runEffects(store: Store, run: Row) {
 const line = (view: EffectRecord) =>
   `${String(view.effectId)}  ${view.state}${view.reconciled ? ` (reconciled ${view.reconciled})` : view.inDoubt ? ' (in doubt)' : ''}  task ${String(view.taskId)} attempt ${String(view.attempt)}  ${neutralize(String(view.operation))}`;
 
-const dbArgument = (yargs: any) => yargs.option('db', dbOption());
+const dbArgument = <T>(yargs: Argv<T>) => yargs.option('db', dbOption());
 
 interface ListArgs extends GlobalArgs {
   run: string;
