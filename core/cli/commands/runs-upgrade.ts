@@ -88,7 +88,7 @@ const respond = (upgrade: boolean) =>
       } else {
         // No upgrade record is written: `upgradeId` is null, and the analysis after is the one before.
         const result = { upgradeId: null, runId: argv.run, upgradedTasks: [] as string[], analysisBefore: analysis, analysisAfter: analysis };
-        emit(output, 'LegacyRunUpgrade', result, () => `${argv.run}: upgraded 0 task(s); ${summary(analysis)}`);
+        emit(output, 'LegacyRunUpgrade', result, () => `${argv.run}: upgraded 0 task(s); nothing was written`);
       }
       return 0;
     } finally {
