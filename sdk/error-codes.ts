@@ -99,6 +99,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_COMPENSATION_INVALID: { exitCode: EXIT.usage, summary: 'A task\'s compensate cannot be compiled: it names an action without effects, or sits on a router or sub-workflow invocation.', help: 'compensate names an effectful action (action:NAME) and belongs on a task that performs effects' },
   AGENTCTL_E_COMPENSATION_NOT_DECLARED: { exitCode: EXIT.usage, summary: 'compensate --task names a task of the source run that declares no compensate.', help: 'name a task with a compensate declaration; `agentctl compensate RUN --plan` lists them' },
   AGENTCTL_E_UNKNOWN_TASK: { exitCode: EXIT.usage, summary: 'A task named on the command line (retry or repair --from, compensate --task) is in neither the workflow nor the source run.', help: 'name a task id of the workflow; `agentctl inspect RUN` lists the tasks of a run' },
+  AGENTCTL_E_WORKSPACE_MISMATCH: { exitCode: EXIT.usage, summary: 'resume --workspace names a folder other than the workspace the run started in.', help: 'omit --workspace to continue the run where it started, or fork it to run it in another folder' },
   AGENTCTL_E_RETRY_WORKFLOW_CHANGED: { exitCode: EXIT.usage, summary: 'retry needs the workflow the source run ran, byte for byte; this one differs.', help: 'use `agentctl repair FILE RUN --from TASK` for a corrected workflow, or retry with the original file' },
   AGENTCTL_E_REPAIR_NAME_MISMATCH: { exitCode: EXIT.usage, summary: 'repair needs a workflow with the same metadata.name as the source run.', help: 'repair a run with a corrected version of its own workflow; a different workflow is a new run' },
   AGENTCTL_E_RECONCILIATION_REFUSED: { exitCode: EXIT.usage, summary: 'The effect is not in doubt, or the reconciliation contradicts an earlier one.', help: 'reconcile only an effect in doubt (started or uncertain), consistently with its earlier reconciliations' },
@@ -213,17 +214,20 @@ export const ERROR_CODES = define({
   AGENTCTL_E_DB_OPEN: { exitCode: EXIT.persistence, summary: 'The database cannot be opened or created.', help: 'check --db: it must name a database file that can be opened (and created, for run)' },
   AGENTCTL_E_DB_SCHEMA_NEWER: { exitCode: EXIT.persistence, summary: 'The database was created by a newer agentctl.', help: 'use the agentctl version that created the database, or another --db' },
   AGENTCTL_E_DB_WRITE: { exitCode: EXIT.persistence, summary: 'A write to the database failed.', help: 'check the disk space and permissions of the database folder, then resume or run again' },
+  AGENTCTL_E_DB_ENCRYPTION_UNAVAILABLE: { exitCode: EXIT.usage, summary: 'State encryption (db encryption) is not available in this agentctl.', help: 'protect the database with file permissions or an encrypted volume' },
   AGENTCTL_E_DB_CORRUPT: { exitCode: EXIT.persistence, summary: 'The database file is damaged, or holds a row agentctl cannot read.', help: "restore the database from a backup, or start with a new --db; `sqlite3 FILE 'PRAGMA integrity_check'` shows the damage" },
   AGENTCTL_E_OUTCOME_NOT_RECORDED: { exitCode: EXIT.persistence, summary: 'An effect was performed but its outcome could not be recorded; the run stops.', help: 'free the database (disk space, a lock held by another process), then inspect the run: the effect may have happened' },
+  AGENTCTL_E_RUN_ENDED: { exitCode: EXIT.persistence, summary: 'cancel names a run that already ended succeeded, failed or cancelled.', help: 'nothing to cancel: `agentctl inspect RUN` shows how the run ended' },
   AGENTCTL_E_RUN_LEASED: { exitCode: EXIT.persistence, summary: 'Another process holds the lease on this run.', help: 'wait for the other agentctl process driving this run to finish' },
   AGENTCTL_E_OUTPUT_WRITE: { exitCode: EXIT.persistence, summary: 'The CLI could not write its output (e.g. the device is full); what it reports may be lost.', help: 'write the output somewhere with space, e.g. another file or a pipe; a run that happened is in the database (`agentctl runs list`)' },
 
   // Artifact store (exit 2 for what the operator named, exit 5 for the store itself)
-  AGENTCTL_E_ARTIFACT_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No artifact with this digest is recorded in the database.', help: 'check the digest; `agentctl artifacts list` shows the blobs in this database' },
-  AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS: { exitCode: EXIT.usage, summary: 'The export destination exists; it is replaced only with --force.', help: 'choose another destination, or pass --force to replace it' },
-  AGENTCTL_E_ARTIFACT_EXPORT: { exitCode: EXIT.usage, summary: 'The export destination cannot be written.', help: 'export to a path in an existing folder you can write' },
+  AGENTCTL_E_ARTIFACT_NOT_FOUND: { exitCode: EXIT.persistence, summary: 'No artifact with this digest is recorded in the database.', help: 'check the digest; `agentctl artifacts list` shows the blobs in this database' },
+  AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS: { exitCode: EXIT.persistence, summary: 'The export destination exists; it is replaced only with --overwrite.', help: 'choose another destination, or pass --overwrite to replace it' },
+  AGENTCTL_E_ARTIFACT_EXPORT: { exitCode: EXIT.persistence, summary: 'The export destination cannot be written.', help: 'export to a path in an existing folder you can write' },
   AGENTCTL_E_ARTIFACT_WRITE: { exitCode: EXIT.persistence, summary: 'A blob could not be stored in the artifact store.', help: 'free space or fix permissions beside the database (the artifacts/ folder), then run again' },
   AGENTCTL_E_ARTIFACT_MISSING: { exitCode: EXIT.runFailed, summary: 'A file an action declares as its output was not there after the action succeeded.', help: 'make the command write every path listed in the action\'s artifacts, or remove the path from the list' },
+  AGENTCTL_E_ARTIFACT_GC: { exitCode: EXIT.persistence, summary: 'The artifact store could not be read or a blob in it could not be removed.', help: 'check the permissions of the artifacts/ folder beside the database, then run the collection again' },
   AGENTCTL_E_ARTIFACT_CORRUPT: { exitCode: EXIT.persistence, summary: 'A stored blob is missing, or its bytes do not match its digest.', help: 'restore the blob from a backup; a later run that writes the same bytes heals it' },
 
   // Cancellation (exit 130)

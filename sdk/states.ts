@@ -42,6 +42,8 @@ export const AUDIT_EVENTS = [
   'run.replayed',
   'run.resumed',
   'run.interrupted',
+  // `agentctl cancel` asked the run to stop (its driver stops at the next task boundary).
+  'run.cancel_requested',
   'run.retry',
   'run.repair',
   'run.fork',

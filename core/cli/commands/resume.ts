@@ -1,4 +1,6 @@
-// `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan.
+// `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan, in the
+// workspace it started in.
+import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, type CapturedVars, type CompiledPlan, type JsonValue } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
@@ -20,6 +22,7 @@ interface ResumeArgs extends GlobalArgs {
   'timeout-seconds'?: number;
   'allow-pack-change'?: boolean;
   config?: string | false;
+  workspace?: string;
 }
 
 export const resumeCommand = (composition: Composition): CommandModule<GlobalArgs, ResumeArgs> => ({
@@ -30,6 +33,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('db', dbOption())
       .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' })
+      .option('workspace', { type: 'string', describe: 'the workspace folder the run started with (checked: a run never moves)' })
       .option('allow-pack-change', allowPackChangeOption) as never,
   handler: handler<ResumeArgs>(async (argv, output) => {
     const timeout = timeoutSeconds(argv['timeout-seconds']);
@@ -50,6 +54,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
       const plan = compensation
         ? (JSON.parse(String(row.plan_json)) as CompiledPlan)
         : (await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv), ...(captured ? { vars: { captured } } : {}) })).plan;
+      if (argv.workspace !== undefined) sameWorkspace(argv.run, argv.workspace, plan, String(row.workspace));
       return await driveAndReport(store, timeout, output, (driving) =>
         resumeRun({
           host,
@@ -70,3 +75,15 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
     }
   }),
 });
+
+/**
+ * `resume --workspace DIR` names the workspace the run started in: its recorded effects and artifacts describe files
+ * there, so a run continues where it is or not at all (fork it to run it elsewhere).
+ */
+function sameWorkspace(runId: string, workspace: string, plan: CompiledPlan, recorded: string): void {
+  const given = resolve(workspace, plan.policy.workspaceRoot);
+  if (given === recorded) return;
+  throw new AgentctlError('AGENTCTL_E_WORKSPACE_MISMATCH', `--workspace ${resolve(workspace)} is not the workspace run ${runId} started in (${recorded})`, {
+    help: `omit --workspace to continue the run in ${recorded}, or run it elsewhere with: agentctl fork ${runId}`,
+  });
+}
