@@ -26,7 +26,7 @@ export function requestCancellation(store: Store, runId: string, isLive: (row: R
     }
     store.audit(runId, { type: 'run.cancel_requested', data: { by: 'agentctl cancel', state: previousState } });
     if (previousState === 'running' && isLive(run)) return { runId, previousState, state: 'running' };
-    cancelUndriven(store, runId);
+    cancelUndriven(store, runId, previousState);
     return { runId, previousState, state: 'cancelled' };
   });
 }
@@ -35,11 +35,11 @@ export function requestCancellation(store: Store, runId: string, isLive: (row: R
  * Ends a run nobody drives as `cancelled`: its open effects end in doubt (`uncertain`) when a dispatch may have
  * happened, else `cancelled`; waiting tasks, effects and approvals are cancelled, and so is every unfinished task.
  */
-function cancelUndriven(store: Store, runId: string): void {
+function cancelUndriven(store: Store, runId: string, previousState: RunState): void {
   const reason = 'cancelled by agentctl cancel';
   for (const effect of store.effectRows(runId)) {
     if (effect.state !== 'started' && effect.state !== 'requested') continue;
-    const next = mayHaveHappened(effect, false) ? 'uncertain' : 'cancelled';
+    const next = mayHaveHappened(effect, { state: previousState, live: false }) ? 'uncertain' : 'cancelled';
     store.updateEffect(runId, String(effect.id), next, { taskId: String(effect.task_id), error: { code: 'AGENTCTL_E_CANCELLED', message: reason } });
   }
   store.closeWaiting(runId, reason);

@@ -2,7 +2,18 @@
 import type { Row, Store } from './store.js';
 import { AgentctlError, errorMessage, type JsonValue } from '../../sdk/index.js';
 import { liveness, type Liveness } from './liveness.js';
-import { mayHaveHappened } from './doubt.js';
+import {
+  approvalRecord,
+  artifactReference,
+  checkpointRecord,
+  effectRecord,
+  protocolCallRecords,
+  providerSessionRecords,
+  reconciliationAccounts,
+  reconciliationRecords,
+  toolCallRecords,
+} from './ledger-records.js';
+import { runRecord, taskRecord } from './run-record.js';
 import { modelUsage } from '../agents/usage.js';
 import { budgetView } from './budget-view.js';
 
@@ -51,119 +62,44 @@ export const stateLabel = (run: { state: unknown; liveness: Liveness | null }): 
 export function inspectRun(store: Store, runId: string) {
   const run = store.runRow(runId);
   if (!run) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
-  const tasks = store.taskRows(runId);
-  const effects = store.effectRows(runId);
-  const approvals = store.approvalRows(runId);
-  const audit = store.auditRows(runId);
-  const artifacts = new Map<string, Row[]>();
-  for (const row of store.taskArtifactRows(runId)) artifacts.set(String(row.task_id), [...(artifacts.get(String(row.task_id)) ?? []), row]);
   const parse = parser(runId);
-  const reconciled = store.latestReconciliations(runId);
+  const audit = store.auditRows(runId);
+  const rows = store.effectRows(runId);
+  const artifactRows = store.taskArtifactRows(runId);
+  const artifacts = new Map<string, Row[]>();
+  for (const row of artifactRows) artifacts.set(String(row.task_id), [...(artifacts.get(String(row.task_id)) ?? []), row]);
   const runLiveness = liveness(run);
+  const context = { runId, traceId: String(run.trace_id), drive: { state: run.state, live: runLiveness === 'active' } };
   const lineage = store.lineageRow(runId);
   const reuse = new Map(store.taskReuseRows(runId).map((row) => [String(row.task_id), row]));
+  const reconciled = store.latestReconciliations(runId);
+  const effects = rows.map((effect) => effectRecord(effect, context, (reconciled.get(String(effect.id))?.outcome as string | undefined) ?? null, parse));
+  const effectsById = new Map(rows.map((row) => [String(row.id), row]));
   return {
-    run: {
-      runId: run.id,
-      traceId: run.trace_id,
-      workflow: run.workflow_name,
-      workflowDigest: run.workflow_digest,
-      workflowFile: run.workflow_file,
-      state: run.state,
-      liveness: runLiveness,
-      mode: run.mode,
-      sourceRunId: run.source_run_id,
-      workspace: run.workspace,
-      inputs: parse('runs', 'inputs_json', run),
-      output: parse('runs', 'output_json', run),
-      error: parse('runs', 'error_json', run),
-      createdAt: run.created_at,
-      updatedAt: run.updated_at,
-      finishedAt: run.finished_at,
-    },
+    run: runRecord(run, runLiveness, lineage, run.source_run_id === null ? undefined : store.runRow(String(run.source_run_id)), parse),
     // A retry, repair or fork: where the run came from, the tasks it ran fresh from, and why.
     lineage: lineage
       ? { mode: lineage.mode, sourceRunId: lineage.source_run_id, roots: parse('run_lineage', 'roots_json', lineage), reason: lineage.reason, plan: parse('run_lineage', 'plan_json', lineage) }
       : null,
-    tasks: tasks.map((task) => ({
-      taskId: task.task_id,
-      kind: task.kind,
-      state: task.state,
-      attempt: task.attempt,
-      disposition: task.disposition,
-      input: parse('tasks', 'input_json', task, `task ${task.task_id}`),
-      output: parse('tasks', 'output_json', task, `task ${task.task_id}`),
-      error: parse('tasks', 'error_json', task, `task ${task.task_id}`),
-      artifacts: (artifacts.get(String(task.task_id)) ?? []).map((row) => ({ path: row.path, digest: row.digest, size: row.size })),
-      reuse: reuseView(reuse.get(String(task.task_id)), parse),
-      startedAt: task.started_at,
-      finishedAt: task.finished_at,
-    })),
-    effects: effects.map((effect) => effectView(effect, runLiveness === 'active', reconciled.get(String(effect.id))?.outcome ?? null, parse)),
+    tasks: store.taskRows(runId).map((task) => taskRecord(task, artifacts.get(String(task.task_id)) ?? [], reuse.get(String(task.task_id)), parse)),
+    effects,
     // Operators' accounts of effects in doubt, and the compensations that undid effects of this run.
-    effectReconciliations: store.runReconciliations(runId).map((row) => ({
-      seq: row.seq,
-      effectId: row.effect_id,
-      outcome: row.outcome,
-      reason: row.reason,
-      actor: row.actor,
-      createdAt: row.created_at,
-      compensationRunId: row.compensation_run_id,
-      compensationTaskId: row.compensation_task_id,
-      compensationEffectId: row.compensation_effect_id,
-    })),
-    approvals: approvals.map((approval) => ({
-      approvalId: approval.id,
-      taskId: approval.task_id,
-      effectId: approval.effect_id,
-      state: approval.state,
-      reason: approval.reason,
-      decisionReason: approval.decision_reason,
-      actor: approval.actor,
-      requestedAt: approval.requested_at,
-      decidedAt: approval.decided_at,
-    })),
-    modelUsage: modelUsage(effects) ?? null,
+    effectReconciliations: reconciliationRecords(store.runReconciliations(runId), context, reconciliationAccounts(audit, parse), parse),
+    // Every approval of the run, decided or not (the reference lists the pending ones; `status` tells them apart).
+    approvals: store.approvalRows(runId).map((approval) => approvalRecord(approval, effectsById.get(String(approval.effect_id)), context.traceId, parse)),
+    checkpoints: store.checkpointRows(runId).map((row) => checkpointRecord(row, parse)),
+    providerSessions: providerSessionRecords(effects),
+    // agentctl records no provider stream events, protocol sessions or trace spans: these are always empty.
+    streamEvents: [] as JsonValue[],
+    protocolSessions: [] as JsonValue[],
+    protocolCalls: protocolCallRecords(effects),
+    toolCalls: toolCallRecords(effects),
+    artifacts: artifactRows.map((row) => artifactReference(row, reuse.has(String(row.task_id)) ? String(reuse.get(String(row.task_id))!.source_run_id) : null)),
+    modelUsage: modelUsage(rows) ?? null,
     budget: budgetView(store, run, parse('runs', 'plan_json', run), audit, (event) => parse('audit_events', 'data_json', event, `audit event ${event.seq}`)),
     audit: audit.map((event) => ({ seq: event.seq, type: event.type, taskId: event.task_id, effectId: event.effect_id, data: parse('audit_events', 'data_json', event, `audit event ${event.seq}`), at: event.at })),
+    traces: [] as JsonValue[],
   };
-}
-
-/**
- * One effect as an operator sees it. In doubt: it may or may not have happened (uncertain, or started with nobody left
- * to record how it ended) and no operator has reconciled it.
- */
-export function effectView(effect: Row, live: boolean, reconciled: string | number | null, parse: ReturnType<typeof parser>) {
-  const state = String(effect.state);
-  return {
-    effectId: effect.id,
-    runId: effect.run_id,
-    taskId: effect.task_id,
-    attempt: effect.attempt,
-    ordinal: effect.ordinal,
-    kind: effect.kind,
-    operation: effect.operation,
-    effectClass: effect.effect_class,
-    risk: effect.risk,
-    idempotency: effect.idempotency,
-    state,
-    inDoubt: mayHaveHappened(effect, live) && reconciled === null,
-    reconciled,
-    input: parse('effects', 'input_json', effect, `effect ${effect.id}`),
-    inputDigest: effect.input_digest,
-    result: parse('effects', 'result_json', effect, `effect ${effect.id}`),
-    error: parse('effects', 'error_json', effect, `effect ${effect.id}`),
-    requestedAt: effect.requested_at,
-    startedAt: effect.started_at,
-    finishedAt: effect.finished_at,
-  };
-}
-
-/** How a reused task of a derived run was judged reusable: the checks that passed and the source effects it stands on. */
-function reuseView(row: Row | undefined, parse: ReturnType<typeof parser>) {
-  if (!row) return null;
-  const key = `reuse of task ${String(row.task_id)}`;
-  return { sourceRunId: row.source_run_id, checks: parse('task_reuse', 'checks_json', row, key), sourceEffectIds: parse('task_reuse', 'source_effect_ids_json', row, key) };
 }
 
 export type RunInspection = ReturnType<typeof inspectRun>;

@@ -9,7 +9,7 @@ import { statePaths } from './state-paths.js';
 import { BudgetLedger } from './budget.js';
 import { CompensationClaims } from './claims.js';
 import { Maintenance } from './maintenance.js';
-import { UNSAFE_REQUESTED_SQL } from './doubt.js';
+import { UNSAFE_REQUESTED_SQL, type RunDrive } from './doubt.js';
 import type { TaskArtifact } from './artifacts.js';
 import { INSERT_LINEAGE, INSERT_REUSE, outputDigestOf, SELECT_LINEAGE, SELECT_REUSE, type Lineage, type ReusedTask } from './lineage.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
@@ -596,6 +596,10 @@ export class Store {
     return this.#read(() => this.#db.prepare(`SELECT * FROM approvals WHERE run_id = ? ORDER BY requested_at`).all(runId) as Row[]);
   }
 
+  checkpointRows(runId: string): Row[] {
+    return this.#read(() => this.#db.prepare(`SELECT * FROM checkpoints WHERE run_id = ? ORDER BY seq`).all(runId) as Row[]);
+  }
+
   auditRows(runId: string): Row[] {
     return this.#read(() => this.#db.prepare(`SELECT * FROM audit_events WHERE run_id = ? ORDER BY seq`).all(runId) as Row[]);
   }
@@ -629,7 +633,7 @@ export class Store {
     return this.#read(
       () =>
         this.#db
-          .prepare(`SELECT r.task_id, r.path, r.digest, a.size FROM task_artifacts r JOIN artifacts a USING (digest) JOIN tasks t USING (run_id, task_id) WHERE r.run_id = ? ORDER BY t.position, r.path`)
+          .prepare(`SELECT r.run_id, r.task_id, r.path, r.digest, a.size, a.created_at FROM task_artifacts r JOIN artifacts a USING (digest) JOIN tasks t USING (run_id, task_id) WHERE r.run_id = ? ORDER BY t.position, r.path`)
           .all(runId) as Row[],
     );
   }
@@ -853,17 +857,19 @@ export class Store {
   }
 
   /** Appends an operator's account of an effect in doubt; `check` refuses contradictions against the earlier rows. */
-  reconcileEffect(effectId: string, entry: { outcome: 'applied' | 'not_applied' | 'compensated'; reason: string; actor: string; result?: JsonValue }, check: (effect: EffectRow, earlier: Row[], runLive: boolean) => void, isLive: (row: Row) => boolean): number {
+  reconcileEffect(effectId: string, entry: ReconciliationEntry, check: (effect: EffectRow, earlier: Row[], run: RunDrive) => void, isLive: (row: Row) => boolean): number {
     return this.transaction(() => {
       const effect = this.#statements.selectEffect.get(effectId) as EffectRow | undefined;
       if (!effect) throw new AgentctlError('AGENTCTL_E_EFFECT_NOT_FOUND', `effect ${effectId} does not exist in this database`, { help: 'list effects with `agentctl effects list RUN`' });
       const earlier = this.#db.prepare(`SELECT * FROM reconciliations WHERE effect_id = ? ORDER BY seq`).all(effectId) as Row[];
       const run = this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(effect.run_id) as Row;
-      check(effect, earlier, isLive(run));
+      check(effect, earlier, { state: run.state, live: isLive(run) });
       const { lastInsertRowid } = this.#db
-        .prepare(`INSERT INTO reconciliations (effect_id, outcome, reason, actor, created_at, result_json) VALUES (?, ?, ?, ?, ?, ?)`)
-        .run(effectId, entry.outcome, this.#text(entry.reason), this.#text(entry.actor), now(), this.json(entry.result));
-      this.audit(effect.run_id, { type: 'effect.reconciled', taskId: effect.task_id, effectId, data: { outcome: entry.outcome, actor: entry.actor, reason: entry.reason } });
+        .prepare(`INSERT INTO reconciliations (effect_id, outcome, reason, actor, created_at, result_json, compensation_effect_id) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+        .run(effectId, entry.outcome, this.#text(entry.reason), this.#text(entry.actor), now(), this.json(entry.result), entry.compensationEffectId ?? null);
+      // The evidence, result schema and authorization have no column: the audit event of the reconciliation keeps them.
+      const data = { outcome: entry.outcome, actor: entry.actor, reason: entry.reason, ...(entry.compensationEffectId === undefined ? {} : { compensationEffectId: entry.compensationEffectId }), ...entry.account };
+      this.audit(effect.run_id, { type: 'effect.reconciled', taskId: effect.task_id, effectId, data });
       // An inverse in doubt that did not happen after all releases the claim of its ended compensation run.
       if (entry.outcome === 'not_applied') this.claims.release(effect.run_id, now());
       return Number(lastInsertRowid);
@@ -908,6 +914,18 @@ export class Store {
     );
     return new Map(rows.map((row) => [String(row.effect_id), row]));
   }
+}
+
+/** An operator's account of an effect in doubt, as `effects reconcile` records it. */
+export interface ReconciliationEntry {
+  readonly outcome: 'applied' | 'not_applied' | 'compensated';
+  readonly reason: string;
+  readonly actor: string;
+  readonly result?: JsonValue;
+  /** With `compensated`: the effect of the same run that undid it. */
+  readonly compensationEffectId?: string;
+  /** What backs the account (`evidence`, `resultSchema`, `authorization`): kept in its audit event. */
+  readonly account?: Readonly<Record<string, JsonValue>>;
 }
 
 /** A task of the source run, as a linked run copies it (its recorded documents are copied by the store). */

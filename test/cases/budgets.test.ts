@@ -159,7 +159,7 @@ describe('run budgets', () => {
       const runId = outcome(cli('run', ws.file('wf.yaml')), 3).data.runId as string;
       // Waiting for an operator holds nothing.
       expect(rows(ws.db, 'SELECT COUNT(*) AS n FROM budget_reservations')).to.deep.equal([{ n: 0 }]);
-      const [approval] = outcome(cli('approvals', 'list', runId), 0).data.approvals;
+      const [approval] = outcome(cli('approvals', 'list', runId), 0).data;
       outcome(cli('approvals', 'approve', approval.approvalId, '--reason', 'ok'), 0);
       expect(outcome(cli('resume', runId), 0).data.state).to.equal('succeeded');
       expect(existsSync(ws.file('marker'))).to.equal(true);
@@ -182,7 +182,7 @@ describe('run budgets', () => {
       );
       const paused = outcome(cli('run', ws.file('wf.yaml')), 3);
       const runId = paused.data.runId as string;
-      const [approval] = outcome(cli('approvals', 'list', runId), 0).data.approvals;
+      const [approval] = outcome(cli('approvals', 'list', runId), 0).data;
       await sleep(2500);
       outcome(cli('approvals', 'approve', approval.approvalId, '--reason', 'late but fine'), 0);
       const failed = errorDocument(cli('resume', runId), 4);

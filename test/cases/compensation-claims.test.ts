@@ -34,7 +34,7 @@ describe('compensation claims: each applied effect is compensated at most once',
     return { runId, effectId: effect.id as string };
   };
   const approveAndResume = (runId: string, decision: 'approve' | 'reject') => {
-    const [approval] = outcome(cli(['approvals', 'list', runId]), 0).data.approvals;
+    const [approval] = outcome(cli(['approvals', 'list', runId]), 0).data;
     outcome(cli(['approvals', decision, approval.approvalId, '--reason', `${decision} the undo`]), 0);
     return cli(['resume', runId]);
   };

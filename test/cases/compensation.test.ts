@@ -241,7 +241,7 @@ describe('compensation', () => {
     const paused = outcome(cli(['compensate', runId], baseEnv({ CI: 'true' })), 3);
     expect(paused.data).to.deep.include({ state: 'paused', mode: 'compensation', sourceRunId: runId });
     expect(content()).to.equal('provisioned');
-    const [approval] = outcome(cli(['approvals', 'list', paused.data.runId]), 0).data.approvals;
+    const [approval] = outcome(cli(['approvals', 'list', paused.data.runId]), 0).data;
     outcome(cli(['approvals', 'approve', approval.approvalId, '--reason', 'undo it']), 0);
     const resumed = outcome(cli(['resume', paused.data.runId]), 0);
     expect(resumed.data.state).to.equal('succeeded');

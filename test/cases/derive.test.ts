@@ -271,7 +271,7 @@ describe('retry, repair and fork', () => {
     expect(paused.status, paused.stderr).to.equal(3);
     const derived = JSON.parse(paused.stdout).data;
     expect(derived).to.deep.include({ state: 'paused', mode: 'repair', reused: ['first', 'second'] });
-    const pending = () => outcome(cli(['approvals', 'list', derived.runId]), 0).data.approvals.filter((item: any) => item.state === 'pending');
+    const pending = () => outcome(cli(['approvals', 'list', derived.runId]), 0).data.filter((item: any) => item.status === 'pending');
     const approveNext = (taskId: string) => {
       const [next] = pending();
       expect(next.taskId).to.equal(taskId);

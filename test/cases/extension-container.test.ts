@@ -95,7 +95,7 @@ forEachEngine('extension.process in a container', (engine) => {
       }),
     );
     const approve = (runId: string) => {
-      const pending = outcome(cli('approvals', 'list', runId), 0).data.approvals.filter((item: { state: string }) => item.state === 'pending');
+      const pending = outcome(cli('approvals', 'list', runId), 0).data.filter((item: { status: string }) => item.status === 'pending');
       expect(pending).to.have.length(1);
       outcome(cli('approvals', 'approve', pending[0].approvalId, '--reason', 'reviewed'), 0);
     };

@@ -152,7 +152,7 @@ describe('extension.process', () => {
     const runId = outcome(cli('run', ws.file('wf.yaml')), 3).data.runId as string;
     expect(launches()).to.deep.equal([]);
     const approve = () => {
-      const pending = outcome(cli('approvals', 'list', runId), 0).data.approvals.filter((item: any) => item.state === 'pending');
+      const pending = outcome(cli('approvals', 'list', runId), 0).data.filter((item: any) => item.status === 'pending');
       expect(pending).to.have.length(1);
       outcome(cli('approvals', 'approve', pending[0].approvalId, '--reason', 'reviewed'), 0);
     };

@@ -81,6 +81,9 @@ describe('mcp.call against a local MCP server', function () {
     expect(effect).to.deep.include({ operation: 'mcp.call', effectClass: 'network', risk: 'medium', idempotency: 'idempotent', state: 'succeeded' });
     expect(effect.input).to.deep.equal({ server: 'fixture', url: server!.url, protocolVersion: MCP_VERSION, tool: 'durable', arguments: { value: 'safe' }, headers: {} });
     expect(effect.result.structuredContent).to.deep.equal({ ok: true, received: { value: 'safe' } });
+    // The call is also one of the run's protocol calls, as the reference lists them, and `effects inspect` names it.
+    expect(inspected.protocolCalls.map((item: any) => [item.effectId, item.protocol, item.operation, item.status, item.idempotency])).to.deep.equal([[effect.effectId, 'mcp', 'mcp.call', 'succeeded', 'idempotent']]);
+    expect(outcome(await cli(['effects', 'inspect', effect.effectId]), 0).data.protocolCall).to.deep.equal(inspected.protocolCalls[0]);
 
     await server!.close();
     server = undefined;

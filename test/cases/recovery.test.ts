@@ -36,14 +36,14 @@ describe('recovery: approvals and resume', () => {
     expect(paused.data.state).to.equal('paused');
     const listed = outcome(cli('approvals', 'list', paused.data.runId), 0);
     expect(listed.kind).to.equal('ApprovalList');
-    expect(listed.data.approvals).to.have.length(1);
-    return { runId: paused.data.runId, approval: listed.data.approvals[0] };
+    expect(listed.data).to.have.length(1);
+    return { runId: paused.data.runId, approval: listed.data[0] };
   }
 
   it('approve, then resume: the effect runs exactly once, with the decision recorded; the run succeeds (exit 0)', () => {
     const { runId, approval } = pause();
     const effect = rows(ws.db, 'SELECT id FROM effects')[0].id as string;
-    expect(approval).to.deep.include({ state: 'pending', taskId: 'one', effectId: effect, operation: 'process.exec', runId });
+    expect(approval).to.deep.include({ status: 'pending', state: 'pending', taskId: 'one', effectId: effect, operation: 'process.exec', runId });
     // Deterministic from the effect id, and the input is shown with its secret redacted.
     expect(approval.approvalId).to.match(/^apr_[0-9a-f]{24}$/);
     expect(approval.input.env.TOKEN.secret).to.deep.equal({ env: 'RECOVERY_TOKEN' });
@@ -51,7 +51,7 @@ describe('recovery: approvals and resume', () => {
     expect(lines(ws)).to.deep.equal([]);
 
     const decided = outcome(cli('approvals', 'approve', approval.approvalId, '--reason', 'reviewed'), 0);
-    expect(decided.data).to.deep.include({ state: 'approved', actor: 'dana', decisionReason: 'reviewed' });
+    expect(decided.data).to.deep.include({ approvalId: approval.approvalId, status: 'approved', actor: 'dana', decisionReason: 'reviewed' });
     expect(decided.data.decidedAt).to.be.a('string');
 
     const resumed = outcome(cli('resume', runId), 0);
@@ -144,7 +144,8 @@ describe('recovery: effects in doubt', () => {
     // The operator checks the file: b's line is not there.
     expect(lines(ws)).to.deep.equal(['a']);
     const reconciled = outcome(cli('effects', 'reconcile', doubtful[0].effectId, '--status', 'not-applied', '--reason', 'no b line in out.txt', '--actor', 'ops'), 0);
-    expect(reconciled.data).to.deep.include({ reconciled: 'not_applied', inDoubt: false });
+    expect(reconciled.data).to.deep.include({ status: 'not_applied', actor: 'ops', reason: 'no b line in out.txt' });
+    expect(reconciled.data.effect).to.deep.include({ reconciled: 'not_applied', inDoubt: false });
     // Append-only and never contradicted.
     diagnosticWithCode(errorDocument(cli('effects', 'reconcile', doubtful[0].effectId, '--status', 'applied', '--reason', 'changed my mind'), 2), 'AGENTCTL_E_RECONCILIATION_REFUSED');
     diagnosticWithCode(errorDocument(cli('effects', 'reconcile', listed.data.effects[0].effectId, '--status', 'applied', '--reason', 'x'), 2), 'AGENTCTL_E_RECONCILIATION_REFUSED');

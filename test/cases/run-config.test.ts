@@ -35,7 +35,7 @@ describe('a run continues with the code it started with', () => {
   function pausedRun(cli: ReturnType<typeof setup>['cli']): { runId: string; approvalId: string } {
     const paused = outcome(cli(['run', 'ci/wf.yaml']), 3);
     expect(paused.data.state).to.equal('paused');
-    const approvals = outcome(cli(['approvals', 'list', paused.data.runId]), 0).data.approvals;
+    const approvals = outcome(cli(['approvals', 'list', paused.data.runId]), 0).data;
     return { runId: paused.data.runId, approvalId: approvals[0].approvalId };
   }
 

@@ -205,13 +205,15 @@ describe('inspect and runs list', () => {
     const document = outcome(result, 0);
     expect(document.kind).to.equal('RunInspection');
     expect(document.ok).to.equal(true);
-    expect(Object.keys(document.data).sort()).to.deep.equal(['approvals', 'audit', 'budget', 'effectReconciliations', 'effects', 'lineage', 'modelUsage', 'run', 'tasks']);
+    expect(Object.keys(document.data).sort()).to.deep.equal([
+      'approvals', 'artifacts', 'audit', 'budget', 'checkpoints', 'effectReconciliations', 'effects', 'lineage', 'modelUsage', 'protocolCalls', 'protocolSessions', 'providerSessions', 'run', 'streamEvents', 'tasks', 'toolCalls', 'traces',
+    ]);
     // A run without agents made no model request.
     expect(document.data.modelUsage).to.equal(null);
     // A run without budgets records nothing in the budget ledger.
     expect(document.data.budget).to.deep.equal({ limits: {}, pricingVersion: null, usage: {}, reservations: [], exceeded: null });
     expect(document.data.lineage).to.equal(null);
-    expect(document.data.run).to.deep.include({ runId: run.data.runId, traceId: run.data.traceId, workflow: 'test', state: 'succeeded', mode: 'execute', workspace: ws.dir });
+    expect(document.data.run).to.deep.include({ runId: run.data.runId, traceId: run.data.traceId, workflowName: 'test', state: 'succeeded', mode: 'execute', workspace: ws.dir, basePath: ws.dir });
     expect(document.data.tasks).to.have.length(1);
     expect(document.data.tasks[0]).to.deep.include({ taskId: 'cmd', kind: 'builtin.shell.exec', state: 'succeeded', attempt: 1, disposition: 'executed' });
     expect(document.data.tasks[0].output).to.deep.equal({ exitCode: 0, stdout: 'hi\n', stderr: '' });

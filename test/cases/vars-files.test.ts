@@ -274,7 +274,7 @@ describe('variable files', () => {
     // The process task waits for approval (exit 3); the file changes meanwhile.
     const runId = outcome(run(file), 3).data.runId as string;
     ws.write('v.yaml', 'x: edited\n');
-    const [approval] = outcome(cli('approvals', 'list', runId, '--db', ws.db), 0).data.approvals;
+    const [approval] = outcome(cli('approvals', 'list', runId, '--db', ws.db), 0).data;
     outcome(cli('approvals', 'approve', approval.approvalId, '--reason', 'ok', '--db', ws.db), 0);
     const resumed = outcome(cli('resume', runId, '--db', ws.db), 0);
     expect(resumed.data.output).to.deep.equal({ x: 'captured' });

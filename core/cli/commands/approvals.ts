@@ -1,16 +1,13 @@
 // `agentctl approvals list RUN | approve ID | reject ID`: the operator's side of a paused run.
 import type { CommandModule } from 'yargs';
-import { AgentctlError, type JsonValue } from '../../../sdk/index.js';
+import { AgentctlError } from '../../../sdk/index.js';
+import { parser } from '../../store/inspection.js';
+import { approvalRecord } from '../../store/ledger-records.js';
 import { Store, type Row } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
 import { recordedConfigOf, recordedFile } from '../run-config.js';
-
-interface ListArgs extends GlobalArgs {
-  run: string;
-  db?: string;
-}
 
 interface DecideArgs extends GlobalArgs {
   approval: string;
@@ -32,38 +29,38 @@ export function reasonOf(value: unknown): string {
   return value;
 }
 
-const parseJson = (text: unknown): JsonValue => (text === null || text === undefined ? null : (JSON.parse(String(text)) as JsonValue));
-
-/** An approval row with the effect it gates; the effect input is as recorded (secret values already redacted). */
+/** An approval with the effect it gates, in the reference's ApprovalRequest shape (secret values already redacted). */
 function approvalView(store: Store, row: Row) {
-  const effect = store.effect(String(row.effect_id));
-  return {
-    approvalId: row.id,
-    runId: row.run_id,
-    taskId: row.task_id,
-    effectId: row.effect_id,
-    operation: effect?.operation ?? null,
-    input: parseJson(effect?.input_json),
-    state: row.state,
-    reason: row.reason,
-    actor: row.actor,
-    decisionReason: row.decision_reason,
-    requestedAt: row.requested_at,
-    decidedAt: row.decided_at,
-  };
+  const run = store.runRow(String(row.run_id));
+  return approvalRecord(row, store.effect(String(row.effect_id)) as Row | undefined, String(run?.trace_id ?? ''), parser(String(row.run_id)));
+}
+
+interface ListArgs extends GlobalArgs {
+  run: string;
+  all?: boolean;
+  db?: string;
 }
 
 const list: CommandModule<GlobalArgs, ListArgs> = {
   command: 'list <run>',
-  describe: 'List the approvals of a run, with the input of the effect each one gates',
-  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('db', dbOption()) as never,
+  describe: 'List the pending approvals of a run (--all: every one), with the input of the effect each one gates',
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
+      .option('all', { type: 'boolean', describe: 'also the approved, rejected and cancelled ones' })
+      .option('db', dbOption()) as never,
   handler: handler<ListArgs>(async (argv, output) => {
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
       if (!store.runRow(argv.run)) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${argv.run} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
-      const approvals = store.approvalRows(argv.run).map((row) => approvalView(store, row));
-      emit(output, 'ApprovalList', { runId: argv.run, approvals }, () =>
-        approvals.map((item) => `${item.approvalId}  ${item.state}  task ${item.taskId}  ${item.operation}: ${neutralize(String(item.reason))}\n  input ${neutralize(JSON.stringify(item.input))}`).join('\n') || 'no approvals',
+      // The document's data is the list itself, as the reference prints it: the pending approvals unless --all.
+      const approvals = store
+        .approvalRows(argv.run)
+        .filter((row) => argv.all === true || row.state === 'pending')
+        .map((row) => approvalView(store, row));
+      emit(output, 'ApprovalList', approvals, () =>
+        approvals.map((item) => `${String(item.approvalId)}  ${String(item.state)}  task ${String(item.taskId)}  ${String(item.operation)}: ${neutralize(String(item.reason))}\n  input ${neutralize(JSON.stringify(item.input))}`).join('\n') ||
+        (argv.all === true ? 'no approvals' : 'no pending approvals'),
       );
       return 0;
     } finally {
@@ -111,6 +108,7 @@ const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? wor
 export const approvalsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'approvals',
   describe: 'List, approve or reject the approvals a run waits for',
-  builder: (yargs) => yargs.command(list).command(decide('approved')).command(decide('rejected')).demandCommand(1, 'name an approvals subcommand: list, approve, reject') as never,
+  // --db may come before the subcommand too (`approvals --db PATH list RUN`), as the reference takes it.
+  builder: (yargs) => yargs.option('db', dbOption()).command(list).command(decide('approved')).command(decide('rejected')).demandCommand(1, 'name an approvals subcommand: list, approve, reject') as never,
   handler: () => undefined,
 };

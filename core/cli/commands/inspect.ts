@@ -6,6 +6,7 @@ import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
+import { runsAnalyze, runsUpgrade } from './runs-upgrade.js';
 
 interface InspectArgs extends GlobalArgs {
   run: string;
@@ -29,12 +30,12 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
     try {
       const view = inspectRun(store, argv.run);
       emit(output, 'RunInspection', view, () => {
-        const lines = [`run ${view.run.runId}  ${view.run.workflow}  ${stateLabel(view.run)}  (trace ${view.run.traceId})`];
+        const lines = [`run ${view.run.runId}  ${view.run.workflowName}  ${stateLabel(view.run)}  (trace ${view.run.traceId})`];
         const failure = view.run.error as { code?: string; message?: string } | null;
         if (failure) lines.push(`  error: ${failure.code} ${neutralize(String(failure.message))}`);
         const lineage = view.lineage;
         if (lineage) lines.push(`  ${lineage.mode} of run ${lineage.sourceRunId}, roots: ${(lineage.roots as string[]).join(', ') || '(none)'}${lineage.reason ? `, reason: ${neutralize(String(lineage.reason))}` : ''}`);
-        for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}${task.disposition ? `  ${task.disposition}` : ''}${task.reuse ? ` (${(task.reuse.checks as unknown[]).length} checks passed)` : ''}`);
+        for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}${task.finishedAt || task.disposition !== 'executed' ? `  ${task.disposition}` : ''}${task.reuse ? ` (${(task.reuse.checks as unknown[]).length} checks passed)` : ''}`);
         for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}${effect.inDoubt ? ' (in doubt: it may have happened)' : ''}`);
         for (const entry of view.effectReconciliations) {
           const by = entry.compensationRunId ? ` by task ${String(entry.compensationTaskId)} of compensation run ${String(entry.compensationRunId)}` : ` by ${neutralize(String(entry.actor))}`;
@@ -88,6 +89,8 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
 export const runsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'runs',
   describe: 'Runs recorded in the database',
-  builder: (yargs) => yargs.command(runsList).demandCommand(1, 'name a runs subcommand: list') as never,
+  // --db may come before the subcommand too (`runs --db PATH analyze RUN`), as the reference takes it.
+  builder: (yargs) =>
+    yargs.option('db', dbOption()).command(runsList).command(runsAnalyze).command(runsUpgrade).demandCommand(1, 'name a runs subcommand: list, analyze, upgrade') as never,
   handler: () => undefined,
 };
