@@ -17,6 +17,7 @@ export { ledgerDocuments, packDocuments, runDocuments, storeDocuments, workflowD
 /** Every success kind's `data` schema, by kind. */
 export const CLI_DOCUMENTS = { ...workflowDocuments, ...runDocuments, ...ledgerDocuments, ...storeDocuments, ...packDocuments };
 
+/** The kind of a success document (the `kind` of its envelope). */
 export type CliDocumentKind = keyof typeof CLI_DOCUMENTS;
 
 /** The kinds `schema --kind` knows: every success kind, `Error`, and `StreamEvent` (one line of `--output jsonl`). */

@@ -63,6 +63,7 @@ const Tap = z.looseObject({ hook: z.string(), name: z.string(), stage: z.string(
 /** One setting of `config show`: its value and where the value came from (`default`, `flag`, the config file...). */
 const setting = <T extends z.ZodType>(value: T) => z.looseObject({ value, source: z.string() });
 
+/** The `data` of the `packs`, `plugins` and `config` commands, by kind. */
 export const packDocuments = {
   /** `packs inspect`: the manifest as the reference prints it, plus where it was read and its digest. */
   PackInspection: z.looseObject({

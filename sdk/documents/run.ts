@@ -93,6 +93,7 @@ const CompensationBlock = z.looseObject({
   message: z.string(),
 });
 
+/** The `data` of `run`, `resume`, `replay`, `fork`, `retry`, `repair`, `compensate` and `cancel`, by kind. */
 export const runDocuments = {
   /** `run`, `resume`, `replay`, `fork`: the run's identity, its end state and its outputs. */
   RunOutcome: z.looseObject({
