@@ -37,7 +37,7 @@ export interface DoctorProcess {
   placement: JsonObject | null;
   cwd: string;
   args: readonly string[];
-  /** The action's `env`: variable name → literal value or secret reference. */
+  /** The action fields' environment map: variable name → literal value or secret reference. */
   env: Record<string, unknown>;
 }
 
