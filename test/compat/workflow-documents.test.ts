@@ -311,10 +311,13 @@ describe('compat: SourceExplanation (explain)', function () {
   it('a duplicate key in a variable file, a reserved name and a --var that is not JSON fail before any run state (exit 2)', () => {
     const path = fixture();
     ws.write('defaults.yaml', 'winner: first\nwinner: second\n');
-    errorDocument(cli(['check', path], 2), 2);
+    expect(diagnosticWithCode(errorDocument(cli(['check', path], 2), 2), 'AGENTCTL_E_VARS_FILE_INVALID').message).to.contain('variable file must be a valid mapping with unique keys');
     errorDocument(cli(['explain', path], 2), 2);
     fixture();
-    diagnosticWithCode(errorDocument(cli(['run', path, '--var', 'loopIndex=7'], 2), 2), 'AGENTCTL_E_VARS_RESERVED');
+    ws.write('task.yaml', 'include: [other.yaml]\n');
+    expect(diagnosticWithCode(errorDocument(cli(['explain', path], 2), 2), 'AGENTCTL_E_VARS_FILE_INVALID').message).to.contain('variable files cannot include other files; list every file in varsFiles');
+    fixture();
+    expect(errorDocument(cli(['run', path, '--var', 'loopIndex=7'], 2), 2).error.message).to.contain('bindings conflict with task vars');
     errorDocument(cli(['run', path, '--var', 'winner=not-json'], 2), 2);
     expect(existsSync(caller.file('.agentctl/runtime.db'))).to.equal(false);
   });
