@@ -42,6 +42,10 @@ export const AUDIT_EVENTS = [
   'run.replayed',
   'run.resumed',
   'run.interrupted',
+  // `agentctl cancel` asked the run to stop (its driver stops at the next task boundary).
+  'run.cancel_requested',
+  // `resume --workspace DIR` continued the run in another folder.
+  'run.workspace_moved',
   'run.retry',
   'run.repair',
   'run.fork',

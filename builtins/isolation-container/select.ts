@@ -74,7 +74,8 @@ export class EngineSelector {
     const code = (['AGENTCTL_E_CONTAINER_ENGINE_STOPPED', 'AGENTCTL_E_CONTAINER_ENGINE_UNREACHABLE', 'AGENTCTL_E_CONTAINER_ENGINE_MISSING'] as const).find((candidate) =>
       problems.some((problem) => problem.code === candidate),
     )!;
-    return new AgentctlError(code, message, { help: await this.#help(code, runtime, problems, signal) });
+    // The reference's words lead: scripts match "requested process isolation is unavailable".
+    return new AgentctlError(code, `requested process isolation is unavailable: ${message}`, { help: await this.#help(code, runtime, problems, signal) });
   }
 
   /** What to do; for an explicit runtime, whether the other engine would have answered. */

@@ -47,7 +47,8 @@ export async function resolveAccepted(
       if (kind === undefined) continue;
       const subject = accepted.literal ? address : `${accepted.host} resolves to ${address}`;
       // The allowlist already admits the host: what stands in the way is the private address, so the help says so.
-      throw denied(`${subject} (${kind}), refused without allowPrivate`, `set spec.policy.network.allowPrivate: true if ${accepted.host} is an intended ${kind} peer (a local service, a test server); otherwise use a public address`);
+      // The reference's words lead ("network address is not authorized"): scripts match the message on them.
+      throw denied(`network address is not authorized: ${subject} (${kind}), refused without allowPrivate`, `set spec.policy.network.allowPrivate: true if ${accepted.host} is an intended ${kind} peer (a local service, a test server); otherwise use a public address`);
     }
   }
   return addresses;

@@ -42,7 +42,8 @@ export function locate(path: string, context: SecretResolverContext): string {
     real = realpathSync(resolve(context.workspaceRoot, path));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw refuse('AGENTCTL_E_SECRET_MISSING', path, 'does not exist');
+    // Worded as the reference words it ("secret file"): scripts match the message of a file that is gone.
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new AgentctlError('AGENTCTL_E_SECRET_MISSING', `secret file ${JSON.stringify(path)} does not exist ({file: ${JSON.stringify(path)}})`);
     throw refuse('AGENTCTL_E_SECRET_FILE_UNREADABLE', path, `cannot be looked up (${code ?? 'error'})`);
   }
   const realRoots = roots.map((root) => realpathOrNull(resolve(context.workspaceRoot, root))).filter((root) => root !== null);

@@ -7,6 +7,8 @@ import { applyProjectConfig, type ResolvedSettings } from '../config/settings.js
 import { Composition } from './composition.js';
 import { configCommand } from './commands/config.js';
 import { artifactsCommand } from './commands/artifacts.js';
+import { dbCommand } from './commands/db.js';
+import { gcCommand } from './commands/gc.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { versionCommand } from './commands/info.js';
@@ -14,6 +16,7 @@ import { packsCommand } from './commands/packs.js';
 import { pluginsCommand } from './commands/plugins.js';
 import { replayCommand } from './commands/replay.js';
 import { compensateCommand } from './commands/compensate.js';
+import { cancelCommand } from './commands/cancel.js';
 import { forkCommand, repairCommand, retryCommand } from './commands/derive.js';
 import { runCommand } from './commands/run.js';
 import { resumeCommand } from './commands/resume.js';
@@ -79,7 +82,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   let settings: ResolvedSettings | undefined;
   // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
   let reportAs: OutputOptions | undefined;
-  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(composition), replayCommand, retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), approvalsCommand, effectsCommand, artifactsCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
+  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(composition), replayCommand, retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand, artifactsCommand, dbCommand, gcCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
   const names = commands.map((command) => String(command.command).split(' ')[0]!);
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))

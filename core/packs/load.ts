@@ -249,19 +249,26 @@ function applyTrust(packs: readonly LoadedPack[], trust: PackTrust, file: string
   return warnings;
 }
 
-/** The lock of a workflow's packs as the reference writes it: entries sorted by name, sequences at column 0. */
-export function lockText(packs: readonly LockEntry[], codePacks?: readonly CodePackEntry[]): string {
-  const lock: PackLock = { apiVersion: LOCK_API_VERSION, agentctl: REFERENCE_FORMAT_VERSION, packs: [...packs], ...(codePacks ? { codePacks: [...codePacks].sort((a, b) => a.name.localeCompare(b.name)) } : {}) };
+/** The lock of a workflow's packs (and the config's code packs, sorted by name), as an object. */
+export function lockDocument(packs: readonly LockEntry[], codePacks?: readonly CodePackEntry[]): PackLock {
+  return { apiVersion: LOCK_API_VERSION, agentctl: REFERENCE_FORMAT_VERSION, packs: [...packs], ...(codePacks ? { codePacks: [...codePacks].sort((a, b) => a.name.localeCompare(b.name)) } : {}) };
+}
+
+/** The lock as the reference writes it: sequences at column 0. */
+export function lockText(lock: PackLock): string {
   return stringify(lock, { indentSeq: false, singleQuote: true, lineWidth: 0 });
 }
 
-/** Resolves the workflow's packs afresh (ignoring any lock), for `packs lock` and `packs update`. */
-export function resolveForLock(workflowFile: string, document: unknown, runsProcesses: ProcessKinds): LoadedPack[] {
+/**
+ * Resolves the workflow's packs afresh (ignoring any lock), for `packs lock`, `packs update` and `packs vendor`. As in
+ * the reference, spec.packTrust is not applied here: a lock records what the packs are (an unsigned pack that declares
+ * process execution included), and every command that loads them (`check`, `run`, `verify-lock`...) applies the trust.
+ */
+export function resolveForLock(workflowFile: string, document: unknown): LoadedPack[] {
   const spec = packSpec(document);
   if (!spec) return [];
   const root = packRoot(workflowFile);
   const packs = resolveGraph(root, spec.references.map((reference) => rootRequirement(reference, workflowFile)));
   for (const reference of spec.references) checkLegacyIntegrity(reference, packs, workflowFile);
-  applyTrust(packs, spec.trust, workflowFile, runsProcesses);
   return packs;
 }

@@ -35,8 +35,9 @@ export class BudgetExceeded extends AgentctlError {
 
 export const isBudgetExceeded = (error: unknown): error is BudgetExceeded => error instanceof BudgetExceeded;
 
+/** Names the exceeded dimension as the reference does (`providerRequests`): scripts match the message on it. */
 const refusalMessage = (what: string, denial: BudgetDenial) =>
-  `${what} was not started: it needs ${denial.requested} of ${fieldOf(denial.dimension)} ${denial.limit}, of which ${denial.used} are used and ${denial.reserved} reserved`;
+  `${what} was not started: run budget ${denial.dimension} exceeded: it needs ${denial.requested} of ${fieldOf(denial.dimension)} ${denial.limit}, of which ${denial.used} are used and ${denial.reserved} reserved`;
 
 /** What the processes of one task attempt wrote, counted by the process service as each one ends. */
 export interface Meter {

@@ -6,7 +6,7 @@ import { ArtifactStore } from '../store/artifacts.js';
 import { parser } from '../store/inspection.js';
 import type { ReusedTask } from '../store/lineage.js';
 import type { Row, Store } from '../store/store.js';
-import { effectBlocks, reuseChecks, type SourceEffect } from './reuse-checks.js';
+import { definitionFingerprints, effectBlocks, reuseChecks, type SourceEffect } from './reuse-checks.js';
 
 export type DeriveMode = 'retry' | 'repair' | 'fork';
 
@@ -45,6 +45,11 @@ export interface PlannedTask {
   readonly disposition: 'reused' | 'fresh' | 'blocked';
   readonly reason: string;
   readonly checks?: readonly Check[];
+  /** The task's state in the source run (null: new in the workflow). */
+  readonly sourceState: string | null;
+  /** The task's definition fingerprint in the source run's plan and in the target plan (null where it is absent). */
+  readonly sourceFingerprint: string | null;
+  readonly targetFingerprint: string | null;
 }
 
 /** What `retry|repair --plan` prints (kind `RepairPlan`) and what the derived run is built from. */
@@ -94,10 +99,12 @@ export async function planDerivation(request: DerivationRequest): Promise<Deriva
   const added = plan.tasks.filter((task) => !rows.has(task.id)).map((task) => task.id);
   const blocks: Block[] = [];
   const roots = chooseRoots(request, rows, target, blocks);
+  // What each planned task carries besides its decision: its source state and both definition fingerprints.
+  const identity = (taskId: string) => ({ sourceState: rows.has(taskId) ? String(rows.get(taskId)!.state) : null, ...definitionFingerprints(plan, sourcePlan, taskId) });
   const header = { mode, sourceRunId, workflow: plan.name, sourceDigest: String(source.workflow_digest), targetDigest: plan.digest, roots, removed, added };
 
   if (mode === 'fork') {
-    const tasks = plan.tasks.map((task) => ({ taskId: task.id, disposition: 'fresh' as const, reason: 'fork' }));
+    const tasks = plan.tasks.map((task) => ({ taskId: task.id, disposition: 'fresh' as const, reason: 'fork', ...identity(task.id) }));
     return { plan: { ...header, compatible: true, tasks, blocks: [] }, reused: [] };
   }
   const closure = descendants(plan.tasks, roots);
@@ -117,20 +124,20 @@ export async function planDerivation(request: DerivationRequest): Promise<Deriva
       : !row ? undefined : String(row.state) !== 'succeeded' ? 'not_succeeded_in_source' : task.needs.some((need) => fresh.has(need)) ? 'needs_fresh_task' : undefined;
     if (freshBecause) {
       fresh.add(task.id);
-      tasks.push({ taskId: task.id, disposition: 'fresh', reason: freshBecause });
+      tasks.push({ taskId: task.id, disposition: 'fresh', reason: freshBecause, ...identity(task.id) });
       if (row) blocks.push(...effectBlocks(task.id, effects.get(task.id) ?? [], request.restartSuccessful));
       continue;
     }
     // Judged once what it needs is settled: the block of the task it needs already says what to fix.
     if (task.needs.some((need) => blocked.has(need))) {
       blocked.add(task.id);
-      tasks.push({ taskId: task.id, disposition: 'blocked', reason: 'needs_blocked_task' });
+      tasks.push({ taskId: task.id, disposition: 'blocked', reason: 'needs_blocked_task', ...identity(task.id) });
       continue;
     }
     if (!row) {
       blocked.add(task.id);
       blocks.push({ block: 'new_task_outside_repair_closure', taskId: task.id, message: `task ${task.id} is new but no --from task leads to it, so nothing says it should run` });
-      tasks.push({ taskId: task.id, disposition: 'blocked', reason: 'new_task_outside_repair_closure' });
+      tasks.push({ taskId: task.id, disposition: 'blocked', reason: 'new_task_outside_repair_closure', ...identity(task.id) });
       continue;
     }
     const context = { host: request.host, plan, sourcePlan, task, row, outputs, effects: effects.get(task.id) ?? [], artifacts: artifacts.get(task.id) ?? [], blobs, parse };
@@ -139,12 +146,12 @@ export async function planDerivation(request: DerivationRequest): Promise<Deriva
     for (const check of failedChecks) blocks.push({ block: check.check as BlockName, taskId: task.id, message: `task ${task.id} cannot be reused: ${check.detail}` });
     if (failedChecks.length > 0) {
       blocked.add(task.id);
-      tasks.push({ taskId: task.id, disposition: 'blocked', reason: failedChecks[0]!.check, checks });
+      tasks.push({ taskId: task.id, disposition: 'blocked', reason: failedChecks[0]!.check, checks, ...identity(task.id) });
       continue;
     }
     const output = parse('tasks', 'output_json', row, `task ${task.id}`);
     outputs[task.id] = { output };
-    tasks.push({ taskId: task.id, disposition: 'reused', reason: 'unchanged', checks });
+    tasks.push({ taskId: task.id, disposition: 'reused', reason: 'unchanged', checks, ...identity(task.id) });
     reused.push({
       taskId: task.id,
       input: parse('tasks', 'input_json', row, `task ${task.id}`),

@@ -68,6 +68,15 @@ function fingerprint(plan: CompiledPlan, task: CompiledTask | undefined, action:
   return digestOf({ task: definition, action });
 }
 
+/** A task's definition fingerprint in the target plan and in the source run's plan (null where it has none). */
+export function definitionFingerprints(plan: CompiledPlan, sourcePlan: CompiledPlan, taskId: string): { sourceFingerprint: string | null; targetFingerprint: string | null } {
+  const of = (from: CompiledPlan) => {
+    const task = from.tasks.find((candidate) => candidate.id === taskId);
+    return task ? fingerprint(from, task, from.actions[task.action]) : null;
+  };
+  return { sourceFingerprint: of(sourcePlan), targetFingerprint: of(plan) };
+}
+
 /** Every reuse check of one candidate, in a fixed order. All are run, so the plan names every difference. */
 export async function reuseChecks(context: CandidateContext): Promise<Check[]> {
   const { plan, sourcePlan, task, row } = context;

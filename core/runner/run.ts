@@ -16,6 +16,7 @@ import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
 import { RunBudget, type BudgetExceeded } from './budget.js';
 import { sectionUses } from '../compiler/sections.js';
+import { failWithoutIsolation, isolationUnavailable } from './unavailable-isolation.js';
 
 export interface RunRequest {
   readonly host: Host;
@@ -125,13 +126,33 @@ export function newRunRecord(request: RunRequest, runId: string, traceId: string
   };
 }
 
-export async function executeRun(request: RunRequest): Promise<RunResult> {
+/**
+ * A run whose preflight found only that the isolation it asks for is unavailable: recorded and failed with zero
+ * effects (exit 4), as the reference records it.
+ */
+export function recordUnavailableIsolation(request: RunRequest, vault: SecretVault, error: AgentctlError): RunResult {
+  request.store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
+  return failWithoutIsolation(request, (runId, traceId) => newRunRecord(request, runId, traceId), error);
+}
+
+/**
+ * Starts a new run. `preflighted` is the vault of a preflight the caller already passed (the CLI runs it before it
+ * opens the database, so a refused run creates no database); without it, preflight runs here.
+ */
+export async function executeRun(request: RunRequest, preflighted?: SecretVault): Promise<RunResult> {
   const { store, plan } = request;
   // Every running task listens for cancellation: with up to 64 at once, Node's default of 10 listeners is no limit.
   setMaxListeners(0, request.signal);
   // The digest key is read (or created) only when a secret digest is recorded, never for a refused preflight.
-  const vault = new SecretVault(() => store.digestKey());
-  await preflight(request, vault, plan.tasks);
+  const vault = preflighted ?? new SecretVault(() => store.digestKey());
+  if (!preflighted) {
+    try {
+      await preflight(request, vault, plan.tasks);
+    } catch (error) {
+      if (!isolationUnavailable(error)) throw error;
+      return recordUnavailableIsolation(request, vault, error);
+    }
+  }
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
 
   const { runId, traceId } = newRunIdentity();
@@ -158,7 +179,7 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
   const reopens = (id: string, state: string) => !finished.has(state) || (failedInDoubt && (state === 'skipped' || (state === 'failed' && inDoubt.has(id))));
   await preflight(request, vault, plan.tasks.filter((task) => reopens(task.id, before.get(task.id) ?? 'pending')));
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
-  store.acquireRun(runId, request.isLive);
+  store.acquireRun(runId, request.isLive, request.workspaceRoot);
 
   const run = store.runRow(runId)!;
   const scheduler = new Scheduler(plan.tasks);
@@ -233,6 +254,9 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
   const running = new Map<number, Promise<void>>();
   let cursor = 0;
   let stopping = false;
+  // `agentctl cancel` from another process: read between tasks, so no new task starts once it is recorded.
+  let cancelRequested = false;
+  const askedToStop = () => (cancelRequested ||= store.cancelRequested(runId));
   let broken: { error: unknown } | undefined;
 
   const commit = async (result: TaskOutcome) => {
@@ -250,7 +274,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
     });
     settled[scheduler.position(result.task.id)] = true;
     for (const skip of skips) settled[scheduler.position(skip.task.id)] = true;
-    // A skipped task's output is its recorded decision (null for a false when): readable, e.g. by spec.outputs.
+    // A skipped task's output is its recorded decision (a false when's condition and result): readable, e.g. by spec.outputs.
     if (result.state === 'succeeded' || result.state === 'skipped') outputs[result.task.id] = { output: result.output ?? null };
     await committed(`task.${result.state}`, { attempt: result.attempt, durationMs: result.durationMs, ...(result.error ? { code: result.error.code } : {}) }, result.task.id);
     if (stops(result) && !failure) failure = result;
@@ -302,7 +326,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
 
   try {
     for (;;) {
-      while (!signal.aborted && !stopping && !broken && running.size < plan.runtime.maxConcurrency) {
+      while (!signal.aborted && !stopping && !broken && running.size < plan.runtime.maxConcurrency && !askedToStop()) {
         const [task] = scheduler.take(1);
         if (!task) break;
         launch(task);
@@ -341,7 +365,11 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
   }
   const overrun = wall.overrun();
   const ending = failure ?? (pausedBy ? undefined : failedInverse(store, runId, plan, scheduler));
-  const result = await finish({ request, runId, traceId, scheduler, failure: ending, pausedBy, scope, committed, redactValue: vault.redactor.redactValue, ...(overrun ? { overrun } : {}) });
+  // A run that would pause with a cancellation requested ends cancelled: nobody is left to resume it for. A request
+  // that came while the last task ran changes nothing: the run ended as it would have.
+  if (pausedBy) askedToStop();
+  const unfinished = plan.tasks.some((task) => ['pending', 'ready', 'waiting_for_approval'].includes(scheduler.state(task.id)));
+  const result = await finish({ request, runId, traceId, scheduler, failure: ending, pausedBy, scope, committed, redactValue: vault.redactor.redactValue, cancelRequested: cancelRequested && unfinished, ...(overrun ? { overrun } : {}) });
   const warnings = commitErrors.map((message) => diagnostic('AGENTCTL_E_PLUGIN_FAILED', { severity: 'warning', message }));
   return { ...result, dispositions: start.dispositions, warnings };
 }
@@ -401,6 +429,8 @@ interface FinishContext {
   committed: (type: string, data: Record<string, JsonValue>, taskId?: string) => Promise<void>;
   /** Set when the run's wall-time budget expired: the run fails (exit 4), whatever else ended it. */
   overrun?: BudgetExceeded;
+  /** `agentctl cancel` asked the run to stop, and it stopped before its end. */
+  cancelRequested: boolean;
 }
 
 async function finish(context: FinishContext): Promise<RunResult> {
@@ -413,9 +443,10 @@ async function finish(context: FinishContext): Promise<RunResult> {
   if (context.overrun) {
     state = 'failed';
     error = context.overrun;
-  } else if (request.signal.aborted) {
+  } else if (request.signal.aborted || context.cancelRequested) {
     state = 'cancelled';
-    error = new AgentctlError('AGENTCTL_E_CANCELLED', `run ${runId} was cancelled (${String(request.signal.reason ?? 'signal')})`);
+    const reason = request.signal.aborted ? String(request.signal.reason ?? 'signal') : 'requested with agentctl cancel';
+    error = new AgentctlError('AGENTCTL_E_CANCELLED', `run ${runId} was cancelled (${reason})`);
   } else if (failure) {
     state = 'failed';
     const cause = failure.error!;

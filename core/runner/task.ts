@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type CompiledPlan, type CompiledTask, type JsonValue } from '../../sdk/index.js';
 import type { Host } from '../host.js';
-import { parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
+import { evaluate, parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store, TaskState } from '../store/store.js';
 import { createFileService } from '../files/service.js';
 import { ArtifactStore, type TaskArtifact } from '../store/artifacts.js';
@@ -77,7 +77,7 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
     try {
       const unselected = routeSkip(task, request.routerOutput);
       if (unselected !== undefined) return outcome('skipped', attempt, { output: unselected });
-      if (task.when !== undefined && !evaluateWhen(task)(request.scope)) return outcome('skipped', attempt, { output: null });
+      if (task.when !== undefined && !evaluateWhen(task)(request.scope)) return outcome('skipped', attempt, { output: whenDecision(task.when, request.scope) });
       if (task.control) {
         const value = renderValue(task.with, request.scope);
         resolved.input = { value, digest: `sha256:${sha256(canonicalJson(value))}` };
@@ -123,6 +123,15 @@ function evaluateWhen(task: CompiledTask): (scope: TemplateScope) => boolean {
     whenCache.set(task, evaluator);
   }
   return evaluator;
+}
+
+/**
+ * A false `when`'s durable decision, the skipped task's output (the reference's shape): the expression, a digest of
+ * the values it read (each path it names, with its value), and the result.
+ */
+function whenDecision(expression: string, scope: TemplateScope): JsonValue {
+  const read = parseTemplate(expression).segments.flatMap((segment) => ('expression' in segment ? [{ path: segment.expression.path.join('.'), value: evaluate({ source: segment.expression.source, negate: false, path: segment.expression.path }, scope) }] : []));
+  return { reason: 'when condition was false', condition: { expression, contextDigest: `sha256:v1:${sha256(canonicalJson(read as unknown as JsonValue))}`, result: false } };
 }
 
 /** What the attempts of one task resolved: the last rendered input, and every file written (the last bytes per path). */

@@ -3,7 +3,7 @@
 // only moves bytes, so a blob may exist before (or without) its row, never a row's blob with other bytes unnoticed.
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readFile, rename, unlink, utimes } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AgentctlError } from '../../sdk/index.js';
 
@@ -65,7 +65,11 @@ export class ArtifactStore {
     const reference = { digest: `sha256:${hexOf(bytes)}`, size: bytes.length };
     const target = this.blobPath(reference.digest);
     try {
-      if (await holds(target, reference)) return reference;
+      if (await holds(target, reference)) {
+        // Bytes stored before are referred to again: their new time keeps `artifacts gc` off them (artifact-garbage.ts).
+        await utimes(target, new Date(), new Date()).catch(() => undefined);
+        return reference;
+      }
       const folder = dirname(target);
       await makeFolders(folder);
       const temporary = await writeTemporary(folder, basename(target), bytes, 0o444);
@@ -109,7 +113,8 @@ export class ArtifactStore {
 
 /** The error a failed check is reported as: it names the digest and the blob's path. */
 export function blobProblem(check: BlobCheck): AgentctlError {
-  return new AgentctlError('AGENTCTL_E_ARTIFACT_CORRUPT', `blob ${check.digest} is ${check.status} at ${check.path}${check.reason ? `: ${check.reason}` : ''}`, {
+  const found = check.found ? ` (found ${check.found.digest}, ${check.found.size} bytes)` : '';
+  return new AgentctlError('AGENTCTL_E_ARTIFACT_CORRUPT', `blob ${check.digest} is ${check.status} at ${check.path}${check.reason ? `: ${check.reason}` : ''}${found}`, {
     help: 'the store no longer holds these bytes; restore the blob from a backup or re-run the task that wrote them',
   });
 }
@@ -137,7 +142,7 @@ export async function exportBytes(destination: string, bytes: Uint8Array, force:
     await unlink(temporary).catch(() => undefined);
   }
   if (outcome === 'exists') {
-    throw new AgentctlError('AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS', `${target} already exists; it was not changed`, { help: 'choose another destination, or pass --force to replace it' });
+    throw new AgentctlError('AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS', `${target} already exists; it was not changed`, { help: 'choose another destination, or pass --overwrite to replace it' });
   }
 }
 

@@ -82,7 +82,7 @@ export function openDatabase(givenPath: string, options: OpenOptions): SqliteDat
         db.close();
         return emptyDatabase(path);
       }
-      throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} has schema version ${version}, not ${SCHEMA_VERSION}`, { help: 'a run with this agentctl migrates it' });
+      throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} has schema version ${version}, not ${SCHEMA_VERSION}`, { help: '`agentctl db migrate --db FILE` (or a run with this agentctl) migrates it' });
     }
     configure(db);
     migrate(db, path);

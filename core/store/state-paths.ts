@@ -6,8 +6,9 @@ import { canonical } from '../policy/engine.js';
 const COMPANIONS = ['', '-wal', '-shm', '-journal'];
 
 /**
- * The database, its companions and the artifact store folder (`artifacts/` beside the database, reserved even before
- * it exists), as absolute canonical paths. Both the path as given and its real path count: SQLite follows a symlinked
+ * The database, its companions and the artifact store (`artifacts/sha256/` beside the database, reserved even before
+ * it exists), as absolute canonical paths. The rest of `artifacts/` is the workspace's: a task may write a report
+ * there when policy lets it. Both the path as given and its real path count: SQLite follows a symlinked
  * database name to put its companions beside the real file.
  */
 export function statePaths(databasePath: string): readonly string[] {
@@ -15,7 +16,7 @@ export function statePaths(databasePath: string): readonly string[] {
   const paths = new Set<string>();
   for (const base of new Set([given, canonical(given)])) {
     for (const suffix of COMPANIONS) paths.add(canonical(`${base}${suffix}`));
-    paths.add(canonical(join(dirname(base), 'artifacts')));
+    paths.add(canonical(join(dirname(base), 'artifacts', 'sha256')));
   }
   return Object.freeze([...paths]);
 }

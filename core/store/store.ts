@@ -8,6 +8,7 @@ import { collectGarbage, isLargeValue } from './garbage.js';
 import { statePaths } from './state-paths.js';
 import { BudgetLedger } from './budget.js';
 import { CompensationClaims } from './claims.js';
+import { Maintenance } from './maintenance.js';
 import { UNSAFE_REQUESTED_SQL } from './doubt.js';
 import type { TaskArtifact } from './artifacts.js';
 import { INSERT_LINEAGE, INSERT_REUSE, outputDigestOf, SELECT_LINEAGE, SELECT_REUSE, type Lineage, type ReusedTask } from './lineage.js';
@@ -198,6 +199,11 @@ export class Store {
   /** Which compensation run may undo each source effect (core/store/claims.ts). */
   get claims(): CompensationClaims {
     return (this.#claims ??= new CompensationClaims(this.#db));
+  }
+
+  /** Counts, the artifact catalogue and the removal of old runs, for the state commands (core/store/maintenance.ts). */
+  get maintenance(): Maintenance {
+    return new Maintenance(this.#db, this.path, (body) => this.transaction(body));
   }
 
   /**
@@ -553,6 +559,15 @@ export class Store {
     });
   }
 
+  /**
+   * Whether `agentctl cancel` asked the process driving the run to stop: a `run.cancel_requested` event after the
+   * run's latest start or resume (a request an earlier drive already honoured does not stop a resumed run).
+   */
+  cancelRequested(runId: string): boolean {
+    const row = this.#read(() => this.#db.prepare(CANCEL_REQUESTED).get({ run: runId })) as { requested: number };
+    return row.requested === 1;
+  }
+
   // Read-only views for inspection. Rows are returned as SQLite gives them; inspection.ts shapes them.
 
   runRow(runId: string): Row | undefined {
@@ -731,20 +746,26 @@ export class Store {
    * one transaction: a second process gets RUN_LEASED (exit 5), and an effect in doubt without a reconciliation refuses
    * the resume (exit 3) before anything changes. Reconciled `started` effects of a dead owner become `uncertain`.
    */
-  acquireRun(runId: string, isLive: (row: Row) => boolean): void {
+  /**
+   * Takes a run up for `resume`, refusing what cannot continue. `workspace`, when it is not the recorded one (`resume
+   * --workspace`), becomes the run's workspace in the same transaction, with a `run.workspace_moved` event.
+   */
+  acquireRun(runId: string, isLive: (row: Row) => boolean, workspace?: string): void {
     this.transaction(() => {
       const row = this.#db.prepare(`SELECT * FROM runs WHERE id = ?`).get(runId) as Row | undefined;
       if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
       const state = String(row.state);
+      // A refusal names the run it refused, like any error once a run exists.
+      const correlation = { runId, traceId: String(row.trace_id) };
       // A run that failed on an effect in doubt (a timeout, a lost connection) continues once that effect is
       // reconciled: until then resume refuses below, like any run with an effect in doubt.
       const failedInDoubt =
         state === 'failed' && (this.#db.prepare(`SELECT count(*) AS n FROM effects WHERE run_id = ? AND state IN ('started','uncertain')`).get(runId) as { n: number }).n > 0;
       if (state === 'succeeded' || (state === 'failed' && !failedInDoubt)) {
-        throw new AgentctlError('AGENTCTL_E_RUN_NOT_RESUMABLE', `run ${runId} ended ${state} and cannot be resumed`, { help: 'see docs/recovery.md for what can be done with a finished run' });
+        throw new AgentctlError('AGENTCTL_E_RUN_NOT_RESUMABLE', `run ${runId} ended ${state} and cannot be resumed`, { help: 'see docs/recovery.md for what can be done with a finished run', ...correlation });
       }
       if (state === 'running' && row.lease_owner !== this.leaseOwner && isLive(row)) {
-        throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${runId} is being driven by ${String(row.lease_owner)}`, { help: 'wait for that process to finish, or for its lease to expire' });
+        throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${runId} is being driven by ${String(row.lease_owner)}`, { help: 'wait for that process to finish, or for its lease to expire', ...correlation });
       }
       // An interrupted run's `requested` effect may have been dispatched: its `started` mark is not synced (doubt.ts).
       const requested = state === 'running' ? ` OR ${UNSAFE_REQUESTED_SQL}` : '';
@@ -754,9 +775,12 @@ export class Store {
         .all(runId) as { id: string; task_id: string; operation: string; state: string }[];
       if (doubtful.length > 0) {
         const names = doubtful.map((effect) => `${effect.id} (${effect.operation}, task ${effect.task_id}, ${effect.state})`).join(', ');
-        throw new AgentctlError('AGENTCTL_E_EFFECT_UNRECONCILED', `run ${runId} has effects that may or may not have happened: ${names}`, {
+        const blocked = new AgentctlError('AGENTCTL_E_EFFECT_UNRECONCILED', `run ${runId} has effects that may or may not have happened: ${names}`, {
           help: 'check each one, then record what happened: agentctl effects reconcile EFFECT --status applied|not-applied|compensated --reason TEXT',
+          ...correlation,
         });
+        // The refusal is about this run: its error document names it, as the reference's does.
+        throw Object.assign(blocked, { runId, traceId: String(row.trace_id) });
       }
       const at = now();
       const started = this.#db.prepare(`SELECT e.id, e.task_id, e.state FROM effects e WHERE e.run_id = ? AND (e.state = 'started'${requested})`).all(runId) as { id: string; task_id: string; state: string }[];
@@ -783,6 +807,10 @@ export class Store {
         .prepare(`UPDATE runs SET state = 'running', error_json = NULL, finished_at = NULL, lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?`)
         .run(this.leaseOwner, Date.now() + LEASE_MS, at, runId);
       this.audit(runId, { type: 'run.resumed', data: { from: state, owner: this.leaseOwner } });
+      if (workspace !== undefined && workspace !== String(row.workspace)) {
+        this.#db.prepare(`UPDATE runs SET workspace = ? WHERE id = ?`).run(workspace, runId);
+        this.audit(runId, { type: 'run.workspace_moved', data: { from: String(row.workspace), to: workspace } });
+      }
       // A resumed compensation run holds the claims of the tasks it runs again (or is refused if another run has them).
       this.claims.retake(runId);
     });
@@ -904,3 +932,6 @@ function scalarMembers(value: JsonValue | undefined): unknown[] | undefined {
   }
   return members;
 }
+
+const CANCEL_REQUESTED = `SELECT EXISTS (SELECT 1 FROM audit_events WHERE run_id = @run AND type = 'run.cancel_requested'
+  AND seq > (SELECT coalesce(max(seq), 0) FROM audit_events WHERE run_id = @run AND type IN ('run.started', 'run.resumed'))) AS requested`;

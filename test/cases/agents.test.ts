@@ -170,7 +170,7 @@ describe('agents (fake provider)', () => {
   });
 
   it('a provider call that outlives timeoutSeconds is uncertain: the run fails and resume refuses until it is reconciled', () => {
-    const failed = errorDocument(cli(['run', ws.write('wf.yaml', document({ agents: { a: agent({ timeoutSeconds: 1, providerOptions: { delayMs: 5000 } }) }, tasks: [{ id: 'ask', uses: 'agent:a' }] }))]), 6);
+    const failed = errorDocument(cli(['run', ws.write('wf.yaml', document({ agents: { a: agent({ timeoutSeconds: 1, providerOptions: { delayMs: 5000 } }) }, tasks: [{ id: 'ask', uses: 'agent:a' }] }))]), 4);
     diagnosticWithCode(failed, 'AGENTCTL_E_PROVIDER_UNCERTAIN');
     const runId = rows(ws.db, 'SELECT id FROM runs')[0].id;
     expect(effects(runId).map((row) => row.state)).to.deep.equal(['uncertain']);
@@ -178,7 +178,7 @@ describe('agents (fake provider)', () => {
     // Once reconciled (it did not happen), resume continues the run: the task runs again at its next attempt.
     const [effect] = rows(ws.db, 'SELECT id FROM effects WHERE run_id = ?', runId);
     outcome(cli(['effects', 'reconcile', effect.id, '--status', 'not-applied', '--reason', 'the provider never answered'], { USER: 'dana' }), 0);
-    diagnosticWithCode(errorDocument(cli(['resume', runId]), 6), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
+    diagnosticWithCode(errorDocument(cli(['resume', runId]), 4), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
     expect(rows(ws.db, 'SELECT attempt, state FROM effects WHERE run_id = ? ORDER BY rowid', runId)).to.deep.equal([
       { attempt: 1, state: 'uncertain' },
       { attempt: 2, state: 'uncertain' },

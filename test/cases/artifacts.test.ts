@@ -90,29 +90,24 @@ describe('artifact store', () => {
     run();
     const clean = outcome(cli('artifacts', 'verify'), 0);
     expect(clean.kind).to.equal('ArtifactVerification');
-    expect(clean.data).to.deep.include({ checked: 2, ok: 2 });
+    expect(clean.data).to.deep.include({ valid: true, checked: 2 });
 
     const alpha = digestOf('alpha');
     chmodSync(blobPath(alpha), 0o644);
     const bytes = readFileSync(blobPath(alpha));
     bytes[2] = bytes[2]! ^ 0x01;
     writeFileSync(blobPath(alpha), bytes);
-    const tampered = outcome(cli('artifacts', 'verify', '--all'), 5);
-    expect(tampered.ok).to.equal(false);
-    expect(tampered.data.blobs.map((blob: any) => [blob.digest, blob.status])).to.deep.equal([
-      [alpha, 'corrupt'],
-      [digestOf('beta'), 'ok'],
-    ]);
-    expect(tampered.data.blobs[0].found).to.deep.equal({ digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, size: 5 });
+    // A damaged store fails the command: the Error document on stderr, one diagnostic per bad blob.
+    const tampered = errorDocument(cli('artifacts', 'verify', '--all'), 5);
+    expect(tampered.diagnostics.map((item: any) => item.code)).to.deep.equal(['AGENTCTL_E_ARTIFACT_CORRUPT']);
     const problem = diagnosticWithCode(tampered, 'AGENTCTL_E_ARTIFACT_CORRUPT');
-    expect(problem.message).to.include(alpha).and.include(blobPath(alpha));
+    expect(problem.message).to.include(alpha).and.include(blobPath(alpha)).and.include(`sha256:${createHash('sha256').update(bytes).digest('hex')}`);
     // One digest only: the intact one passes.
     expect(outcome(cli('artifacts', 'verify', digestOf('beta').slice(7)), 0).data.checked).to.equal(1);
 
     rmSync(blobPath(digestOf('beta')));
-    const missing = outcome(cli('artifacts', 'verify', digestOf('beta')), 5);
-    expect(missing.data.blobs).to.deep.equal([{ digest: digestOf('beta'), path: blobPath(digestOf('beta')), status: 'missing', reason: 'no blob file' }]);
-    expect(diagnosticWithCode(missing, 'AGENTCTL_E_ARTIFACT_CORRUPT').message).to.include(blobPath(digestOf('beta')));
+    const missing = errorDocument(cli('artifacts', 'verify', digestOf('beta')), 5);
+    expect(diagnosticWithCode(missing, 'AGENTCTL_E_ARTIFACT_CORRUPT').message).to.include(blobPath(digestOf('beta'))).and.include('missing');
     // Human mode: the same exit code and a diagnostic on stderr.
     const human = runCli(['artifacts', 'verify', '--db', ws.db]);
     expect(human.status).to.equal(5);
@@ -120,28 +115,28 @@ describe('artifact store', () => {
 
     // A run that writes the same bytes again stores an intact blob in place of the damaged one.
     run();
-    expect(outcome(cli('artifacts', 'verify'), 0).data).to.deep.include({ checked: 2, ok: 2 });
+    expect(outcome(cli('artifacts', 'verify'), 0).data).to.deep.include({ valid: true, checked: 2 });
   });
 
-  it('export writes the bytes, refuses to replace an existing file without --force, and never exports a damaged blob', () => {
+  it('export writes the bytes, refuses to replace an existing file without --overwrite (alias --force), and never exports a damaged blob', () => {
     ws.write('wf.yaml', writes({ a: ['out/a.txt', 'alpha'] }));
     run();
     const alpha = digestOf('alpha');
     const exported = outcome(cli('artifacts', 'export', alpha, 'copy.txt'), 0);
     expect(exported.kind).to.equal('ArtifactExport');
-    expect(exported.data).to.deep.equal({ digest: alpha, size: 5, destination: 'copy.txt' });
+    expect(exported.data).to.deep.equal({ digest: alpha, destination: 'copy.txt', overwritten: false, size: 5 });
     expect(readFileSync(ws.file('copy.txt'), 'utf8')).to.equal('alpha');
 
     writeFileSync(ws.file('copy.txt'), 'mine');
-    diagnosticWithCode(errorDocument(cli('artifacts', 'export', alpha, 'copy.txt'), 2), 'AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS');
+    diagnosticWithCode(errorDocument(cli('artifacts', 'export', alpha, 'copy.txt'), 5), 'AGENTCTL_E_ARTIFACT_DESTINATION_EXISTS');
     expect(readFileSync(ws.file('copy.txt'), 'utf8')).to.equal('mine');
-    outcome(cli('artifacts', 'export', alpha, 'copy.txt', '--force'), 0);
+    expect(outcome(cli('artifacts', 'export', alpha, 'copy.txt', '--force'), 0).data.overwritten).to.equal(true);
     expect(readFileSync(ws.file('copy.txt'), 'utf8')).to.equal('alpha');
     // No temporary file is left in the destination folder.
     expect(readdirSync(ws.dir).filter((name) => name.endsWith('.tmp'))).to.deep.equal([]);
 
-    diagnosticWithCode(errorDocument(cli('artifacts', 'export', alpha, 'no/such/folder/x'), 2), 'AGENTCTL_E_ARTIFACT_EXPORT');
-    diagnosticWithCode(errorDocument(cli('artifacts', 'export', digestOf('never written'), 'y'), 2), 'AGENTCTL_E_ARTIFACT_NOT_FOUND');
+    diagnosticWithCode(errorDocument(cli('artifacts', 'export', alpha, 'no/such/folder/x'), 5), 'AGENTCTL_E_ARTIFACT_EXPORT');
+    diagnosticWithCode(errorDocument(cli('artifacts', 'export', digestOf('never written'), 'y'), 5), 'AGENTCTL_E_ARTIFACT_NOT_FOUND');
     diagnosticWithCode(errorDocument(cli('artifacts', 'export', 'sha256:abc', 'y'), 2), 'AGENTCTL_E_USAGE');
 
     chmodSync(blobPath(alpha), 0o644);
@@ -192,7 +187,7 @@ describe('artifact store', () => {
       expect(rows(ws.db, 'SELECT task_id, path, digest FROM task_artifacts ORDER BY path')).to.deep.equal(expected.map(({ path, digest }) => ({ task_id: 'make', path, digest })));
       // The digests are part of the effect's recorded result.
       expect(JSON.parse(rows(ws.db, 'SELECT result_json FROM effects')[0].result_json).artifacts).to.deep.equal(expected);
-      expect(outcome(cli('artifacts', 'verify'), 0).data.blobs).to.have.length(2);
+      expect(outcome(cli('artifacts', 'verify'), 0).data.artifacts).to.have.length(2);
     });
 
     it('a declared file the command did not write fails the task with ARTIFACT_MISSING (exit 4); a link is never followed', () => {

@@ -54,14 +54,14 @@ describe('compensation claims: each applied effect is compensated at most once',
     expect(claimed.taskId).to.equal('provision');
     expect(runCount(ws().db)).to.equal(2);
     const plan = outcome(cli(['compensate', runId, '--plan']), 0);
-    expect(plan.data.tasks).to.deep.equal([{ taskId: 'provision', disposition: 'claimed', reason: 'claimed_by_run', uses: 'action:undo', effectIds: [effectId], claimedBy: [{ effectId, runId: claimer, runState: 'paused' }] }]);
+    expect(plan.data.decisions).to.deep.equal([{ taskId: 'provision', disposition: 'claimed', reason: 'claimed_by_run', uses: 'action:undo', effectIds: [effectId], claimedBy: [{ effectId, runId: claimer, runState: 'paused' }] }]);
 
     expect(outcome(approveAndResume(claimer, 'approve'), 0).data.state).to.equal('succeeded');
     expect(lines('undo.log')).to.equal(1);
     // Done: the claim stays with the run that undid the effect, and the plan says it is compensated.
     const done = outcome(cli(['compensate', runId]), 0);
     expect(done.kind).to.equal('CompensationPlan');
-    expect(done.data.tasks[0]).to.deep.include({ disposition: 'compensated', effectIds: [effectId] });
+    expect(done.data.decisions[0]).to.deep.include({ disposition: 'compensated', effectIds: [effectId] });
     expect(rows(ws().db, 'SELECT compensation_run_id, released_at FROM compensation_claims')).to.deep.equal([{ compensation_run_id: claimer, released_at: null }]);
     expect(runCount(ws().db)).to.equal(2);
     expect(lines('undo.log')).to.equal(1);
@@ -127,11 +127,11 @@ describe('compensation claims: each applied effect is compensated at most once',
       expect(compensations[0].state).to.equal('succeeded');
       // One command ran it; each other one was told who has it, or (planning after it ended) that it is compensated.
       for (const result of results) {
-        if (result.status === 0 && parseDocument(result.stdout).kind === 'RunOutcome') expect(parseDocument(result.stdout).data.runId, label).to.equal(compensations[0].id);
-        else if (result.status === 0) expect(parseDocument(result.stdout).data.tasks[0].disposition, label).to.equal('compensated');
+        if (result.status === 0 && parseDocument(result.stdout).kind === 'CompensationOutcome') expect(parseDocument(result.stdout).data.runId, label).to.equal(compensations[0].id);
+        else if (result.status === 0) expect(parseDocument(result.stdout).data.decisions[0].disposition, label).to.equal('compensated');
         else expect([result.status, parseDocument(result.stderr).diagnostics[0].code], label).to.deep.equal([3, 'AGENTCTL_E_COMPENSATION_CLAIMED']);
       }
-      expect(results.filter((result) => result.status === 0 && parseDocument(result.stdout).kind === 'RunOutcome'), label).to.have.length(1);
+      expect(results.filter((result) => result.status === 0 && parseDocument(result.stdout).kind === 'CompensationOutcome'), label).to.have.length(1);
     }
   });
 });

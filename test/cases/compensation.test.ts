@@ -104,7 +104,7 @@ describe('compensation', () => {
     expect(plan.kind).to.equal('CompensationPlan');
     const [sourceEffect] = rows(ws().db, `SELECT id FROM effects WHERE run_id = ? AND task_id = 'provision'`, runId);
     expect(plan.data).to.deep.include({ sourceRunId: runId, sourceState: 'failed', onFailure: 'manual', approval: 'policy', executable: true, blocks: [] });
-    expect(plan.data.tasks).to.deep.equal([{ taskId: 'provision', disposition: 'compensate', reason: 'applied_effect', uses: 'action:write', effectIds: [sourceEffect.id], compensationTaskId: 'compensate-provision' }]);
+    expect(plan.data.decisions).to.deep.equal([{ taskId: 'provision', disposition: 'compensate', reason: 'applied_effect', uses: 'action:write', effectIds: [sourceEffect.id], compensationTaskId: 'compensate-provision' }]);
     const human = runCli(['compensate', runId, '--plan', '--db', ws().db]);
     expect(human.status).to.equal(0);
     expect(human.stdout).to.match(/provision\s+compensate\s+applied_effect\s+action:write/);
@@ -129,7 +129,7 @@ describe('compensation', () => {
     expect(view.audit.map((event: any) => event.type)).to.include('effect.compensated');
 
     const again = outcome(cli(['compensate', runId, '--plan']), 0);
-    expect(again.data.tasks.map((task: any) => [task.taskId, task.disposition])).to.deep.equal([['provision', 'compensated']]);
+    expect(again.data.decisions.map((task: any) => [task.taskId, task.disposition])).to.deep.equal([['provision', 'compensated']]);
     const runs = runCount(ws().db);
     outcome(cli(['compensate', runId]), 0);
     expect(runCount(ws().db)).to.equal(runs);
@@ -147,7 +147,7 @@ describe('compensation', () => {
     const retry = outcome(cli(['retry', file, runId, '--failed', '--plan']), 3);
     expect(retry.data.blocks.map((block: any) => [block.block, block.taskId])).to.deep.equal([['compensated_effect', 'provision']]);
     const fresh = outcome(cli(['retry', file, runId, '--from', 'provision', '--restart-successful', '--plan']), 0);
-    expect(fresh.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['fresh', 'fresh']);
+    expect(fresh.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['execute', 'execute']);
   });
 
   it('a failed inverse does not stop the others: the run ends failed, and compensate again plans only what is left', () => {
@@ -170,7 +170,7 @@ describe('compensation', () => {
     ]);
     expect(readFileSync(ws().file('out/first.txt'), 'utf8')).to.equal('unmade');
     const plan = outcome(cli(['compensate', runId, '--plan']), 0);
-    expect(plan.data.tasks.map((task: any) => [task.taskId, task.disposition])).to.deep.equal([['second', 'compensate'], ['first', 'compensated']]);
+    expect(plan.data.decisions.map((task: any) => [task.taskId, task.disposition])).to.deep.equal([['second', 'compensate'], ['first', 'compensated']]);
   });
 
   it('the declaration is part of the task\'s definition: a repair with a changed compensate does not reuse the task', () => {
@@ -184,7 +184,7 @@ describe('compensation', () => {
     const { runId } = failedRun();
     expect(diagnosticWithCode(errorDocument(cli(['compensate', runId, '--task', 'nope']), 2), 'AGENTCTL_E_UNKNOWN_TASK').message).to.contain('nope');
     expect(diagnosticWithCode(errorDocument(cli(['compensate', runId, '--task', 'validate']), 2), 'AGENTCTL_E_COMPENSATION_NOT_DECLARED').help).to.contain('provision');
-    expect(outcome(cli(['compensate', runId, '--task', 'provision', '--plan']), 0).data.tasks).to.have.length(1);
+    expect(outcome(cli(['compensate', runId, '--task', 'provision', '--plan']), 0).data.decisions).to.have.length(1);
     expect(errorDocument(cli(['compensate', 'run_missing']), 2).diagnostics[0].code).to.equal('AGENTCTL_E_RUN_NOT_FOUND');
   });
 
@@ -204,14 +204,14 @@ describe('compensation', () => {
     expect(runCount(ws().db)).to.equal(1);
     const plan = outcome(cli(['compensate', runId, '--plan']), 3);
     expect(plan.data.executable).to.equal(false);
-    expect(plan.data.tasks[0]).to.deep.include({ taskId: 'wait', disposition: 'blocked', effectIds: [uncertain.id] });
+    expect(plan.data.decisions[0]).to.deep.include({ taskId: 'wait', disposition: 'blocked', effectIds: [uncertain.id] });
     const refused = errorDocument(cli(['compensate', runId]), 3);
     const block = diagnosticWithCode(refused, 'AGENTCTL_E_COMPENSATION_BLOCKED');
     expect(block.message).to.contain(uncertain.id);
     expect(block.help).to.contain(`agentctl effects reconcile ${uncertain.id}`);
     expect(runCount(ws().db)).to.equal(1);
     outcome(cli(['effects', 'reconcile', uncertain.id, '--status', 'not-applied', '--reason', 'the sleep changed nothing']), 0);
-    expect(outcome(cli(['compensate', runId, '--plan']), 0).data.tasks[0]).to.deep.include({ disposition: 'nothing_applied', reason: 'reconciled_not_applied' });
+    expect(outcome(cli(['compensate', runId, '--plan']), 0).data.decisions[0]).to.deep.include({ disposition: 'nothing_applied', reason: 'reconciled_not_applied' });
   });
 
   it('refuses a source run that has not ended (exit 3)', () => {
@@ -277,7 +277,7 @@ describe('compensation', () => {
     });
     const { runId } = failedRun(text);
     const plan = outcome(cli(['compensate', runId, '--plan']), 0);
-    const order = plan.data.tasks.map((task: any) => task.taskId);
+    const order = plan.data.decisions.map((task: any) => task.taskId);
     expect(order).to.have.length(3);
     expect(order[0]).to.match(/^publish--each--0001-/);
     expect(order[1]).to.match(/^publish--each--0000-/);

@@ -139,13 +139,15 @@ describe('declarative packs', () => {
     expect(diagnosticWithCode(errorDocument(cli(['packs', 'lock', file]), 2), 'AGENTCTL_E_PACK_MANIFEST_MISSING').message).to.contain('resolves outside the workflow folder');
   });
 
-  it('trust: unsigned: deny and an unreviewed process action are refused (exit 3); git, archive and signatures are not supported yet (exit 2)', () => {
+  it('trust: unsigned: deny and an unreviewed process action are locked, then refused where the packs load (exit 2); git, archive and signatures are not supported yet (exit 2)', () => {
     ws().write('base.pack.yaml', manifest('acme.base'));
     const file = ws().write('flow.yaml', workflowWith([sourced('acme.base', 'base.pack.yaml')], { packTrust: { unsigned: 'deny' } }));
-    expect(diagnosticWithCode(errorDocument(cli(['packs', 'lock', file]), 3), 'AGENTCTL_E_PACK_UNTRUSTED').message).to.contain('denied by spec.packTrust.unsigned');
+    outcome(cli(['packs', 'lock', file]), 0);
+    expect(diagnosticWithCode(errorDocument(cli(['check', file]), 2), 'AGENTCTL_E_PACK_UNTRUSTED').message).to.contain('denied by spec.packTrust.unsigned');
     ws().write('proc.pack.yaml', manifest('acme.base', { actions: { assign: { kind: 'builtin.assign' }, sh: { kind: 'builtin.shell.exec', command: 'true' } } }));
     writeFileSync(file, workflowWith([sourced('acme.base', 'proc.pack.yaml')]));
-    expect(diagnosticWithCode(errorDocument(cli(['packs', 'lock', file]), 3), 'AGENTCTL_E_PACK_UNTRUSTED').message).to.contain('declares process execution (action sh is builtin.shell.exec)');
+    outcome(cli(['packs', 'lock', file]), 0);
+    expect(diagnosticWithCode(errorDocument(cli(['check', file]), 2), 'AGENTCTL_E_PACK_UNTRUSTED').message).to.contain('declares process execution (action sh is builtin.shell.exec)');
     writeFileSync(file, workflowWith([{ name: 'acme.base', version: '^1', source: { git: 'https://example.com/p.git', rev: 'a'.repeat(40) } }]));
     expect(diagnosticWithCode(errorDocument(cli(['check', file]), 2), 'AGENTCTL_E_UNSUPPORTED').message).to.contain('git sources are not supported yet');
     writeFileSync(file, workflowWith([{ name: 'acme.base', version: '^1', source: { url: 'https://example.com/p.tgz', integrity: `sha256:${'1'.repeat(64)}` } }]));

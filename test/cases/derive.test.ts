@@ -59,10 +59,10 @@ describe('retry, repair and fork', () => {
     expect(plan.data).to.deep.include({ mode: 'repair', sourceRunId: runId, compatible: true, roots: ['third'], removed: [], added: [], blocks: [] });
     expect(plan.data.sourceDigest).to.not.equal(plan.data.targetDigest);
     expect(plan.data.tasks.map((task: any) => [task.taskId, task.disposition, task.reason])).to.deep.equal([
-      ['first', 'reused', 'unchanged'],
-      ['second', 'reused', 'unchanged'],
-      ['third', 'fresh', 'root'],
-      ['fourth', 'fresh', 'descendant_of_root'],
+      ['first', 'reuse', 'unchanged'],
+      ['second', 'reuse', 'unchanged'],
+      ['third', 'execute', 'root'],
+      ['fourth', 'execute', 'descendant_of_root'],
     ]);
     expect(plan.data.tasks[0].checks.map((check: any) => [check.check, check.passed])).to.deep.equal([
       ['definition_fingerprint_mismatch', true],
@@ -121,8 +121,8 @@ describe('retry, repair and fork', () => {
     expect(plan.data.tasks.map((task: any) => [task.disposition, task.reason])).to.deep.equal([
       ['blocked', 'definition_fingerprint_mismatch'],
       ['blocked', 'needs_blocked_task'],
-      ['fresh', 'root'],
-      ['fresh', 'descendant_of_root'],
+      ['execute', 'root'],
+      ['execute', 'descendant_of_root'],
     ]);
 
     const refused = errorDocument(cli(['repair', file, runId, '--from', 'third']), 3);
@@ -140,7 +140,7 @@ describe('retry, repair and fork', () => {
     const { file, runId } = failedRun(chain({ check: ['/usr/bin/test', '-f', marker] }));
     writeFileSync(marker, '');
     const plan = outcome(cli(['retry', file, runId, '--failed', '--plan']), 0);
-    expect(plan.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['reused', 'reused', 'fresh', 'fresh']);
+    expect(plan.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['reuse', 'reuse', 'execute', 'execute']);
     const retried = outcome(cli(['retry', file, runId, '--failed']), 0);
     expect(retried.data).to.deep.include({ state: 'succeeded', mode: 'retry', sourceRunId: runId, roots: ['third'], reused: ['first', 'second'], executed: ['third', 'fourth'] });
     expect(lines()).to.equal('first\nsecond\nfourth\n');
@@ -162,7 +162,7 @@ describe('retry, repair and fork', () => {
     expect(succeeded.data.blocks.map((block: any) => block.block)).to.deep.equal(['successful_root_requires_acknowledgement', 'non_idempotent_effect']);
     expect(errorDocument(cli(['retry', file, runId, '--from', 'second']), 3).diagnostics[0].code).to.equal('AGENTCTL_E_REPAIR_BLOCKED');
     const acknowledged = outcome(cli(['retry', file, runId, '--from', 'second', '--restart-successful', '--plan']), 0);
-    expect(acknowledged.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['reused', 'fresh', 'fresh', 'fresh']);
+    expect(acknowledged.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['reuse', 'execute', 'execute', 'execute']);
   });
 
   it('an uncertain effect of a task that would run again blocks (exit 3, naming it) until it is reconciled not-applied', () => {
@@ -180,7 +180,7 @@ describe('retry, repair and fork', () => {
     expect(outcome(cli(['retry', file, runId, '--failed', '--plan']), 3).data.blocks[0].effectId).to.equal(uncertain.id);
     outcome(cli(['effects', 'reconcile', uncertain.id, '--status', 'not-applied', '--reason', 'sleep does nothing']), 0);
     const plan = outcome(cli(['repair', file, runId, '--from', 'third', '--plan']), 0);
-    expect(plan.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['reused', 'reused', 'fresh', 'fresh']);
+    expect(plan.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['reuse', 'reuse', 'execute', 'execute']);
   });
 
   it('an effect reconciled applied blocks the task that would repeat it (exit 3) until --restart-successful', () => {
@@ -197,7 +197,7 @@ describe('retry, repair and fork', () => {
     expect(errorDocument(cli(['retry', file, runId, '--failed']), 3).diagnostics[0].code).to.equal('AGENTCTL_E_REPAIR_BLOCKED');
     expect(runCount(ws().db)).to.equal(1);
     const acknowledged = outcome(cli(['retry', file, runId, '--failed', '--restart-successful', '--plan']), 0);
-    expect(acknowledged.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['reused', 'reused', 'fresh', 'fresh']);
+    expect(acknowledged.data.tasks.map((task: any) => task.disposition)).to.deep.equal(['reuse', 'reuse', 'execute', 'execute']);
   });
 
   it('fork of a succeeded run runs everything again from the recorded workflow, with lineage', () => {
@@ -302,7 +302,7 @@ describe('retry, repair and fork', () => {
     expect(added.data.added).to.deep.equal(['extra']);
     expect(added.data.blocks.map((block: any) => [block.block, block.taskId])).to.deep.equal([['new_task_outside_repair_closure', 'extra']]);
     const rooted = outcome(cli(['repair', ws().write('added.yaml', chain({ check: ['/bin/true'], extraTask: true })), runId, '--from', 'extra', '--plan']), 0);
-    expect(rooted.data.tasks.find((task: any) => task.taskId === 'extra')).to.deep.equal({ taskId: 'extra', disposition: 'fresh', reason: 'new_task' });
+    expect(rooted.data.tasks.find((task: any) => task.taskId === 'extra')).to.deep.include({ taskId: 'extra', disposition: 'execute', reason: 'new_task', sourceState: null, sourceFingerprint: null });
     // A paused source: approval pending (the default approval policy asks for the process), nobody at a terminal.
     const pausedFile = ws().write('paused.yaml', chain({ check: ['/bin/true'], name: 'chain' }).replace('approval: never', 'approval: mutations'));
     const paused = cli(['run', pausedFile], baseEnv({ CI: 'true' }));
@@ -321,7 +321,7 @@ describe('retry, repair and fork', () => {
     expect(lines()).to.equal('first\nsecond\nfourth\n');
     // Running `first` again would need it: a fork refuses before creating anything.
     const runs = runCount(ws().db);
-    expect(errorDocument(cli(['fork', runId]), 2).diagnostics[0].code).to.equal('AGENTCTL_E_SECRET_MISSING');
+    expect(errorDocument(cli(['fork', runId]), 4).diagnostics[0].code).to.equal('AGENTCTL_E_SECRET_MISSING');
     expect(runCount(ws().db)).to.equal(runs);
   });
 });

@@ -45,14 +45,16 @@ describe('rare error paths through the CLI', function () {
     expect(rows(ws().db, 'SELECT state FROM effects WHERE run_id = ?', failed.error.runId)).to.deep.equal([{ state: 'uncertain' }]);
   });
 
-  it('an engine address that is not a socket is AGENTCTL_E_CONTAINER_ENGINE_UNREACHABLE before any run exists', () => {
+  it('an engine address that is not a socket is AGENTCTL_E_CONTAINER_ENGINE_UNREACHABLE: the run is recorded and fails with zero effects (exit 4)', () => {
     const notSocket = ws().write('engine.sock', 'a regular file');
     const container = { image: `sha256:${'a'.repeat(64)}`, runtime: 'docker' };
     const text = shellWorkflow({ command: 'sh', args: ['-c', 'true'], isolation: 'container', container }, { processAllowlist: ['sh'], approval: 'never' });
-    const failed = errorDocument(cli(['run', ws().write('wf.yaml', text)], baseEnv({ DOCKER_HOST: `unix://${notSocket}`, CONTAINER_HOST: `unix://${ws().file('absent.sock')}` })), 6);
+    const failed = errorDocument(cli(['run', ws().write('wf.yaml', text)], baseEnv({ DOCKER_HOST: `unix://${notSocket}`, CONTAINER_HOST: `unix://${ws().file('absent.sock')}` })), 4);
     const found = diagnosticWithCode(failed, 'AGENTCTL_E_CONTAINER_ENGINE_UNREACHABLE');
     expect(found.message).to.contain(`${notSocket} is not a socket`);
+    expect(failed.error.message).to.contain('requested process isolation is unavailable');
     expect(found.help).to.be.a('string').and.not.equal('');
-    expect(runCount(ws().db)).to.equal(0);
+    expect(rows(ws().db, 'SELECT id, state FROM runs')).to.deep.equal([{ id: failed.error.runId, state: 'failed' }]);
+    expect(rows(ws().db, 'SELECT COUNT(*) AS n FROM effects')).to.deep.equal([{ n: 0 }]);
   });
 });

@@ -94,7 +94,7 @@ describe('the http and github packs through the CLI', () => {
 
     ws.write('private.yaml', single({ ...LOOPBACK, approval: 'never', network: { allowedSchemes: ['http'] } }));
     const document = errorDocument(await cli('run', 'private.yaml', '--db', ws.db, '--output', 'json'), 4);
-    expect(document.diagnostics[0]).to.include({ code: 'AGENTCTL_E_NETWORK_DENIED', message: '127.0.0.1 (loopback), refused without allowPrivate' });
+    expect(document.diagnostics[0]).to.include({ code: 'AGENTCTL_E_NETWORK_DENIED', message: 'network address is not authorized: 127.0.0.1 (loopback), refused without allowPrivate' });
     expect(document.diagnostics[0].help).to.equal('set spec.policy.network.allowPrivate: true if 127.0.0.1 is an intended loopback peer (a local service, a test server); otherwise use a public address');
     expect(server.requests).to.deep.equal([]);
   });

@@ -217,9 +217,9 @@ describe('mcp.call against a local MCP server', function () {
     assertNoCanary(canary, ws.dir, result.stdout, result.stderr, inspected.stdout, inspected.stderr, audited.stdout, audited.stderr);
   });
 
-  it('a header secret that is not set stops the run in preflight: no run, nothing sent', async () => {
+  it('a header secret that is not set stops the run in preflight (exit 4): no run, nothing sent', async () => {
     await start();
-    const failed = errorDocument(await run({ server: { headers: { Authorization: { env: 'MCP_TOKEN' } } } }), 2);
+    const failed = errorDocument(await run({ server: { headers: { Authorization: { env: 'MCP_TOKEN' } } } }), 4);
     expect(diagnosticWithCode(failed, 'AGENTCTL_E_SECRET_MISSING').path).to.equal('spec.mcpServers.fixture.headers.Authorization');
     expect(server!.requests).to.deep.equal([]);
     expect(runCount(ws.db)).to.equal(0);

@@ -105,7 +105,7 @@ describe('agents against an OpenAI-format server', function () {
 
   it('a server that hangs past timeoutSeconds leaves the request uncertain; resume refuses (exit 3) until it is reconciled', async () => {
     server.enqueue({ hang: true });
-    diagnosticWithCode(errorDocument(await run({ agent: { tools: [], timeoutSeconds: 1 } }), 6), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
+    diagnosticWithCode(errorDocument(await run({ agent: { tools: [], timeoutSeconds: 1 } }), 4), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
     const runId = rows(ws.db, 'SELECT id FROM runs')[0].id;
     expect(rows(ws.db, 'SELECT state FROM effects').map((row) => row.state)).to.deep.equal(['uncertain']);
     diagnosticWithCode(errorDocument(await cli(['resume', runId]), 3), 'AGENTCTL_E_EFFECT_UNRECONCILED');

@@ -162,9 +162,9 @@ for (const flavour of FLAVOURS) {
       assertNoCanary(result.stdout, result.stderr);
     });
 
-    it('a server that hangs past timeoutSeconds leaves the request uncertain (exit 6), sent once', async () => {
+    it('a server that hangs past timeoutSeconds leaves the request uncertain and fails the run (exit 4), sent once', async () => {
       enqueue(flavour.replies.hang);
-      diagnosticWithCode(errorDocument(await run({ tools: [], timeoutSeconds: 3, retry: { maxAttempts: 3 } }), 6), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
+      diagnosticWithCode(errorDocument(await run({ tools: [], timeoutSeconds: 3, retry: { maxAttempts: 3 } }), 4), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
       expect(rows(ws.db, 'SELECT state FROM effects').map((row) => row.state)).to.deep.equal(['uncertain']);
       expect(server.requests).to.have.length(1);
     });

@@ -152,9 +152,9 @@ describe('secrets', () => {
     expect(JSON.parse(effect.result_json)).to.deep.include({ stdout: '[REDACTED]', stderr: '[REDACTED]' });
   });
 
-  it('a secret that is not set: exit 2, AGENTCTL_E_SECRET_MISSING, no run', () => {
+  it('a secret that is not set: exit 4, AGENTCTL_E_SECRET_MISSING, no run', () => {
     ws.write('wf.yaml', shellWorkflow(ECHO_BOTH(0), POLICY));
-    const document = errorDocument(runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']), 2);
+    const document = errorDocument(runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']), 4);
     const found = diagnosticWithCode(document, 'AGENTCTL_E_SECRET_MISSING');
     expect(found.message).to.contain('CANARY');
     expect(document.error.runId).to.equal(null);

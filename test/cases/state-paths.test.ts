@@ -66,7 +66,7 @@ describe('state paths are never a task\'s to touch', () => {
     expect(Object.values(document.data.tasks)).to.deep.equal(Array(8).fill('failed'));
     expect(rows(defaultDb(), 'SELECT id, state FROM runs')).to.deep.equal([{ id: document.data.runId, state: 'succeeded' }]);
     expectStateDenials(defaultDb(), document.data.runId, ['write_db', 'write_wal', 'write_shm', 'write_journal', 'write_artifact', 'read_db', 'read_wal', 'read_abs_db']);
-    expect(existsSync(ws.file('.agentctl/artifacts')), 'artifacts/ created by a task').to.equal(false);
+    expect(existsSync(ws.file('.agentctl/artifacts/sha256/ab')), 'a store folder created by a task').to.equal(false);
     expect(existsSync(ws.file('.agentctl/runtime.db-journal'))).to.equal(false);
     expect(readFileSync(defaultDb()).subarray(0, 15).toString()).to.equal('SQLite format 3');
   });
@@ -91,7 +91,7 @@ describe('state paths are never a task\'s to touch', () => {
       { id: 'read_link', kind: 'builtin.read', path: 'ledger-link' },
       { id: 'write_link', kind: 'builtin.write', path: 'ledger-link' },
       { id: 'write_via_folder', kind: 'builtin.write', path: 'state-link/runtime.db-wal' },
-      { id: 'artifact_via_folder', kind: 'builtin.write', path: 'state-link/artifacts/x' },
+      { id: 'artifact_via_folder', kind: 'builtin.write', path: 'state-link/artifacts/sha256/x' },
     ]);
     const document = outcome(runCli(['run', 'wf.yaml', '--output', 'json'], { cwd: ws.dir }), 0);
     expectStateDenials(defaultDb(), document.data.runId, ['read_link', 'write_link', 'write_via_folder', 'artifact_via_folder']);
@@ -116,13 +116,13 @@ describe('state paths are never a task\'s to touch', () => {
   });
 
   it('a process cwd inside the artifact store is refused; the database\'s own folder is not state', () => {
-    mkdirSync(ws.file('.agentctl/artifacts'), { recursive: true });
+    mkdirSync(ws.file('.agentctl/artifacts/sha256'), { recursive: true });
     ws.write(
       'wf.yaml',
       workflow({
         policy: { processAllowlist: ['true'], approval: 'never' },
         actions: {
-          inStore: { kind: 'builtin.shell.exec', command: 'true', cwd: '.agentctl/artifacts' },
+          inStore: { kind: 'builtin.shell.exec', command: 'true', cwd: '.agentctl/artifacts/sha256' },
           inFolder: { kind: 'builtin.shell.exec', command: 'true', cwd: '.agentctl' },
         },
         tasks: [

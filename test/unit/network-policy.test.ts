@@ -103,12 +103,12 @@ describe('builtin.network: the URL policy', () => {
   });
 
   it('refuses localhost, which resolves to 127.0.0.1, without allowPrivate', async () => {
-    await refused(`http://localhost:${server.port}/`, local(server, { allowlist: ['localhost'], allowPrivate: false }), /^localhost resolves to 127\.0\.0\.1 \(loopback\), refused without allowPrivate$/);
+    await refused(`http://localhost:${server.port}/`, local(server, { allowlist: ['localhost'], allowPrivate: false }), /^network address is not authorized: localhost resolves to 127\.0\.0\.1 \(loopback\), refused without allowPrivate$/);
   });
 
   it('refuses the literal 127.0.0.1 and [::1] without allowPrivate', async () => {
-    await refused(`http://127.0.0.1:${server.port}/`, local(server, { allowPrivate: false }), /^127\.0\.0\.1 \(loopback\), refused without allowPrivate$/);
-    await refused(`http://[::1]:${server.port}/`, local(server, { allowlist: ['::1'], allowPrivate: false }), /^::1 \(loopback\), refused without allowPrivate$/);
+    await refused(`http://127.0.0.1:${server.port}/`, local(server, { allowPrivate: false }), /^network address is not authorized: 127\.0\.0\.1 \(loopback\), refused without allowPrivate$/);
+    await refused(`http://[::1]:${server.port}/`, local(server, { allowlist: ['::1'], allowPrivate: false }), /^network address is not authorized: ::1 \(loopback\), refused without allowPrivate$/);
     await refused(`http://[::ffff:127.0.0.1]:${server.port}/`, local(server, { allowlist: ['::ffff:7f00:1'], allowPrivate: false }), /IPv4-mapped loopback/);
   });
 });
@@ -191,7 +191,7 @@ describe('builtin.network: DNS is resolved once and pinned', () => {
     const client = createNetworkClient({ ...POLICY, allowlist: ['mixed.test'] }, { resolver });
     const failure = await failureOf(client.check('https://mixed.test/', new AbortController().signal));
     expectFailure(failure, 'AGENTCTL_E_NETWORK_DENIED', false, 3);
-    expect(failure.message).to.equal('mixed.test resolves to 10.0.0.5 (private), refused without allowPrivate');
+    expect(failure.message).to.equal('network address is not authorized: mixed.test resolves to 10.0.0.5 (private), refused without allowPrivate');
   });
 
   it('reports a name that does not resolve, and one that takes longer than connectTimeoutSeconds, as DNS failures', async () => {

@@ -1,7 +1,7 @@
 // The state paths in the policy request: what a plugin's policy tap sees, and how the core phase judges them.
 import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { expect } from 'chai';
 import { definePlugin, type PolicyRequest, type ResolvedPolicy } from '../../sdk/index.js';
 import { runAction } from '../../core/testing/index.js';
@@ -24,8 +24,9 @@ describe('state paths', () => {
     const paths = seen[0]!;
     expect(Object.isFrozen(paths)).to.equal(true);
     expect(paths.every((path) => isAbsolute(path))).to.equal(true);
-    expect(new Set(paths.map((path) => dirname(path))).size).to.equal(1);
-    expect(paths.map((path) => basename(path))).to.deep.equal(['runtime.db', 'runtime.db-wal', 'runtime.db-shm', 'runtime.db-journal', 'artifacts']);
+    // The database's folder holds its companions; the store is artifacts/sha256/ in it (the rest of artifacts/ is not state).
+    const folder = dirname(paths[0]!);
+    expect(paths.map((path) => path.slice(folder.length + 1))).to.deep.equal(['runtime.db', 'runtime.db-wal', 'runtime.db-shm', 'runtime.db-journal', join('artifacts', 'sha256')]);
   });
 
   it('a symlinked database name protects the companions of the real file too', () => {
@@ -33,7 +34,7 @@ describe('state paths', () => {
     writeFileSync(join(dir, 'real', 'ledger.db'), '');
     symlinkSync(join(dir, 'real', 'ledger.db'), join(dir, 'link.db'));
     const paths = statePaths(join(dir, 'link.db'));
-    expect(paths).to.include.members([join(dir, 'real', 'ledger.db'), join(dir, 'real', 'ledger.db-wal'), join(dir, 'real', 'artifacts'), join(dir, 'link.db-wal'), join(dir, 'artifacts')]);
+    expect(paths).to.include.members([join(dir, 'real', 'ledger.db'), join(dir, 'real', 'ledger.db-wal'), join(dir, 'real', 'artifacts', 'sha256'), join(dir, 'link.db-wal'), join(dir, 'artifacts', 'sha256')]);
   });
 
   it('the core phase denies a hard link to the database, and allows a name that only starts like it', () => {

@@ -11,6 +11,7 @@ import type { Compose } from '../composition.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, errorDetails, palette, toAgentctlError, type OutputOptions } from '../output.js';
+import { compensationOutcomeFields, compensationPlanDocument } from './recovery-documents.js';
 import { driveAndReport, isDirectory, type Driving } from './run.js';
 
 interface CompensateArgs extends GlobalArgs {
@@ -47,15 +48,15 @@ export const compensateCommand = (compose: Compose): CommandModule<GlobalArgs, C
     try {
       const source = compensationSource(store, argv.run);
       const planned = planCompensation(store, source, tasks);
-      if (argv.plan) return reportPlan(planned, output);
+      if (argv.plan) return reportPlan(planned, tasks, output);
       const refused = refusal(planned);
       if (refused) throw refused;
-      if (!hasWork(planned)) return reportPlan(planned, output);
+      if (!hasWork(planned)) return reportPlan(planned, tasks, output);
       const colors = palette(output.color);
       const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
       const plan = JSON.parse(String(source.plan_json)) as { policy: { workspaceRoot: string } };
-      return await driveAndReport(store, timeout, output, (driving) =>
-        compensateRun({
+      const drive = async (driving: Driving) => {
+        const result = await compensateRun({
           host,
           store,
           sourceRow: source,
@@ -67,8 +68,10 @@ export const compensateCommand = (compose: Compose): CommandModule<GlobalArgs, C
           environment: process.env,
           ...(argv.reason === undefined ? {} : { reason: argv.reason }),
           ...driving,
-        }),
-      );
+        });
+        return { ...result, details: { ...result.details, ...compensationOutcomeFields(store, result, planned.sourceRunId) } };
+      };
+      return await driveAndReport(store, timeout, output, drive, 'CompensationOutcome');
     } finally {
       store.close();
     }
@@ -101,9 +104,9 @@ export async function compensateAfterFailure(request: Omit<Parameters<typeof com
   errorDetails.set(result.error, { compensation: details });
 }
 
-function reportPlan(plan: CompensationPlan, output: OutputOptions): number {
+function reportPlan(plan: CompensationPlan, selected: readonly string[], output: OutputOptions): number {
   const error = plan.executable ? undefined : compensationBlocked(plan);
-  emit(output, 'CompensationPlan', plan, () => planText(plan), { ok: plan.executable, diagnostics: error?.diagnostics ?? [] });
+  emit(output, 'CompensationPlan', compensationPlanDocument(plan, selected), () => planText(plan), { ok: plan.executable, diagnostics: error?.diagnostics ?? [] });
   return plan.executable ? 0 : 3;
 }
 

@@ -19,7 +19,8 @@ import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import type { VarsOptions } from '../../compiler/vars-files.js';
 import { emit, palette, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
-import { driveAndReport } from './run.js';
+import { derivationDocument, derivedOutcomeFields } from './recovery-documents.js';
+import { driveAndReport, isDirectory, type Driving } from './run.js';
 
 interface DeriveArgs extends GlobalArgs, InputArgs {
   file?: string;
@@ -33,6 +34,7 @@ interface DeriveArgs extends GlobalArgs, InputArgs {
   'timeout-seconds'?: number;
   'allow-pack-change'?: boolean;
   config?: string | false;
+  workspace?: string;
 }
 
 const TERMINAL = ['succeeded', 'failed', 'cancelled'];
@@ -75,6 +77,7 @@ function common<T>(yargs: import('yargs').Argv<T>) {
     .option('reason', { type: 'string', describe: 'why, recorded with the lineage' })
     .option('db', dbOption())
     .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' })
+    .option('workspace', { type: 'string', describe: "workspace folder of the new run (default: the source run's)" })
     .option('allow-pack-change', allowPackChangeOption);
 }
 
@@ -97,6 +100,8 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
   const vars = mode === 'repair' ? collectVars(argv) : {};
   const text = argv.file === undefined ? undefined : readBoundedFile(argv.file, 'workflow file');
   if (argv.reason !== undefined && argv.reason.trim() === '') throw new AgentctlError('AGENTCTL_E_USAGE', '--reason needs a text');
+  const workspace = argv.workspace === undefined ? undefined : resolve(argv.workspace);
+  if (workspace !== undefined && !isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
   // --plan writes nothing: the database is opened read-only, as inspect opens it (no migration, no journal change).
   const store = Store.open(databasePath(argv.db), { create: false, ...(argv.plan ? { readonly: true } : {}) });
   try {
@@ -122,25 +127,29 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
     const workflow = text ?? String(source.workflow_source);
     const plan = await targetPlan(host, mode, file, workflow, source, inputs, vars, packOptions(argv));
     const derivation = await planDerivation({ host, store, plan, source, mode, from, failed, restartSuccessful: Boolean(argv['restart-successful']) });
-    if (argv.plan) return reportPlan(derivation, output);
+    if (argv.plan) return reportPlan(derivationDocument(derivation, plan, store, failed, Boolean(argv['restart-successful'])), derivation, output);
     if (!derivation.plan.compatible) throw blockedError(derivation);
-    return await driveAndReport(store, timeout, output, (driving) =>
-      deriveRun({
+    // retry and repair print their own outcome kinds; fork's is a RunOutcome, as for any run.
+    const kind = { retry: 'RetryOutcome', repair: 'RepairOutcome', fork: 'RunOutcome' }[mode];
+    const drive = async (driving: Driving) => {
+      const result = await deriveRun({
         host,
         store,
         plan,
         derivation,
         file,
         source: workflow,
-        // The source run's workspace: reused results describe files there.
-        workspaceRoot: String(source.workspace),
+        // The source run's workspace (reused results describe files there), unless --workspace names another.
+        workspaceRoot: workspace === undefined ? String(source.workspace) : resolve(workspace, plan.policy.workspaceRoot),
         environment: process.env,
         // The derived run records the config it runs with, found from the same folder as its source's.
         recordedConfig: asJson(recordConfig(composition, recorded?.folder ?? dirname(resolve(file)))),
         ...(argv.reason === undefined ? {} : { reason: argv.reason }),
         ...driving,
-      }),
-    );
+      });
+      return mode === 'fork' ? result : { ...result, details: { ...result.details, ...derivedOutcomeFields(derivation, failed, result, store) } };
+    };
+    return await driveAndReport(store, timeout, output, drive, kind);
   } finally {
     store.close();
   }
@@ -170,10 +179,10 @@ async function targetPlan(host: Host, mode: DeriveMode, file: string, text: stri
   return (await compileText(host, file, text, { inputs: { ...carried, ...overrides }, packs, vars: varOverrides })).plan;
 }
 
-function reportPlan(derivation: Derivation, output: OutputOptions): number {
+function reportPlan(document: { kind: string; data: Record<string, unknown> }, derivation: Derivation, output: OutputOptions): number {
   const { plan } = derivation;
   const error = plan.compatible ? undefined : blockedError(derivation);
-  emit(output, 'RepairPlan', plan, () => planText(plan), { ok: plan.compatible, diagnostics: error?.diagnostics ?? [] });
+  emit(output, document.kind, document.data, () => planText(plan), { ok: plan.compatible, diagnostics: error?.diagnostics ?? [] });
   return plan.compatible ? 0 : 3;
 }
 

@@ -9,9 +9,9 @@ import { parseSource, readBoundedFile } from '../../compiler/source.js';
 import type { LoadedConfig } from '../../config/discover.js';
 import type { LoadedPack as LoadedCodePack } from '../../config/packs.js';
 import { codePackEntry } from '../../packs/code-lock.js';
-import { LOCK_FILE, REFERENCE_FORMAT_VERSION, type CodePackEntry, type LockEntry } from '../../packs/format.js';
+import { LOCK_FILE, REFERENCE_FORMAT_VERSION, type CodePackEntry, type LockEntry, type PackLock as PackLockFile } from '../../packs/format.js';
 import { vendorCommand } from './vendor.js';
-import { digestOf, loadDeclarativePacks, lockText, packSpec, readLock, readManifest, resolveForLock } from '../../packs/load.js';
+import { digestOf, loadDeclarativePacks, lockDocument, lockText, packSpec, readLock, readManifest, resolveForLock } from '../../packs/load.js';
 import type { Compose } from '../composition.js';
 import { handler, packOptions, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
@@ -47,20 +47,31 @@ const inspect: CommandModule<GlobalArgs, FileArgs> = {
     const name = (parseSource(file, readBoundedFile(file, 'pack manifest')).value as { name?: unknown } | null)?.name;
     const { manifest, integrity } = readManifest(dirname(file), { path: file.slice(dirname(file).length + 1) }, typeof name === 'string' ? name : '(unnamed)');
     const items = { actions: Object.keys(manifest.actions), agents: Object.keys(manifest.agents), tools: Object.keys(manifest.tools), workflows: Object.keys(manifest.workflows) };
-    emit(output, 'PackInspection', { path: argv.file, integrity, referenceFormatVersion: REFERENCE_FORMAT_VERSION, manifest }, () =>
+    // The reference prints the manifest itself (policyDefaults null when absent); agentctl adds where it was read.
+    const data = { ...manifest, policyDefaults: manifest.policyDefaults ?? null, path: argv.file, integrity, referenceFormatVersion: REFERENCE_FORMAT_VERSION };
+    emit(output, 'PackInspection', data, () =>
       [`pack ${manifest.name} ${manifest.version} (agentctl ${manifest.agentctl}) ${integrity}`, ...Object.entries(items).filter(([, names]) => names.length > 0).map(([kind, names]) => `  ${kind}: ${names.map((item) => `${manifest.name}.${item}`).join(', ')}`), ...Object.entries(manifest.dependencies).map(([dependency, spec]) => `  needs ${dependency} ${spec.version}`)].join('\n'),
     );
     return 0;
   }),
 };
 
+/**
+ * The digest `--integrity` pins, as `sha256:HEX`: given in that form (the reference's), or as a Subresource Integrity
+ * value `sha256-BASE64`. Anything else is returned as given, so the comparison fails and names it.
+ */
+function pinnedDigest(given: string): string {
+  const sri = /^sha256-([A-Za-z0-9+/]{43}=)$/.exec(given.trim());
+  return sri ? `sha256:${Buffer.from(sri[1]!, 'base64').toString('hex')}` : given.trim().toLowerCase();
+}
+
 const verify: CommandModule<GlobalArgs, FileArgs> = {
   command: 'verify <file>',
   describe: "Compare a pack manifest's SHA-256 with --integrity",
-  builder: (yargs) => manifestOption(yargs).option('integrity', { type: 'string', demandOption: true, describe: 'the pinned digest, sha256:HEX' }) as never,
+  builder: (yargs) => manifestOption(yargs).option('integrity', { type: 'string', demandOption: true, describe: 'the pinned digest: sha256:HEX, or sha256-BASE64 (Subresource Integrity)' }) as never,
   handler: handler<FileArgs>(async (argv, output) => {
     const integrity = digestOf(Buffer.from(readBoundedFile(argv.file, 'pack manifest'), 'utf8'));
-    if (integrity !== argv.integrity!.toLowerCase()) {
+    if (integrity !== pinnedDigest(argv.integrity!)) {
       throw new AgentctlError('AGENTCTL_E_PACK_INTEGRITY', `pack integrity mismatch for ${argv.file}: expected ${argv.integrity}, got ${integrity}`);
     }
     emit(output, 'PackVerification', { path: argv.file, integrity, valid: true }, () => 'pack integrity verified');
@@ -81,7 +92,7 @@ interface LockArgs extends GlobalArgs {
  * workflow's declarative packs to the lock beside the workflow (one file when both are in the same folder). Entries of
  * the other kind already in a lock file are kept.
  */
-const lock = (update: boolean, compose: Compose, project: ProjectPacks): CommandModule<GlobalArgs, LockArgs> => ({
+const lock = (update: boolean, project: ProjectPacks): CommandModule<GlobalArgs, LockArgs> => ({
   command: `${update ? 'update' : 'lock'} [file]`,
   describe: update ? 'Resolve the packs again and rewrite agentctl.pack.lock (--pack: one declared pack to update)' : "Resolve the config's code packs and a workflow's declarative packs, and write agentctl.pack.lock",
   builder: (yargs) =>
@@ -91,12 +102,12 @@ const lock = (update: boolean, compose: Compose, project: ProjectPacks): Command
   handler: handler<LockArgs>(async (argv, output) => {
     const { packs: code, config } = project();
     const configFile = config?.file ?? null;
-    const written: { path: string; packs: number; codePacks: number }[] = [];
+    const written: { path: string; packs: number; codePacks: number; lock: PackLockFile }[] = [];
     const document = argv.file === undefined ? undefined : workflowDocument(argv.file);
     if (argv.pack !== undefined && !(document && packSpec(document)?.references.some((reference) => reference.name === argv.pack)) && !code.some((pack) => pack.plugin.name === argv.pack)) {
       throw new AgentctlError('AGENTCTL_E_USAGE', `no pack ${argv.pack} is declared in ${argv.file ? `${argv.file} (spec.packs) or ` : ''}the project config`);
     }
-    const declarative = document ? resolveForLock(argv.file!, document, processKinds(compose())) : [];
+    const declarative = document ? resolveForLock(argv.file!, document) : [];
     const targets = new Map<string, { packs?: LockEntry[]; codePacks?: CodePackEntry[] }>();
     if (argv.file !== undefined) targets.set(lockPathBeside(argv.file), { packs: declarative.map((pack) => pack.entry) });
     if (configFile !== null && code.length > 0) {
@@ -106,13 +117,14 @@ const lock = (update: boolean, compose: Compose, project: ProjectPacks): Command
     if (targets.size === 0) throw new AgentctlError('AGENTCTL_E_USAGE', 'nothing to lock: name a workflow with spec.packs, or list code packs in the project config');
     for (const [path, entries] of targets) {
       const previous = existsSync(path) ? readLock(path) : undefined;
-      const packs = entries.packs ?? previous?.packs ?? [];
-      const codePacks = entries.codePacks ?? previous?.codePacks;
-      writeAtomically(path, lockText(packs, codePacks));
-      written.push({ path, packs: packs.length, codePacks: codePacks?.length ?? 0 });
+      const lockFile = lockDocument(entries.packs ?? previous?.packs ?? [], entries.codePacks ?? previous?.codePacks);
+      writeAtomically(path, lockText(lockFile));
+      written.push({ path, packs: lockFile.packs.length, codePacks: lockFile.codePacks?.length ?? 0, lock: lockFile });
     }
-    const total = written.reduce((sum, item) => sum + item.packs + item.codePacks, 0);
-    emit(output, update ? 'PackLockUpdate' : 'PackLock', { written }, () => written.map((item) => `${update ? 'updated' : 'locked'} ${item.packs + item.codePacks} pack(s) at ${item.path}`).join('\n') || `${update ? 'updated' : 'locked'} ${total} pack(s)`);
+    // The reference's `path` and `lock` are the workflow's lock (the first target); `written` lists every file.
+    const [first] = written;
+    const data = { path: first!.path, lock: first!.lock, ...(update ? { updated: argv.pack ?? null } : {}), written: written.map(({ lock: _lock, ...item }) => item) };
+    emit(output, update ? 'PackLockUpdate' : 'PackLock', data, () => written.map((item) => `${update ? 'updated' : 'locked'} ${item.packs + item.codePacks} pack(s) at ${item.path}`).join('\n'));
     return 0;
   }),
 });
@@ -128,7 +140,9 @@ const verifyLock = (compose: Compose, project: ProjectPacks): CommandModule<Glob
     const load = argv.file === undefined ? { packs: [], warnings: [] } : loadDeclarativePacks(argv.file, workflowDocument(argv.file), { ...packOptions(argv), locked: true }, processKinds(compose()));
     const codeLock = code.length > 0 && config?.file ? lockPathBeside(config.file) : null;
     const total = load.packs.length + code.length;
-    const data = { path: load.lock ?? null, valid: true, packs: load.packs.map((pack) => pack.entry), codeLock, codePacks: code.map((pack) => ({ name: pack.plugin.name, version: pack.plugin.version })) };
+    const path = argv.file === undefined ? codeLock! : lockPathBeside(argv.file);
+    const warnings = load.warnings.map((warning) => warning.message);
+    const data = { path, valid: true, packs: load.packs.map((pack) => pack.entry), warnings, codeLock, codePacks: code.map((pack) => ({ name: pack.plugin.name, version: pack.plugin.version })) };
     emit(output, 'PackLockVerification', data, () => `verified ${total} locked pack(s): ${load.packs.length} declarative, ${code.length} code`, { diagnostics: [...load.warnings] });
     return 0;
   }),
@@ -137,6 +151,6 @@ const verifyLock = (compose: Compose, project: ProjectPacks): CommandModule<Glob
 export const packsCommand = (compose: Compose, project: ProjectPacks): CommandModule<GlobalArgs, GlobalArgs> => ({
   command: 'packs',
   describe: 'Packs: inspect, verify, lock, update, verify-lock, vendor',
-  builder: (yargs) => yargs.command(inspect).command(verify).command(lock(false, compose, project)).command(lock(true, compose, project)).command(verifyLock(compose, project)).command(vendorCommand(project)).demandCommand(1, 'name a packs command') as never,
+  builder: (yargs) => yargs.command(inspect).command(verify).command(lock(false, project)).command(lock(true, project)).command(verifyLock(compose, project)).command(vendorCommand(project)).demandCommand(1, 'name a packs command') as never,
   handler: () => undefined,
 });

@@ -1,4 +1,6 @@
-// `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan.
+// `agentctl resume RUN`: continue a paused, cancelled or interrupted run from its recorded workflow and plan, in the
+// workspace it started in, or in the one `--workspace` names (the checkout of a later CI job).
+import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, type CapturedVars, type CompiledPlan, type JsonValue } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
@@ -12,7 +14,7 @@ import { allowPackChangeOption, restoreRunConfig } from '../run-config.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { palette } from '../output.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
-import { driveAndReport } from './run.js';
+import { driveAndReport, isDirectory } from './run.js';
 
 interface ResumeArgs extends GlobalArgs {
   run: string;
@@ -20,6 +22,7 @@ interface ResumeArgs extends GlobalArgs {
   'timeout-seconds'?: number;
   'allow-pack-change'?: boolean;
   config?: string | false;
+  workspace?: string;
 }
 
 export const resumeCommand = (composition: Composition): CommandModule<GlobalArgs, ResumeArgs> => ({
@@ -30,6 +33,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('db', dbOption())
       .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' })
+      .option('workspace', { type: 'string', describe: "continue the run in this workspace folder (default: the run's recorded one); recorded as a run.workspace_moved event" })
       .option('allow-pack-change', allowPackChangeOption) as never,
   handler: handler<ResumeArgs>(async (argv, output) => {
     const timeout = timeoutSeconds(argv['timeout-seconds']);
@@ -50,6 +54,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
       const plan = compensation
         ? (JSON.parse(String(row.plan_json)) as CompiledPlan)
         : (await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv), ...(captured ? { vars: { captured } } : {}) })).plan;
+      const workspaceRoot = argv.workspace === undefined ? String(row.workspace) : givenWorkspace(argv.workspace, plan);
       return await driveAndReport(store, timeout, output, (driving) =>
         resumeRun({
           host,
@@ -59,7 +64,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
           isLive: (run) => liveness(run) === 'active',
           file: String(row.workflow_file ?? ''),
           source: String(row.workflow_source),
-          workspaceRoot: String(row.workspace),
+          workspaceRoot,
           environment: process.env,
           ...(compensation ? { sourceOutputs: sourceOutputs(store, String(row.source_run_id)) } : {}),
           ...driving,
@@ -70,3 +75,13 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
     }
   }),
 });
+
+/**
+ * `resume --workspace DIR`: the run continues in DIR (as the reference's resume does), e.g. the checkout of a later CI
+ * job at another path. Effects already recorded describe files in the old folder; the tasks still to run see DIR.
+ */
+function givenWorkspace(workspace: string, plan: CompiledPlan): string {
+  const folder = resolve(workspace);
+  if (!isDirectory(folder)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${folder} is not an existing folder`, { help: 'name the folder the run should continue in' });
+  return resolve(folder, plan.policy.workspaceRoot);
+}

@@ -7,7 +7,9 @@ import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { installProgress } from '../../progress.js';
 import type { Approver } from '../../runner/effects.js';
-import { executeRun, type RunResult } from '../../runner/run.js';
+import { executeRun, preflight, recordUnavailableIsolation, type RunResult } from '../../runner/run.js';
+import { isolationUnavailable } from '../../runner/unavailable-isolation.js';
+import { SecretVault } from '../../runner/secrets.js';
 import type { Composition } from '../composition.js';
 import { asJson, recordConfig } from '../run-config.js';
 import { Store } from '../../store/store.js';
@@ -50,18 +52,31 @@ export const runCommand = (composition: Composition): CommandModule<GlobalArgs, 
     if (output.mode === 'human') for (const warning of warnings) process.stderr.write(`${colors.dim(`warning: ${warning.message}`)}\n`);
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
-    const store = Store.open(db);
+    const recordedConfig = asJson(recordConfig(composition, dirname(resolve(argv.file))));
+    const workspaceRoot = resolve(workspace, plan.policy.workspaceRoot);
+    // The database is opened once preflight has passed: a run refused before it starts creates no file and no folder.
+    let store: Store | undefined;
     try {
-      const recordedConfig = asJson(recordConfig(composition, dirname(resolve(argv.file))));
-      const request = { host, store, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, recordedConfig };
-      return await driveAndReport(store, timeout, output, async (driving) => {
-        const result = await executeRun({ ...request, plan, ...driving });
+      return await driveAndReport(() => store, timeout, output, async (driving) => {
+        const vault = new SecretVault(() => store!.digestKey());
+        // Only an unavailable isolation still records a run (failed, with zero effects); every other refusal leaves none.
+        let unavailable: AgentctlError | undefined;
+        try {
+          await preflight({ host, plan, workspaceRoot, environment: process.env, signal: driving.signal }, vault, plan.tasks);
+        } catch (error) {
+          if (!isolationUnavailable(error)) throw error;
+          unavailable = error;
+        }
+        store = Store.open(db);
+        const request = { host, store, file: argv.file, source, workspaceRoot, environment: process.env, recordedConfig };
+        if (unavailable) return recordUnavailableIsolation({ ...request, plan, ...driving }, vault, unavailable);
+        const result = await executeRun({ ...request, plan, ...driving }, vault);
         // A failed run is compensated right away when the workflow asks for it; a cancelled one never is.
         if (plan.compensation?.onFailure === 'automatic') await compensateAfterFailure(request, result, driving);
         return result;
       });
     } finally {
-      store.close();
+      store?.close();
     }
   }),
 });
@@ -72,13 +87,20 @@ export interface Driving {
   readonly approver?: Approver;
 }
 
-/** Drives a run (fresh or resumed) under the CLI's cancellation and reports its outcome; returns the exit code. */
-export async function driveAndReport(store: Store, timeoutSeconds: number | undefined, output: OutputOptions, drive: (driving: Driving) => Promise<RunResult>): Promise<number> {
-  const cancellation = watchCancellation(timeoutSeconds, (signal) => stopAtOnce(store, signal, output));
+/**
+ * Drives a run (fresh or resumed) under the CLI's cancellation and reports its outcome (`kind`: RunOutcome, or a
+ * recovery verb's own outcome kind); returns the exit code. `store` may be a getter of one not opened yet (`run` opens
+ * it after preflight): stopped before, there is nothing to record.
+ */
+export async function driveAndReport(store: Store | (() => Store | undefined), timeoutSeconds: number | undefined, output: OutputOptions, drive: (driving: Driving) => Promise<RunResult>, kind = 'RunOutcome'): Promise<number> {
+  const cancellation = watchCancellation(timeoutSeconds, (signal) => {
+    const current = typeof store === 'function' ? store() : store;
+    return current ? stopAtOnce(current, signal, output) : EXIT.cancelled;
+  });
   try {
     // JSON mode is for programs: its stderr holds one document, so nobody is prompted there.
     const approver = output.mode === 'human' && isInteractive(process.env) ? terminalApprover(process.env) : undefined;
-    return report(await drive({ signal: cancellation.signal, ...(approver ? { approver } : {}) }), output);
+    return report(await drive({ signal: cancellation.signal, ...(approver ? { approver } : {}) }), output, kind);
   } finally {
     cancellation.dispose();
   }
@@ -127,7 +149,7 @@ export function stopAtOnce(store: Store, signal: NodeJS.Signals, output: OutputO
   }
 }
 
-export function report(result: RunResult, output: OutputOptions): number {
+export function report(result: RunResult, output: OutputOptions, kind = 'RunOutcome'): number {
   if (result.state === 'failed' && result.error) {
     result.error.diagnostics.push(...(result.warnings ?? []));
     throw result.error;
@@ -139,7 +161,7 @@ export function report(result: RunResult, output: OutputOptions): number {
   const mark = { succeeded: colors.green('succeeded'), paused: colors.yellow('paused'), cancelled: colors.yellow('cancelled') }[result.state as 'succeeded' | 'paused' | 'cancelled'];
   const ok = result.state === 'succeeded';
   const line = `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`;
-  emit(output, 'RunOutcome', data, () => [line, ...outputLines(result.output)].join('\n'), {
+  emit(output, kind, data, () => [line, ...outputLines(result.output)].join('\n'), {
     ok,
     diagnostics: [...(ok ? [] : (result.error?.diagnostics ?? [])), ...(result.warnings ?? [])],
   });

@@ -6,12 +6,10 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, errorMessage } from '../../../sdk/index.js';
-import { processKinds } from '../../compiler/compile.js';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
 import { pinned } from '../../packs/code-lock.js';
 import { LOCK_FILE, type CodePackEntry, type LockEntry } from '../../packs/format.js';
-import { lockText, packRoot, resolveForLock } from '../../packs/load.js';
-import { composer } from '../composition.js';
+import { lockDocument, lockText, packRoot, resolveForLock } from '../../packs/load.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
 import { writeAtomically, type ProjectPacks } from './packs.js';
@@ -91,12 +89,11 @@ export const vendorCommand = (project: ProjectPacks): CommandModule<GlobalArgs, 
     const vendoredConfig = { ...(settings.db === undefined ? {} : { db: settings.db }), ...(settings.output === undefined ? {} : { output: settings.output }), ...(settings.color === undefined ? {} : { color: settings.color }), packs: configPacks };
     writeAtomically(join(out, VENDORED_CONFIG), `${JSON.stringify(vendoredConfig, null, 2)}\n`);
     const declarative = new Map<string, LockEntry>();
-    const kinds = processKinds(composer()());
     for (const workflow of workflows) {
       const document = parseSource(workflow, readBoundedFile(workflow, 'workflow file')).value;
       const target = join(out, basename(workflow));
       copyFileSync(workflow, target);
-      for (const pack of resolveForLock(workflow, document, kinds)) {
+      for (const pack of resolveForLock(workflow, document)) {
         const known = declarative.get(pack.entry.name);
         if (known && known.integrity !== pack.entry.integrity) throw new AgentctlError('AGENTCTL_E_PACK_RESOLUTION', `the workflows need two different manifests of pack ${pack.entry.name}; vendor them into separate folders`);
         const relativePath = relative(packRoot(workflow), pack.file);
@@ -106,7 +103,7 @@ export const vendorCommand = (project: ProjectPacks): CommandModule<GlobalArgs, 
       }
     }
     const lock = join(out, LOCK_FILE);
-    writeAtomically(lock, lockText([...declarative.values()].sort((a, b) => a.name.localeCompare(b.name)), codePacks));
+    writeAtomically(lock, lockText(lockDocument([...declarative.values()].sort((a, b) => a.name.localeCompare(b.name)), codePacks)));
     const bundles = codePacks.map((entry) => { const file = (entry.source as { path: string }).path; return { name: entry.name, file, bytes: readFileSync(join(out, file)).length }; });
     emit(output, 'PackVendor', { out, config: join(out, VENDORED_CONFIG), lock, codePacks: bundles, declarativePacks: [...declarative.keys()], workflows: workflows.map((file) => basename(file)) }, () =>
       [`vendored ${bundles.length} code pack(s) and ${declarative.size} declarative pack(s) into ${shown(out)}`, ...bundles.map((bundle) => `  ${bundle.name}: ${bundle.file} (${bundle.bytes} bytes)`), `run: agentctl run ${shown(join(out, workflows.length === 1 ? basename(workflows[0]!) : 'WORKFLOW'))} --locked --offline`].join('\n'),
