@@ -5,35 +5,28 @@ import type { CompiledPlan, JsonValue, ProcessDescription } from '../sdk/index.j
 import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
 import { taskScope } from './runner/scope.js';
 import type { TaskPolicyView } from './policy-preview.js';
+import { planDocument, type PlanDocument, type PlanTaskDocument } from './plan-document.js';
 
-export interface PlanTaskView {
-  id: string;
-  uses: string;
+/** A task as `plan` shows it: the reference's fields (see plan-document.ts), and agentctl's own beside them. */
+export interface PlanTaskView extends Omit<PlanTaskDocument, 'expansion' | 'compensate'> {
   kind: string;
-  needs: string[];
-  /** Inputs rendered where plan-time values suffice; templates on task outputs or memory stay as written. */
-  input: JsonValue;
   /** `static`: the input is fully known now; `dynamic`: it depends on earlier task outputs or memory. */
-  predictability: 'static' | 'dynamic';
+  inputPredictability: 'static' | 'dynamic';
   effectClass: string;
   risk: string;
   idempotency: string;
-  when: string | null;
-  failure: string;
-  retry: { maxAttempts: number; backoffMs: number };
-  timeoutSeconds: number;
   /** What policy will say about the task's effects, judged before the run as `run` would. */
   policy: TaskPolicyView;
-  /** A foreach, matrix or loop child: its parent, position and binding. */
-  expansion: { parent: string; form: string; index: number; binding: JsonValue } | null;
+  /** A foreach, matrix or loop child: its parent, position and bound variables, and (agentctl's) its form and bound value. */
+  expansion?: NonNullable<PlanTaskDocument['expansion']> & { form: string; binding: JsonValue };
   /** A control task (aggregate, router, sub-workflow boundary), evaluated by agentctl with no effect. */
   control: string | null;
   /** The sub-workflow invocation a task belongs to. */
   subworkflow: { name: string; prefix: string } | null;
   /** The router that decides whether the task runs. */
   routedBy: string | null;
-  /** The task's declared inverse, run by `agentctl compensate`. */
-  compensate: { uses: string; kind: string; effectClass: string } | null;
+  /** The task's declared inverse, run by `agentctl compensate`, with the kind and effect class of its action. */
+  compensate?: NonNullable<PlanTaskDocument['compensate']> & { kind: string; effectClass: string };
 }
 
 export interface PlanProcessView extends ProcessDescription {
@@ -42,14 +35,14 @@ export interface PlanProcessView extends ProcessDescription {
   tasks: string[];
 }
 
-export interface PlanView {
+export interface PlanView extends Omit<PlanDocument, 'tasks'> {
+  tasks: Record<string, PlanTaskView>;
   workflow: string;
+  /** sha256 (hex) of the workflow text and its variable files; `workflowDigest` is the same, prefixed `sha256:`. */
   digest: string;
-  order: string[];
   inputs: Record<string, JsonValue>;
   policy: CompiledPlan['policy'];
   runtime: CompiledPlan['runtime'];
-  tasks: PlanTaskView[];
   processes: PlanProcessView[];
   agents: PlanAgentView[];
 }
@@ -66,30 +59,26 @@ export interface PlanAgentView {
 }
 
 export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap<string, TaskPolicyView>): PlanView {
-  const tasks = plan.tasks.map((task): PlanTaskView => {
-    const rendered = renderKnown(task.with, taskScope(plan, task, {}));
-    return {
-      id: task.id,
-      uses: task.uses,
+  const rendered = new Map(plan.tasks.map((task) => [task.id, renderKnown(task.with, taskScope(plan, task, {}))]));
+  const document = planDocument(host, plan, new Map([...rendered].map(([id, item]) => [id, item.value])));
+  const tasks: Record<string, PlanTaskView> = {};
+  for (const task of plan.tasks) {
+    const { expansion, compensate, ...reference } = document.tasks[task.id]!;
+    tasks[task.id] = {
+      ...reference,
       kind: task.kind,
-      needs: [...task.needs],
-      input: rendered.value,
-      predictability: rendered.dynamic ? 'dynamic' : 'static',
+      inputPredictability: rendered.get(task.id)!.dynamic ? 'dynamic' : 'static',
       effectClass: task.profile.effectClass,
       risk: task.profile.risk,
       idempotency: task.profile.idempotency,
-      when: task.when ?? null,
-      failure: task.failure,
-      retry: { ...task.retry },
-      timeoutSeconds: task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds,
       policy: policy.get(task.id)!,
-      expansion: task.expansion ? { ...task.expansion } : null,
+      ...(expansion ? { expansion: { ...expansion, form: task.expansion!.form, binding: task.expansion!.binding } } : {}),
       control: task.control ? (task.control.type === 'boundary' ? `${task.control.role} boundary of ${task.control.workflow}@${task.control.version}` : task.control.type === 'aggregate' ? `${task.control.form} aggregate` : 'router') : null,
       subworkflow: task.namespace ? { name: task.namespace.workflow, prefix: task.namespace.prefix } : null,
       routedBy: task.route?.router ?? null,
-      compensate: task.compensate ? { uses: task.compensate.uses, kind: task.compensate.kind, effectClass: plan.actions[task.compensate.action]?.profile.effectClass ?? 'unknown' } : null,
+      ...(compensate ? { compensate: { ...compensate, kind: task.compensate!.kind, effectClass: plan.actions[task.compensate!.action]?.profile.effectClass ?? 'unknown' } } : {}),
     };
-  });
+  }
   const processes: PlanProcessView[] = [];
   for (const action of Object.values(plan.actions)) {
     const describe = host.actionKind(action.kind)?.describe;
@@ -122,17 +111,7 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
       },
     ];
   });
-  return {
-    workflow: plan.name,
-    digest: plan.digest,
-    order: plan.tasks.map((task) => task.id),
-    inputs: { ...plan.inputs },
-    policy: plan.policy,
-    runtime: plan.runtime,
-    tasks,
-    processes,
-    agents,
-  };
+  return { ...document, tasks, workflow: plan.name, digest: plan.digest, inputs: { ...plan.inputs }, policy: plan.policy, runtime: plan.runtime, processes, agents };
 }
 
 /** Renders what plan-time values allow; a template on task outputs or memory (or one that fails) stays as written. */

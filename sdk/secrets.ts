@@ -11,6 +11,22 @@ export const secretReferenceSchema = z
   .record(z.string(), z.json())
   .refine((value) => Object.keys(value).length === 1, 'a secret reference has exactly one key, e.g. {env: NAME}');
 
+/**
+ * How the command line names a reference's form in `AuthStatus` and `ProviderCapabilities` (the reference
+ * implementation's words): `environment` for `{env: NAME}`, the form's own key otherwise.
+ */
+export function secretKindLabel(form: string): string {
+  return form === 'env' ? 'environment' : form;
+}
+
+/** What a reference points at, as written: the variable name, the file path, or the helper's command. */
+export function secretReferenceTarget(reference: SecretReference): string {
+  const value = Object.values(reference)[0];
+  if (typeof value === 'string') return value;
+  const command = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, JsonValue>).command : undefined;
+  return typeof command === 'string' ? command : JSON.stringify(value);
+}
+
 /** Context handed to a secret resolver. */
 export interface SecretResolverContext {
   readonly workspaceRoot: string;

@@ -24,6 +24,9 @@ import { approvalsCommand } from './commands/approvals.js';
 import { effectsCommand } from './commands/effects.js';
 import { authCommand } from './commands/auth.js';
 import { doctorCommand } from './commands/doctor.js';
+import { explainCommand } from './commands/explain.js';
+import { providersCommand } from './commands/providers.js';
+import { completionCommand, COMPLETION_REQUEST_COMMAND } from './commands/completion.js';
 import { outputOptions, type GlobalArgs } from './handler.js';
 import { colorEnabled, emitError, type OutputOptions } from './output.js';
 
@@ -53,7 +56,7 @@ const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file']);
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
 
 /** Commands that build a host: the config's packs are loaded (and refused) before they start. */
-const HOSTED = new Set(['run', 'check', 'plan', 'doctor', 'auth', 'resume', 'retry', 'repair', 'fork', 'plugins', 'schema', 'packs']);
+const HOSTED = new Set(['run', 'check', 'plan', 'doctor', 'explain', 'providers', 'auth', 'resume', 'retry', 'repair', 'fork', 'plugins', 'schema', 'packs']);
 /** Commands that continue a recorded run: they load the packs the run recorded, once they have read it. */
 const RECOVERY = new Set(['resume', 'retry', 'repair', 'fork']);
 /** Commands that only work on the database: they take db, output and color from a data config and never import a code config. */
@@ -79,8 +82,8 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   let settings: ResolvedSettings | undefined;
   // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
   let reportAs: OutputOptions | undefined;
-  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(composition), replayCommand, retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand, artifactsCommand, dbCommand, gcCommand, authCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand];
-  const names = [...commands.map((command) => String(command.command).split(' ')[0]!), 'completion'];
+  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(composition), replayCommand, retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand, artifactsCommand, dbCommand, gcCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
+  const names = commands.map((command) => String(command.command).split(' ')[0]!);
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))
     .scriptName('agentctl')
@@ -91,7 +94,9 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     .option('config', { type: 'string', describe: 'the project config file to use; --no-config uses none (default: searched for from the workflow\'s folder, else the current one)', global: true })
     .option('locked', { type: 'boolean', default: false, describe: 'refuse packs that differ from agentctl.pack.lock, or a workflow with packs and no lock', global: true })
     .option('offline', { type: 'boolean', default: false, describe: 'load packs only from local and vendored sources', global: true })
-    .completion('completion', 'Print a bash/zsh completion script')
+    .option('verbose', { type: 'boolean', default: false, describe: 'in human mode, also print the full diagnostics (code, location, help) of a command that succeeds', global: true })
+    // Answers the completion scripts' requests (--get-yargs-completions); `completion SHELL` prints the scripts.
+    .completion(COMPLETION_REQUEST_COMMAND, false)
     .demandCommand(1, 'name a command; see agentctl --help')
     .strict()
     .check((argv) => {

@@ -6,13 +6,14 @@ export interface GlobalArgs {
   color: 'auto' | 'always' | 'never';
   locked?: boolean;
   offline?: boolean;
+  verbose?: boolean;
 }
 
 /** How declarative packs load for this invocation (`--locked`, `--offline`). */
 export const packOptions = (argv: GlobalArgs) => ({ locked: argv.locked === true, offline: argv.offline === true });
 
 export function outputOptions(argv: GlobalArgs): OutputOptions {
-  return { mode: argv.output === 'human' ? 'human' : 'json', stream: argv.output === 'jsonl', color: colorEnabled(argv.color, process.stderr, process.env), colorStdout: colorEnabled(argv.color, process.stdout, process.env) };
+  return { mode: argv.output === 'human' ? 'human' : 'json', stream: argv.output === 'jsonl', verbose: argv.verbose === true, color: colorEnabled(argv.color, process.stderr, process.env), colorStdout: colorEnabled(argv.color, process.stdout, process.env) };
 }
 
 /** `body` returns the exit code; anything it throws is reported on stderr. */

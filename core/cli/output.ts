@@ -9,6 +9,8 @@ export interface OutputOptions {
   readonly mode: OutputMode;
   /** `--output jsonl`: a run's StreamEvent lines go to stdout as they are recorded, before the final document. */
   readonly stream?: boolean;
+  /** `--verbose`: in human mode, a successful command's diagnostics are printed in full on stderr. */
+  readonly verbose?: boolean;
   /** Color on stderr (progress, diagnostics). */
   readonly color: boolean;
   /** Color on stdout (the summary), decided by stdout's own terminal status. */
@@ -58,6 +60,7 @@ export function emit(options: OutputOptions, kind: string, data: unknown, human:
   }
   const text = human();
   if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  if (options.verbose && extra.diagnostics && extra.diagnostics.length > 0) process.stderr.write(formatDiagnosticList(extra.diagnostics, palette(options.color)).join('\n') + '\n');
 }
 
 /** A diagnostic as printed: the eight contract fields always present (`null` when they do not apply), then the rest. */
@@ -98,6 +101,19 @@ export function emitError(options: OutputOptions, error: AgentctlError): void {
   process.stderr.write(formatDiagnostics(error, palette(options.color)));
 }
 
+/** Each diagnostic as two or three indented lines: code, location and path; the message (unless it is `skip`); its help. */
+function formatDiagnosticList(diagnostics: readonly Diagnostic[], colors: ReturnType<typeof palette>, skip?: string): string[] {
+  const lines: string[] = [];
+  for (const item of diagnostics.map(completeDiagnostic)) {
+    const where = item.file ? `${item.file}${item.line ? `:${item.line}:${item.column ?? 1}` : ''}` : '';
+    const header = [item.severity === 'error' ? '' : item.severity, item.code, where, item.path ? `at ${item.path}` : '', item.taskId ? `task ${item.taskId}` : ''].filter(Boolean).join('  ');
+    lines.push(`  ${colors.dim(neutralize(header))}`);
+    if (item.message !== skip) lines.push(`    ${neutralize(item.message)}`);
+    if (item.help) lines.push(`    ${colors.yellow('help')}: ${neutralize(item.help)}`);
+  }
+  return lines;
+}
+
 export function formatDiagnostics(error: AgentctlError, colors: ReturnType<typeof palette>): string {
   // Messages may quote a child's stderr or a task's value: everything but agentctl's own colors is neutralized.
   const lines = [`${colors.red('error')}: ${neutralize(error.message)}`];
@@ -107,13 +123,7 @@ export function formatDiagnostics(error: AgentctlError, colors: ReturnType<typeo
     const why = compensation.error?.message ? `: ${neutralize(compensation.error.message)}` : '';
     lines.push(`  compensation: ${compensation.runId ? `run ${compensation.runId} ` : ''}${String(compensation.state)}${why}`);
   }
-  for (const item of error.diagnostics.map(completeDiagnostic)) {
-    const where = item.file ? `${item.file}${item.line ? `:${item.line}:${item.column ?? 1}` : ''}` : '';
-    const header = [item.severity === 'error' ? '' : item.severity, item.code, where, item.path ? `at ${item.path}` : '', item.taskId ? `task ${item.taskId}` : ''].filter(Boolean).join('  ');
-    lines.push(`  ${colors.dim(neutralize(header))}`);
-    if (item.message !== error.message) lines.push(`    ${neutralize(item.message)}`);
-    if (item.help) lines.push(`    ${colors.yellow('help')}: ${neutralize(item.help)}`);
-  }
+  lines.push(...formatDiagnosticList(error.diagnostics, colors, error.message));
   const code = String(error.code);
   lines.push(`  exit ${error.exitCode}${isCoreErrorCode(code) ? ` (${ERROR_CODES[code].summary})` : ''}`);
   return `${lines.join('\n')}\n`;

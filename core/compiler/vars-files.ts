@@ -80,7 +80,7 @@ export class VarsFileReader {
     if (declared.trim() === '') throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_PATH', 'a variable file path is empty');
     if (hasTemplate(declared)) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_PATH', `variable file "${declared}" is a template; paths are literal`, 'write the path itself: templates are never evaluated here');
     if (declared.includes('\u0000')) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_PATH', 'a variable file path holds a NUL byte');
-    if (declared.split(/[\\/]/).includes('..')) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_PATH', `variable file "${declared}" contains a ".." segment`, 'name the file by a path inside the folder, without ".."');
+    if (declared.split(/[\\/]/).includes('..')) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_PATH', `variable file "${declared}" contains a ".." segment: source paths must not contain parent traversal (\`..\`)`, 'name the file by a path inside the folder, without ".."');
     this.#references += 1;
     if (this.#references > VARS_LIMITS.files) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_TOO_LARGE', `more than ${VARS_LIMITS.files} variable file references`);
     const known = this.#paths.get(declared);
@@ -153,14 +153,14 @@ function parseVarsText(name: string, bytes: Buffer): JsonObject {
     if (!isAgentctlError(error)) throw error;
     const first = error.diagnostics[0];
     const where = first?.line === undefined ? '' : `:${first.line}:${first.column ?? 1}`;
-    throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_INVALID', `variable file "${name}"${where}: ${first?.message ?? error.message}`);
+    throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_INVALID', `variable file must be a valid mapping with unique keys: "${name}"${where}: ${first?.message ?? error.message}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const found = value === null ? 'null (an empty file?)' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
-    throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_INVALID', `variable file "${name}" must hold an object of variables at the top level, not ${found}`);
+    throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_INVALID', `variable file root must be a mapping: "${name}" must hold an object of variables at the top level, not ${found}`);
   }
   for (const key of Object.keys(value)) {
-    if (INCLUDE_KEYS.includes(key)) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_INVALID', `variable file "${name}" has the key "${key}"; variable files cannot include other files`, 'list every variable file in the workflow (varsFiles) or on the command line');
+    if (INCLUDE_KEYS.includes(key)) throw new VarsFileProblem('AGENTCTL_E_VARS_FILE_INVALID', `variable file "${name}" has the key "${key}"; variable files cannot include other files; list every file in varsFiles`, 'list every variable file in the workflow (varsFiles) or on the command line');
   }
   checkVarValues(value as Record<string, unknown>, `variable file "${name}"`, (message, code) => new VarsFileProblem(code ?? 'AGENTCTL_E_VARS_FILE_INVALID', message));
   return value as JsonObject;
@@ -172,7 +172,7 @@ function parseVarsText(name: string, bytes: Buffer): JsonObject {
  */
 export function checkVarValues(vars: Record<string, unknown>, what: string, fail: (message: string, code?: Code) => Error): void {
   for (const key of Object.keys(vars)) {
-    if (RESERVED_VARS.includes(key)) throw fail(`${what}: "${key}" is reserved for the engine's bindings`, 'AGENTCTL_E_VARS_RESERVED');
+    if (RESERVED_VARS.includes(key)) throw fail(`${what}: bindings conflict with task vars: "${key}" is reserved for engine bindings`, 'AGENTCTL_E_VARS_RESERVED');
     if (!NAME_PATTERN.test(key)) throw fail(`${what}: ${JSON.stringify(key)} is not a valid variable name (a letter, then letters, digits, "_" or "-")`);
   }
   try {
@@ -240,7 +240,7 @@ export function layerVars(file: string, parts: WorkflowParts, options: VarsOptio
     return { merged, digests };
   };
   const inline = (vars: Record<string, unknown> | undefined, path: PathSegment[]) => {
-    for (const key of Object.keys(vars ?? {})) if (RESERVED_VARS.includes(key)) report('AGENTCTL_E_VARS_RESERVED', [...path, key], `var "${key}" is reserved for the engine's bindings`, 'rename the var');
+    for (const key of Object.keys(vars ?? {})) if (RESERVED_VARS.includes(key)) report('AGENTCTL_E_VARS_RESERVED', [...path, key], `bindings conflict with task vars: var "${key}" is reserved for engine bindings`, 'rename the var');
     return (vars ?? {}) as Record<string, JsonValue>;
   };
   const workflowFiles = files(spec.varsFiles, ['spec', 'varsFiles']);

@@ -55,12 +55,15 @@ describe('agentctl auth check', function () {
     const result = check(document({ A: { env: 'DEPLOY_TOKEN' }, B: { file: 'secrets/team' }, C: { process: { command: helper('get-token'), args: ['x'] } } }), { DEPLOY_TOKEN: 'deploy-value', OPENAI_API_KEY: 'key-value' });
     const report = outcome(result, 0);
     expect(report.kind).to.equal('AuthStatus');
-    expect(report.data.ready).to.equal(true);
-    expect(report.data.secrets.map((item: any) => [item.where, item.form, item.text, item.present])).to.deep.equal([
+    expect(report.ok).to.equal(true);
+    // The reference's entry per provider comes first: its credential's kind, reference and availability.
+    expect(report.data[0]).to.deep.include({ provider: 'openai', credential: { kind: 'environment', reference: 'OPENAI_API_KEY', availability: 'present' } });
+    expect(report.data.map((item: any) => item.provider)).to.deep.equal(['openai', null, null, null, null, null]);
+    expect(report.data.map((item: any) => [item.where, item.form, item.text, item.present])).to.deep.equal([
+      ['spec.providers.openai.credential', 'env', '{env: OPENAI_API_KEY}', true],
       ['spec.actions.cmd', 'env', '{env: DEPLOY_TOKEN}', true],
       ['spec.actions.cmd', 'file', '{file: secrets/team}', true],
       ['spec.actions.cmd', 'process', `{process: {command: ${ws.file('bin/get-token')}, args: [x]}}`, true],
-      ['spec.providers.openai.credential', 'env', '{env: OPENAI_API_KEY}', true],
       ['spec.providers.openai.headers.x-team', 'file', '{file: secrets/team}', true],
       ['spec.policy.network.customCa', 'file', '{file: secrets/ca.pem}', true],
     ]);
@@ -76,15 +79,16 @@ describe('agentctl auth check', function () {
     const report = outcome(check(text), 6);
     expect(Date.now() - started).to.be.below(20_000);
     expect(report.ok).to.equal(false);
-    expect(report.data.secrets.map((item: any) => [item.where, item.present, item.code])).to.deep.equal([
+    expect(report.data.map((item: any) => [item.where, item.present, item.code])).to.deep.equal([
+      ['spec.providers.openai.credential', false, 'AGENTCTL_E_SECRET_MISSING'],
       ['spec.actions.cmd', false, 'AGENTCTL_E_SECRET_MISSING'],
       ['spec.actions.cmd', false, 'AGENTCTL_E_SECRET_MISSING'],
       ['spec.actions.cmd', false, 'AGENTCTL_E_SECRET_PROCESS_NOT_ALLOWED'],
-      ['spec.providers.openai.credential', false, 'AGENTCTL_E_SECRET_MISSING'],
       ['spec.providers.openai.headers.x-team', false, 'AGENTCTL_E_SECRET_FILE_NOT_REGULAR'],
       ['spec.policy.network.customCa', false, 'AGENTCTL_E_SECRET_FILE_OUTSIDE_ROOTS'],
     ]);
     expect(report.diagnostics.map((item: any) => item.code)).to.have.length(6);
+    expect(report.data.map((item: any) => item.credential.availability)).to.deep.equal(['missing', 'missing', 'missing', 'missing_or_denied', 'missing_or_denied', 'missing_or_denied']);
     expect(existsSync(ws.file('helper-ran')), 'the helper ran').to.equal(false);
   });
 
@@ -92,7 +96,7 @@ describe('agentctl auth check', function () {
     ws.write('secrets/team', Buffer.from([0xff, 0xfe, 0x00, 0x41]).toString('latin1'));
     ws.write('secrets/ca.pem', 'a'.repeat(65537));
     const report = outcome(check(document({}), { OPENAI_API_KEY: 'key-value' }), 6);
-    expect(report.data.secrets.map((item: any) => [item.where, item.code])).to.deep.equal([
+    expect(report.data.map((item: any) => [item.where, item.code])).to.deep.equal([
       ['spec.providers.openai.credential', null],
       ['spec.providers.openai.headers.x-team', null],
       ['spec.policy.network.customCa', 'AGENTCTL_E_SECRET_FILE_TOO_LARGE'],

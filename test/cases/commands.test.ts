@@ -43,7 +43,7 @@ describe('plan', () => {
     expect(processes[1]).to.deep.include({ action: 'shell', tasks: ['three'], command: '/bin/sh', executable: '/bin/sh', cwd: 'sub', isolation: 'process' });
     expect(processes[1].limits).to.deep.equal({ timeoutSeconds: 7, stdoutLimitBytes: 1048576, stderrLimitBytes: 1048576, combinedOutputLimitBytes: 2097152 });
     // Effect classes come from the action kinds: every shell task executes a process; assign is pure.
-    expect(document.data.tasks.map((task: any) => [task.id, task.effectClass])).to.deep.equal([
+    expect(document.data.order.map((id: string) => [id, document.data.tasks[id].effectClass])).to.deep.equal([
       ['one', 'process_execution'],
       ['two', 'process_execution'],
       ['three', 'process_execution'],
@@ -66,7 +66,7 @@ describe('plan', () => {
     ws.write('wf.yaml', spec({}, { with: { args: ['${{ inputs.who }}'], stdin: '${{ tasks.first.output.stdout }}' } }));
     expect(outcome(runCli(['check', ws.file('wf.yaml'), '--output', 'json']), 0).kind).to.equal('CheckResult');
     const plan = outcome(runCli(['plan', ws.file('wf.yaml'), '--output', 'json']), 0).data;
-    expect(plan.tasks[1]).to.deep.include({ id: 'greet', predictability: 'dynamic', input: { args: ['Ada'], stdin: '${{ tasks.first.output.stdout }}' } });
+    expect(plan.tasks.greet).to.deep.include({ id: 'greet', inputPredictability: 'dynamic', predictability: 'partially_predictable', input: { args: ['Ada'], stdin: '${{ tasks.first.output.stdout }}' } });
     const ran = outcome(runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']), 0);
     expect(ran.data.output).to.deep.equal({ said: 'Ada/dyn\n' });
     // check catches what run would refuse: an unknown field or a static value of the wrong type beside templates
@@ -82,7 +82,7 @@ describe('plan', () => {
   it('plan renders --input values into task inputs', () => {
     const document = outcome(runCli(['plan', join(ROOT, 'examples', 'hello.yaml'), '--output', 'json', '--input', 'name=Ada']), 0);
     expect(document.data.inputs).to.deep.equal({ name: 'Ada' });
-    expect(document.data.tasks[0].input).to.deep.equal({ greeting: 'hello, Ada' });
+    expect(document.data.tasks[document.data.order[0]].input).to.deep.equal({ greeting: 'hello, Ada' });
     expect(document.data.processes).to.deep.equal([]);
   });
 });
@@ -230,8 +230,8 @@ describe('usage errors', () => {
 });
 
 describe('completion and --version', () => {
-  it('completion prints a shell completion script naming the commands', () => {
-    const result = runCli(['completion']);
+  it('completion bash prints a shell completion script naming the commands', () => {
+    const result = runCli(['completion', 'bash']);
     expect(result.status).to.equal(0);
     expect(result.stdout).to.contain('agentctl').and.to.contain('complete');
   });
@@ -274,7 +274,7 @@ describe('inputs and standard input', () => {
       return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
     };
     expect(outcome(run(['check', '-', '--output', 'json'], text), 0).data).to.deep.include({ file: '<stdin>', workflow: 'hello', tasks: 2 });
-    expect(outcome(run(['plan', '-', '--input', 'name=Ada', '--output', 'json'], text), 0).data.tasks[0].input).to.deep.equal({ greeting: 'hello, Ada' });
+    expect(outcome(run(['plan', '-', '--input', 'name=Ada', '--output', 'json'], text), 0).data.tasks.greet.input).to.deep.equal({ greeting: 'hello, Ada' });
     const broken = diagnosticWithCode(errorDocument(run(['check', '-', '--output', 'json'], text.replace('kind: Workflow', 'kind: [Workflow')), 2), 'AGENTCTL_E_YAML_SYNTAX');
     expect(broken.file).to.equal('<stdin>');
     const large = diagnosticWithCode(errorDocument(run(['check', '-', '--output', 'json'], Buffer.alloc(3 * 1024 * 1024, 0x20)), 2), 'AGENTCTL_E_DOCUMENT_TOO_LARGE');

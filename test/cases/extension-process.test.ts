@@ -131,8 +131,8 @@ describe('extension.process', () => {
   it("plan shows the action's idempotency, the extension.invoke operation and two processes per effect", () => {
     one('ok', { idempotency: 'at_most_once' });
     const plan = outcome(cli('plan', ws.file('wf.yaml')), 0).data;
-    expect(plan.tasks[0]).to.deep.include({ kind: 'extension.process', effectClass: 'process_execution', risk: 'high', idempotency: 'at_most_once' });
-    expect(plan.tasks[0].policy).to.deep.include({ decision: 'allow', operations: ['extension.invoke'] });
+    expect(plan.tasks[plan.order[0]]).to.deep.include({ kind: 'extension.process', effectClass: 'process_execution', risk: 'high', idempotency: 'at_most_once' });
+    expect(plan.tasks[plan.order[0]].policy).to.deep.include({ decision: 'allow', operations: ['extension.invoke'] });
     expect(plan.processes[0]).to.deep.include({ kind: 'extension.process', command: 'node', args: [FIXTURE, 'ok'], isolation: 'process', processesPerEffect: 2 });
   });
 

@@ -55,8 +55,9 @@ describe('foreach, matrix, loop, routers and sub-workflows', () => {
   it('plan shows each child with its parent and binding, and the aggregate as a pure control task', () => {
     const file = write({ actions: assign, tasks: [{ id: 'each', uses: 'action:set', foreach: { items: ['api', { name: 'worker' }], as: 'service' }, with: { service: '${{ vars.service }}', at: '${{ vars.foreachIndex }}' } }] });
     const plan = outcome(runCli(['plan', file, '--output', 'json'], { env: baseEnv() }), 0);
-    const [first, second, parent] = plan.data.tasks;
-    expect(first.expansion).to.deep.equal({ parent: 'each', form: 'foreach', index: 0, binding: 'api' });
+    const [first, second, parent] = plan.data.order.map((id: string) => plan.data.tasks[id]);
+    expect(first.expansion).to.deep.equal({ parent: 'each', index: 0, bindings: { foreachIndex: 0, service: 'api' }, form: 'foreach', binding: 'api' });
+    expect(parent.uses).to.deep.equal({ kind: 'aggregate', name: [first.id, second.id] });
     expect(first.input).to.deep.equal({ service: 'api', at: 0 });
     expect(second.input).to.deep.equal({ service: { name: 'worker' }, at: 1 });
     expect(parent).to.deep.include({ id: 'each', kind: 'flow', control: 'foreach aggregate', effectClass: 'pure' });

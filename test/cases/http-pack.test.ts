@@ -90,7 +90,7 @@ describe('the http and github packs through the CLI', () => {
     const checked = outcome(await cli('check', 'single.yaml', '--output', 'json'), 0);
     expect(checked.data.policy.map((item: any) => [item.taskId, item.decision, item.operations])).to.deep.equal([['fetch', 'needs_approval', ['http.request']]]);
     const planned = outcome(await cli('plan', 'single.yaml', '--output', 'json'), 0);
-    expect(planned.data.tasks[0].policy).to.deep.include({ decision: 'needs_approval', message: 'policy.approval is mutations and http.request is network (risk medium)' });
+    expect(planned.data.tasks[planned.data.order[0]].policy).to.deep.include({ decision: 'needs_approval', message: 'policy.approval is mutations and http.request is network (risk medium)' });
 
     ws.write('private.yaml', single({ ...LOOPBACK, approval: 'never', network: { allowedSchemes: ['http'] } }));
     const document = errorDocument(await cli('run', 'private.yaml', '--db', ws.db, '--output', 'json'), 4);

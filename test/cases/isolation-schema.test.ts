@@ -62,10 +62,14 @@ describe('agentctl doctor', () => {
     const file = ws.write('ready.yaml', shellWorkflow({ command: 'echo', env: { TOKEN: { env: 'DOCTOR_TOKEN' } } }, { ...allow, environmentAllowlist: ['TOKEN'] }));
     const result = runCli(['doctor', file, '--output', 'json'], { env: { PATH: process.env.PATH, NO_COLOR: '1', DOCTOR_TOKEN: 'canary-doctor-4711' } });
     const document = outcome(result, 0);
-    expect(document.kind).to.equal('DoctorReport');
+    expect(document.kind).to.equal('DoctorResult');
     expect(document.ok).to.equal(true);
     expect(document.data.ready).to.equal(true);
     expect(document.data.processes).to.deep.equal([{ action: 'cmd', tasks: ['cmd'], isolation: 'process', command: 'echo', executable: document.data.processes[0].executable, placement: {} }]);
+    expect(document.data.checks.map((item: any) => [item.check, item.status, item.available])).to.deep.equal([
+      ['process:cmd:command', 'present', true],
+      ['process:cmd:env:TOKEN', 'present', true],
+    ]);
     expect(result.stdout + result.stderr).to.not.include('canary-doctor-4711');
     expect(existsSync(ws.db)).to.equal(false);
     expect(existsSync(ws.file('agentctl.db'))).to.equal(false);
@@ -80,6 +84,7 @@ describe('agentctl doctor', () => {
     const human = runCli(['doctor', file]);
     expect(human.status).to.equal(6);
     expect(human.stdout).to.match(/^not ready: /);
+    expect(human.stdout).to.include('process:cmd:env:TOKEN: missing');
     expect(human.stdout).to.include('AGENTCTL_E_SECRET_MISSING');
     expect(human.stdout).to.include('AGENTCTL_E_COMMAND_NOT_FOUND');
   });

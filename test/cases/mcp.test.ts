@@ -216,7 +216,7 @@ describe('mcp.call against a local MCP server', function () {
     expect(view.effects[0].input.headers.Authorization.digest).to.match(/^hmac-sha256:[0-9a-f]{64}$/);
     expect(view.tasks[0].output).to.deep.equal({ authorization: '[REDACTED]' });
     const audited = await runCliAsync(['auth', 'check', ws.file('wf.yaml'), '--output', 'json'], { cwd: ws.dir, env: baseEnv({ MCP_TOKEN: `Bearer ${canary}` }) });
-    expect(outcome(audited, 0).data.secrets.map((use: any) => [use.where, use.text, use.present])).to.deep.equal([['spec.mcpServers.fixture.headers.Authorization', '{env: MCP_TOKEN}', true]]);
+    expect(outcome(audited, 0).data.map((use: any) => [use.provider, use.where, use.text, use.present])).to.deep.equal([[null, 'spec.mcpServers.fixture.headers.Authorization', '{env: MCP_TOKEN}', true]]);
     assertNoCanary(canary, ws.dir, result.stdout, result.stderr, inspected.stdout, inspected.stderr, audited.stdout, audited.stderr);
   });
 

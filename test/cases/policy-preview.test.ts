@@ -67,7 +67,7 @@ describe('policy before the run (check and plan)', () => {
     symlinkSync('/etc', state.ws.file('link'));
     state.ws.write('wf.yaml', denials('mutations'));
     const document = outcome(runCli(['plan', state.ws.file('wf.yaml'), '--input', 'target=out/ok.txt', '--output', 'json']), 0);
-    expect(document.data.tasks.map((task: any) => [task.id, task.policy.decision, task.policy.code])).to.deep.equal([
+    expect(document.data.order.map((id: string) => document.data.tasks[id]).map((task: any) => [task.id, task.policy.decision, task.policy.code])).to.deep.equal([
       ['list', 'needs_approval', null],
       ['cat', 'deny', 'AGENTCTL_E_POLICY_PROCESS_DENIED'],
       ['save', 'needs_approval', null],
@@ -75,7 +75,7 @@ describe('policy before the run (check and plan)', () => {
       ['link', 'deny', 'AGENTCTL_E_POLICY_PATH_ESCAPE'],
       ['later', 'unknown', null],
     ]);
-    expect(document.data.tasks[0].policy).to.deep.equal({
+    expect(document.data.tasks[document.data.order[0]].policy).to.deep.equal({
       decision: 'needs_approval',
       operations: ['process.exec'],
       code: null,

@@ -143,7 +143,7 @@ describe('state paths are never a task\'s to touch', () => {
     expect(diagnosticWithCode(check, CODE)).to.include({ taskId: 'write_db' });
     const plan = outcome(runCli(['plan', 'wf.yaml', '--output', 'json'], { cwd: ws.dir }), 0);
     expect(plan.data.order).to.deep.equal(['write_db']);
-    expect(plan.data.tasks[0].policy).to.include({ decision: 'deny', code: CODE });
+    expect(plan.data.tasks.write_db.policy).to.include({ decision: 'deny', code: CODE });
     expect(existsSync(ws.file('.agentctl')), 'plan or check created state').to.equal(false);
   });
 });

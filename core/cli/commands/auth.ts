@@ -2,7 +2,7 @@
 // available here — without reading a secret file's content or running a helper, and without a database.
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type CompiledPlan, type Diagnostic, type JsonValue, type SecretReference } from '../../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, secretKindLabel, secretReferenceTarget, type CompiledPlan, type Diagnostic, type JsonValue, type SecretReference } from '../../../sdk/index.js';
 import { AGENT_KIND } from '../../agents/kind.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
@@ -21,7 +21,7 @@ interface CheckArgs extends GlobalArgs, InputArgs {
 }
 
 /** One use of a secret reference and whether its value is available. */
-interface SecretCheck {
+export interface SecretCheck {
   where: string;
   form: string | null;
   reference: SecretReference;
@@ -57,6 +57,31 @@ export function flow(value: JsonValue): string {
   return typeof value === 'string' && /^[\w./@:+-]+$/.test(value) ? value : JSON.stringify(value);
 }
 
+/** Asks each reference's resolver whether its value is there, in check-only mode: files are statted and helpers looked up; nothing is read or run, so no value exists to leak. */
+export async function checkSecrets(host: Host, plan: CompiledPlan, uses: readonly { reference: SecretReference; where: string }[], workspaceRoot: string): Promise<SecretCheck[]> {
+  const context = { workspaceRoot, environment: process.env, signal: new AbortController().signal, policy: plan.policy, checkOnly: true };
+  const checks: SecretCheck[] = [];
+  for (const { reference, where } of uses) {
+    const form = referenceForm(reference) ?? null;
+    let failure: Diagnostic | undefined;
+    if (!form || !host.hasSecretForm(form)) failure = diagnostic('AGENTCTL_E_SECRET_FORM_UNKNOWN', { message: `no secret resolver handles ${flow(reference)}`, path: where });
+    else {
+      try {
+        await host.hooks.secretResolver.for(form).promise(reference, context);
+      } catch (error) {
+        failure = diagnostic(isAgentctlError(error) ? error.code : 'AGENTCTL_E_SECRET_MISSING', { message: errorMessage(error), path: where });
+      }
+    }
+    checks.push({ where, form, reference, text: flow(reference), present: !failure, code: failure?.code ?? null, problem: failure?.message ?? null });
+  }
+  return checks;
+}
+
+/** A reference's entry in AuthStatus and ProviderCapabilities: the reference's `{kind, reference, availability}`. */
+export function credentialStatus(item: SecretCheck) {
+  return { kind: item.form === null ? 'unknown' : secretKindLabel(item.form), reference: secretReferenceTarget(item.reference), availability: availability(item) };
+}
+
 const check = (compose: Compose): CommandModule<GlobalArgs, CheckArgs> => ({
   command: 'check <file>',
   describe: 'List every secret reference of a workflow and whether it is present here, without reading or running it',
@@ -66,28 +91,38 @@ const check = (compose: Compose): CommandModule<GlobalArgs, CheckArgs> => ({
     const { plan } = await compileText(host, argv.file, readBoundedFile(argv.file, 'workflow file'), { inputs: collectInputs(argv), packs: packOptions(argv), vars: collectVars(argv) });
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
-    // checkOnly: resolvers stat files and look helpers up; nothing is read or run, so no value exists to leak.
-    const context = { workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, signal: new AbortController().signal, policy: plan.policy, checkOnly: true };
-    const checks: SecretCheck[] = [];
-    for (const { reference, where } of secretUses(host, plan)) {
-      const form = referenceForm(reference) ?? null;
-      let failure: Diagnostic | undefined;
-      if (!form || !host.hasSecretForm(form)) failure = diagnostic('AGENTCTL_E_SECRET_FORM_UNKNOWN', { message: `no secret resolver handles ${flow(reference)}`, path: where });
-      else {
-        try {
-          await host.hooks.secretResolver.for(form).promise(reference, context);
-        } catch (error) {
-          failure = diagnostic(isAgentctlError(error) ? error.code : 'AGENTCTL_E_SECRET_MISSING', { message: errorMessage(error), path: where });
-        }
-      }
-      checks.push({ where, form, reference, text: flow(reference), present: !failure, code: failure?.code ?? null, problem: failure?.message ?? null });
-    }
+    const checks = await checkSecrets(host, plan, secretUses(host, plan), resolve(workspace, plan.policy.workspaceRoot));
     const ready = checks.every((item) => item.present);
     const diagnostics = checks.filter((item) => !item.present).map((item) => diagnostic(item.code!, { message: `${item.where}: ${item.problem}`, path: item.where }));
-    emit(output, 'AuthStatus', { file: argv.file, workflow: plan.name, ready, secrets: checks }, () => table(checks, ready, output.colorStdout), { ok: ready, diagnostics });
+    emit(output, 'AuthStatus', authEntries(plan, checks), () => table(checks, ready, output.colorStdout), { ok: ready, diagnostics });
     return ready ? 0 : EXIT.remote;
   }),
 });
+
+/** How a provider without a credential (the scripted fake) is listed: nothing to check. */
+export const NOT_REQUIRED = { kind: 'none', reference: null, availability: 'not_required' } as const;
+
+/**
+ * `AuthStatus` data, the reference's array: one entry per provider (by name) with its credential's kind, reference and
+ * availability, then every other secret reference with `provider: null`; each entry also says where the reference is
+ * written, its form, whether it is present and, if not, why.
+ */
+function authEntries(plan: CompiledPlan, checks: readonly SecretCheck[]) {
+  const credentialOf = credentialStatus;
+  const detail = (item: SecretCheck) => ({ where: item.where, form: item.form, text: item.text, present: item.present, code: item.code, problem: item.problem });
+  const providers = Object.keys(plan.providers ?? {}).sort().map((name) => {
+    const item = checks.find((candidate) => candidate.where === `spec.providers.${name}.credential`);
+    return item ? { provider: name, credential: credentialOf(item), ...detail(item) } : { provider: name, credential: NOT_REQUIRED, where: `spec.providers.${name}`, form: null, text: null, present: true, code: null, problem: null };
+  });
+  const others = checks.filter((item) => !/^spec\.providers\.[^.]+\.credential$/.test(item.where)).map((item) => ({ provider: null, credential: credentialOf(item), ...detail(item) }));
+  return [...providers, ...others];
+}
+
+/** `present`, `missing` (nothing there) or `missing_or_denied` (there, but refused: outside the roots, not allowed, unreadable). */
+function availability(item: SecretCheck): string {
+  if (item.present) return 'present';
+  return item.code === 'AGENTCTL_E_SECRET_MISSING' ? 'missing' : 'missing_or_denied';
+}
 
 function table(checks: readonly SecretCheck[], ready: boolean, color: boolean): string {
   const colors = palette(color);

@@ -1,5 +1,6 @@
-// `agentctl doctor FILE`: the checks a run makes before it records anything (secrets resolve, commands exist,
-// container engines answer and hold the pinned images), without running anything and without a database.
+// `agentctl doctor FILE`: the local prerequisites of a workflow, as the reference's DoctorResult lists them (credentials,
+// working folders, executables, interpreter scripts, engines and images), and the checks a run makes before it records
+// anything, without running anything and without a database.
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
@@ -14,6 +15,12 @@ import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { emit, neutralize, palette } from '../output.js';
 import { workflowHereOptions } from './document.js';
 import { isDirectory } from './run.js';
+import { doctorChecks, type DoctorProcess } from './doctor-checks.js';
+import { previewPolicy } from '../../policy-preview.js';
+import { planDocument } from '../../plan-document.js';
+
+/** What `ready` does and does not establish: said in every result, as the reference does. */
+const SCOPE = 'checked local prerequisites only; ready does not establish workflow execution readiness. Provider access, executable formats, helper dependencies and secret helper results require separate validation';
 
 interface DoctorArgs extends GlobalArgs, InputArgs {
   file: string;
@@ -21,15 +28,7 @@ interface DoctorArgs extends GlobalArgs, InputArgs {
 }
 
 /** Where one process action will run, as its isolation mode found it. */
-interface Placement {
-  action: string;
-  tasks: string[];
-  isolation: string;
-  command: string;
-  executable: string | null;
-  /** What the mode's prepare found (e.g. the engine chosen and the image), or null when it could not. */
-  placement: JsonObject | null;
-}
+type Placement = DoctorProcess;
 
 export const doctorCommand = (compose: Compose): CommandModule<GlobalArgs, DoctorArgs> => ({
   command: 'doctor <file>',
@@ -49,15 +48,19 @@ export const doctorCommand = (compose: Compose): CommandModule<GlobalArgs, Docto
     const problems = (await preflightProblems(request, vault, plan.tasks)).map((item) => ({ ...item, severity: 'error' as const }));
     const placements = await placementsOf(request);
     const isolation = hostReports(host, placements);
-    const ready = problems.length === 0;
-    const data = { file: argv.file, workflow: plan.name, ready, processes: placements, isolation };
+    const policy = previewPolicy(host, plan, request.workspaceRoot);
+    const { checks, unverified } = await doctorChecks({ host, plan, workspaceRoot: request.workspaceRoot, policy }, placements);
+    const ready = problems.length === 0 && checks.every((item) => item.available);
+    const processes = placements.map(({ cwd: _cwd, args: _args, env: _env, ...item }) => item);
+    const data = { ready, workflow: plan.name, planDigest: planDocument(host, plan).planDigest, checks, unverified, scope: SCOPE, file: argv.file, processes, isolation };
     emit(
       output,
-      'DoctorReport',
+      'DoctorResult',
       data,
       () => {
         const colors = palette(output.colorStdout);
-        const lines = [`${ready ? colors.green('ready') : colors.red('not ready')}: ${argv.file} (workflow ${plan.name})`];
+        const lines = [`${ready ? colors.green('ready') : colors.red('not ready')}: ${plan.name} (checked local prerequisites only; workflow execution readiness unverified)`];
+        for (const item of [...checks, ...unverified]) lines.push(`${item.check}: ${item.status} — ${neutralize(item.detail)}`);
         for (const item of placements) {
           const where = item.placement ? Object.entries(item.placement).map(([key, value]) => `${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`) : ['not available'];
           lines.push(`  process ${item.action} [${item.isolation}]: ${item.executable ?? `${item.command} (not found)`}${where.length > 0 ? ` — ${where.join(', ')}` : ''}`);
@@ -98,7 +101,9 @@ async function placementsOf(request: { host: ReturnType<Compose>; plan: Paramete
       // Preflight has reported why, with its code and help.
       placement = null;
     }
-    placements.push({ action: action.name, tasks, isolation: process.isolation, command: process.command, executable: process.executable, placement });
+    const env = (action.fields as { env?: unknown }).env;
+    const declared = env !== null && typeof env === 'object' && !Array.isArray(env) ? (env as Record<string, unknown>) : {};
+    placements.push({ action: action.name, tasks, isolation: process.isolation, command: process.command, executable: process.executable, placement, cwd: process.cwd, args: process.args, env: declared });
   }
   return placements;
 }

@@ -1,5 +1,5 @@
 // check, plan and schema: commands that read a workflow (or the format) and never touch the database.
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, EXIT, type CompiledPlan, type CompiledTask } from '../../../sdk/index.js';
@@ -9,6 +9,8 @@ import { policyDiagnostics, previewPolicy } from '../../policy-preview.js';
 import { statePaths } from '../../store/state-paths.js';
 import { DEFAULT_DB } from '../database-option.js';
 import { describePlan } from '../../plan-view.js';
+import { planDocument } from '../../plan-document.js';
+import { checkInstructionFiles } from '../../agents/instructions-check.js';
 import { closest } from '../../compiler/suggest.js';
 import { workflowJsonSchema } from '../../schema.js';
 import type { Compose } from '../composition.js';
@@ -96,8 +98,10 @@ export const checkCommand = (compose: Compose): CommandModule<GlobalArgs, FileAr
       const more = denials.length > 1 ? ` (and ${denials.length - 1} more)` : '';
       throw new AgentctlError(first.code, `${workflow.name}:${first.line}:${first.column}: ${first.message}${more}`, { diagnostics, exitCode: EXIT.policy });
     }
+    checkInstructionFiles(plan, workspaceRootOf(argv, plan), source);
     const policy = plan.tasks.map((task) => ({ taskId: task.id, ...verdicts.get(task.id)! }));
-    const data = { file: workflow.name, workflow: plan.name, digest: plan.digest, tasks: plan.tasks.length, actions: Object.keys(plan.actions).length, policy };
+    const { workflowDigest, planDigest } = planDocument(host, plan);
+    const data = { valid: true, workflow: plan.name, workflowDigest, planDigest, tasks: plan.tasks.length, file: workflow.name, digest: plan.digest, actions: Object.keys(plan.actions).length, policy };
     emit(
       output,
       'CheckResult',
@@ -121,11 +125,12 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
     const { plan } = await compileText(host, workflow.name, workflow.text, { inputs, packs: packOptions(argv), vars });
     const view = describePlan(host, plan, previewPolicy(host, plan, workspaceRootOf(argv, plan), defaultStatePaths()));
     emit(output, 'Plan', view, () => {
-      const lines = [`workflow ${view.workflow} (${view.order.length} tasks, maxConcurrency ${view.runtime.maxConcurrency})`];
-      view.tasks.forEach((task, index) => {
+      const lines = [`workflow ${view.workflow} (${view.order.length} tasks, maxConcurrency ${view.runtime.maxConcurrency})`, `plan ${view.planDigest}`];
+      view.order.forEach((id, index) => {
+        const task = view.tasks[id]!;
         const needs = task.needs.length > 0 ? ` after ${task.needs.join(', ')}` : '';
         const policy = task.policy.decision === 'deny' ? `policy deny ${task.policy.code}` : `policy ${task.policy.decision}`;
-        lines.push(`${String(index + 1).padStart(3)}. ${task.id}  ${task.kind}  ${task.effectClass}/${task.risk}  ${task.predictability}  ${policy}${needs}`);
+        lines.push(`${String(index + 1).padStart(3)}. ${task.id}  ${task.kind}  ${task.effectClass}/${task.risk}  ${task.inputPredictability}  ${policy}${needs}`);
         if (task.control) lines.push(`       ${task.control}`);
         if (task.expansion) lines.push(`       ${task.expansion.form} child ${task.expansion.index} of ${task.expansion.parent}: ${JSON.stringify(task.expansion.binding)}`);
         if (task.routedBy) lines.push(`       runs only when router ${task.routedBy} selects it`);
@@ -135,8 +140,8 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
       for (const process of view.processes) {
         const options = Object.entries(process.options ?? {}).map(([key, value]) => `${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
         lines.push(`process ${process.action}: ${process.executable ?? `${process.command} (not found)`} ${process.args.join(' ')}  [${[process.isolation, ...options].join(', ')}, timeout ${process.limits.timeoutSeconds}s, tasks ${process.tasks.join(', ')}]`);
-        for (const task of view.tasks.filter((candidate) => process.tasks.includes(candidate.id) && Object.keys(candidate.input as object).length > 0)) {
-          lines.push(`  task ${task.id} with ${JSON.stringify(task.input)}${task.predictability === 'dynamic' ? ' (completed at run time)' : ''}`);
+        for (const task of process.tasks.map((id) => view.tasks[id]!).filter((candidate) => Object.keys(candidate.input as object).length > 0)) {
+          lines.push(`  task ${task.id} with ${JSON.stringify(task.input)}${task.inputPredictability === 'dynamic' ? ' (completed at run time)' : ''}`);
         }
       }
       for (const agent of view.agents) {
@@ -153,28 +158,49 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
 
 interface SchemaArgs extends GlobalArgs {
   kind?: string;
+  write?: string;
 }
 
 export const schemaCommand = (compose: Compose): CommandModule<GlobalArgs, SchemaArgs> => ({
   command: 'schema',
-  describe: 'Print the JSON Schema of the workflow format, or with --kind of one of the CLI\'s JSON documents',
-  builder: (yargs) => yargs.option('kind', { type: 'string', describe: 'a document kind (RunOutcome, Plan, Error, StreamEvent, ...): print the JSON Schema of that document' }),
+  describe: 'Print or write the JSON Schema of the workflow format, or with --kind of one of the CLI\'s JSON documents',
+  builder: (yargs) =>
+    yargs
+      .option('kind', { type: 'string', describe: 'a document kind (RunOutcome, Plan, Error, StreamEvent, ...): the JSON Schema of that document' })
+      .option('write', { type: 'string', describe: 'write the schema to this file (pretty JSON) and print a SchemaWrite document' }),
   handler: handler<SchemaArgs>(async (argv, output) => {
+    let schema: Record<string, unknown>;
+    let kind = 'WorkflowSchema';
     if (argv.kind !== undefined) {
       const { cliDocumentJsonSchema, cliDocumentKinds } = await import('../../../sdk/documents/index.js');
-      const schema = cliDocumentJsonSchema(argv.kind);
-      if (!schema) {
+      const found = cliDocumentJsonSchema(argv.kind);
+      if (!found) {
         const near = closest(argv.kind, cliDocumentKinds());
         throw new AgentctlError('AGENTCTL_E_USAGE', `--kind ${argv.kind} is not a document kind of agentctl`, { help: `${near ? `did you mean ${near}? ` : ''}kinds: ${cliDocumentKinds().join(', ')}` });
       }
-      emit(output, 'DocumentSchema', schema, () => JSON.stringify(schema, null, 2));
+      schema = found;
+      kind = 'DocumentSchema';
+    } else schema = workflowJsonSchema(compose()) as Record<string, unknown>;
+    if (argv.write !== undefined) {
+      const path = argv.write;
+      writeSchema(path, `${JSON.stringify(schema, null, 2)}\n`);
+      emit(output, 'SchemaWrite', { path, written: true, schema: kind === 'DocumentSchema' ? argv.kind! : 'Workflow' }, () => `wrote ${path}`);
       return 0;
     }
-    const schema = workflowJsonSchema(compose());
-    emit(output, 'WorkflowSchema', schema, () => JSON.stringify(schema, null, 2));
+    emit(output, kind, schema, () => JSON.stringify(schema, null, 2));
     return 0;
   }),
 });
+
+/** Writes the schema file in place (it is generated output a user asked for); a path that cannot be written is a usage error. */
+function writeSchema(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new AgentctlError('AGENTCTL_E_USAGE', `--write ${path}: cannot write the schema (${code})`, { help: 'name a file in an existing, writable folder' });
+  }
+}
 
 /** What a run with the default --db protects: check and plan flag tasks aimed at agentctl's own state. */
 function defaultStatePaths(): readonly string[] {

@@ -1,0 +1,96 @@
+// The reference implementation's command table (opensourceops/agentctl v0.4.0, docs/generated/CLI.md, plus the
+// `doctor` and `explain` commands its CLI tests drive): every command and subcommand must exist here, so
+// `agentctl COMMAND... --help` exits 0 and shows that command's usage with the global options.
+import { expect } from 'chai';
+import { runCliAsync } from '../support/cli.js';
+
+/** Commands a later issue brings (namespaced long-term memory, database field encryption): listed, not yet required. */
+const LATER: Readonly<Record<string, string>> = {
+  memory: 'long-term memory is a later issue',
+  'memory get': 'long-term memory is a later issue',
+  'memory put': 'long-term memory is a later issue',
+  'db encryption': 'database field encryption is a later issue',
+  'db encryption inventory': 'database field encryption is a later issue',
+  'db encryption enable': 'database field encryption is a later issue',
+  'db encryption rotate': 'database field encryption is a later issue',
+};
+
+const REFERENCE_COMMANDS = [
+  'check',
+  'plan',
+  'run',
+  'resume',
+  'replay',
+  'fork',
+  'repair',
+  'retry',
+  'compensate',
+  'runs',
+  'runs analyze',
+  'runs upgrade',
+  'cancel',
+  'inspect',
+  'effects',
+  'effects list',
+  'effects inspect',
+  'effects reconcile',
+  'approvals',
+  'approvals list',
+  'approvals approve',
+  'approvals reject',
+  'providers',
+  'providers inspect',
+  'providers smoke-openai',
+  'auth',
+  'auth check',
+  'schema',
+  'migrate',
+  'packs',
+  'packs inspect',
+  'packs verify',
+  'artifacts',
+  'artifacts list',
+  'artifacts inspect',
+  'artifacts verify',
+  'artifacts export',
+  'artifacts gc',
+  'db',
+  'db stats',
+  'db migrate',
+  'db encryption',
+  'db encryption inventory',
+  'db encryption enable',
+  'db encryption rotate',
+  'memory',
+  'memory get',
+  'memory put',
+  'gc',
+  'completion',
+  'version',
+  'update',
+  'doctor',
+  'explain',
+];
+
+describe('compat: the reference command table', function () {
+  this.timeout(120_000);
+
+  for (const command of REFERENCE_COMMANDS) {
+    const title = `agentctl ${command} --help exits 0 with its usage and the global options`;
+    if (LATER[command]) {
+      it.skip(`${title} (pending: ${LATER[command]})`);
+      continue;
+    }
+    it(title, async () => {
+      const words = command.split(' ');
+      const result = await runCliAsync([...words, '--help']);
+      expect(result.status, result.stderr).to.equal(0);
+      expect(result.stdout).to.contain(`agentctl ${command}`);
+      for (const option of ['--output', '--color', '--verbose']) expect(result.stdout, option).to.contain(option);
+    });
+  }
+
+  it('--verbose is accepted before and after the command', async () => {
+    for (const args of [['--verbose', 'version'], ['version', '--verbose']]) expect((await runCliAsync(args)).status, args.join(' ')).to.equal(0);
+  });
+});
