@@ -1,0 +1,87 @@
+// Runtime behaviours the reference implementation's journeys rely on, driven through the real CLI.
+import { writeFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { stringify } from 'yaml';
+import { baseEnv, runCli } from '../support/cli.js';
+import { READ_TOOL } from '../support/agents.js';
+import { diagnosticWithCode, errorDocument, outcome, rows, useWorkspace } from '../cases/helpers.js';
+
+/** A workflow in the reference's own format. */
+const reference = (spec: Record<string, unknown>, name = 'compat') => stringify({ apiVersion: 'agentctl.dev/v1alpha1', kind: 'Workflow', metadata: { name }, spec });
+
+describe('compat: runtime behaviours', () => {
+  const state = useWorkspace();
+  const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli([...args, '--db', state.ws.db, '--output', 'json'], { cwd: state.ws.dir, env: baseEnv(env) });
+
+  describe('builtin data kinds return the reference result object', () => {
+    const ASSIGN_RESULT_SCHEMA = {
+      type: 'object',
+      required: ['status', 'changed', 'before', 'after', 'diff', 'output', 'predictability'],
+      properties: {
+        status: { const: 'unchanged' },
+        changed: { const: false },
+        predictability: { const: 'fully_predictable' },
+        output: { type: 'object', required: ['value'] },
+      },
+    };
+
+    it('assign: {status, changed, before, after, diff, output, predictability} passes an outputSchema requiring status; output.output.KEY reads; replay has the same digest', () => {
+      state.ws.write(
+        'wf.yaml',
+        reference({
+          inputs: { scalar: 7 },
+          outputs: { value: '${{ tasks.copy.output.output.value }}', status: '${{ tasks.copy.output.status }}', passed: '${{ tasks.verify.output.passed }}' },
+          actions: { assign: { kind: 'builtin.assign' }, assert: { kind: 'builtin.assert' } },
+          tasks: [
+            { id: 'copy', uses: 'action:assign', with: { value: '${{ inputs.scalar }}' }, outputSchema: ASSIGN_RESULT_SCHEMA },
+            { id: 'verify', uses: 'action:assert', needs: ['copy'], with: { that: '${{ tasks.copy.output.changed == false }}' }, outputSchema: { type: 'object', required: ['status', 'changed', 'passed'] } },
+          ],
+        }),
+      );
+      const run = outcome(cli(['run', state.ws.file('wf.yaml')]), 0);
+      expect(run.data.output).to.deep.equal({ value: 7, status: 'unchanged', passed: true });
+      const [copy] = rows(state.ws.db, "SELECT output_json FROM tasks WHERE task_id = 'copy'");
+      expect(JSON.parse(copy.output_json)).to.deep.equal({ status: 'unchanged', changed: false, before: null, after: { value: 7 }, diff: null, output: { value: 7 }, predictability: 'fully_predictable' });
+      const [verify] = rows(state.ws.db, "SELECT output_json FROM tasks WHERE task_id = 'verify'");
+      expect(JSON.parse(verify.output_json)).to.deep.equal({ status: 'unchanged', changed: false, passed: true });
+      const replay = outcome(cli(['replay', run.data.runId]), 0);
+      const first = outcome(cli(['replay', run.data.runId]), 0);
+      expect(replay.data.output).to.deep.equal(run.data.output);
+      expect(replay.data.outputDigest).to.match(/^sha256:/).and.equal(first.data.outputDigest);
+    });
+  });
+
+  describe('reading a file that is not UTF-8', () => {
+    const LATIN1 = Buffer.from('caf\xe9\n', 'latin1');
+
+    it('builtin.read refuses it (AGENTCTL_E_FILE_ENCODING, exit 4) and records the read effect failed', () => {
+      writeFileSync(state.ws.file('latin1.txt'), LATIN1);
+      state.ws.write('wf.yaml', reference({ actions: { read: { kind: 'builtin.read' } }, tasks: [{ id: 'load', uses: 'action:read', with: { path: 'latin1.txt' } }] }));
+      const error = errorDocument(cli(['run', state.ws.file('wf.yaml')]), 4);
+      expect(diagnosticWithCode(error, 'AGENTCTL_E_FILE_ENCODING').message).to.contain('latin1.txt is not valid UTF-8');
+      const effects = rows(state.ws.db, 'SELECT operation, state, error_json FROM effects');
+      expect(effects.map((row) => [row.operation, row.state, JSON.parse(row.error_json).code])).to.deep.equal([['filesystem.read', 'failed', 'AGENTCTL_E_FILE_ENCODING']]);
+      expect(rows(state.ws.db, 'SELECT state FROM tasks')).to.deep.equal([{ state: 'failed' }]);
+    });
+
+    it('the builtin.workspace.read tool refuses it too: the tool call fails, nothing lossy reaches the model', () => {
+      writeFileSync(state.ws.file('latin1.txt'), LATIN1);
+      state.ws.write(
+        'wf.yaml',
+        reference({
+          providers: { fake: { kind: 'fake' } },
+          policy: { approval: 'never' },
+          tools: { read_note: READ_TOOL },
+          agents: { a: { provider: 'fake', model: 'scripted', instructions: 'Read.', tools: ['read_note'], maxTurns: 2, maxToolCalls: 1, providerOptions: { toolInput: { path: 'latin1.txt' }, finalText: 'done' } } },
+          tasks: [{ id: 'ask', uses: 'agent:a', with: { prompt: 'read it' } }],
+        }),
+      );
+      const result = cli(['run', state.ws.file('wf.yaml')]);
+      const calls = rows(state.ws.db, "SELECT state, result_json, error_json FROM effects WHERE operation = 'tool.call'");
+      expect(calls.map((row) => [row.state, JSON.parse(row.error_json).code])).to.deep.equal([['failed', 'AGENTCTL_E_FILE_ENCODING']]);
+      expect(result.stdout + result.stderr).to.not.contain('\ufffd');
+      const requests = rows(state.ws.db, "SELECT input_json FROM effects WHERE operation = 'model.request'");
+      for (const request of requests) expect(request.input_json).to.not.contain('\\ufffd').and.not.contain('caf\ufffd');
+    });
+  });
+});
