@@ -2,7 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { stringify } from 'yaml';
-import { baseEnv, runCli } from '../support/cli.js';
+import { baseEnv, runCli, runCliAsync } from '../support/cli.js';
+import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
 import { READ_TOOL } from '../support/agents.js';
 import { diagnosticWithCode, errorDocument, outcome, rows, useWorkspace } from '../cases/helpers.js';
 
@@ -82,6 +83,51 @@ describe('compat: runtime behaviours', () => {
       expect(result.stdout + result.stderr).to.not.contain('\ufffd');
       const requests = rows(state.ws.db, "SELECT input_json FROM effects WHERE operation = 'model.request'");
       for (const request of requests) expect(request.input_json).to.not.contain('\\ufffd').and.not.contain('caf\ufffd');
+    });
+  });
+
+  describe("a task's own retry on an agent task", () => {
+    let server: OpenAiServer;
+    beforeEach(async () => (server = await startOpenAiServer()));
+    afterEach(async () => server.close());
+
+    const agentRun = (retry: Record<string, unknown>, agent: Record<string, unknown> = {}) => {
+      const port = Number(new URL(server.url).port);
+      state.ws.write(
+        'wf.yaml',
+        reference({
+          providers: { openai: { kind: 'openai', endpoint: server.url } },
+          policy: { approval: 'never', networkAllowlist: ['127.0.0.1'], network: { allowedSchemes: ['http'], allowedPorts: [port], allowPrivate: true } },
+          agents: { analyst: { provider: 'openai', model: 'gpt-5-mini', instructions: 'Be brief.', timeoutSeconds: 2, ...agent } },
+          outputs: { text: '${{ tasks.ask.output.text }}' },
+          tasks: [{ id: 'ask', uses: 'agent:analyst', with: { prompt: 'hello' }, retry }],
+        }),
+      );
+      return runCliAsync(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json'], { cwd: state.ws.dir, env: baseEnv({ OPENAI_API_KEY: 'sk-test-key' }) });
+    };
+    const attempts = () => rows(state.ws.db, "SELECT attempt, state FROM effects WHERE operation = 'model.request' ORDER BY rowid").map((row) => [row.attempt, row.state]);
+
+    it('a 429 then a success: the task retries in a new attempt and succeeds (the agent has no retry of its own)', async () => {
+      server.enqueue({ error: 429, type: 'rate_limit_error' }, { text: 'ok' });
+      const document = outcome(await agentRun({ maxAttempts: 2, backoffMs: 10 }), 0);
+      expect(document.data.output).to.deep.equal({ text: 'ok' });
+      expect(server.requests).to.have.length(2);
+      expect(attempts()).to.deep.equal([[1, 'failed'], [2, 'succeeded']]);
+      expect(rows(state.ws.db, "SELECT attempt, state FROM tasks WHERE task_id = 'ask'")).to.deep.equal([{ attempt: 2, state: 'succeeded' }]);
+    });
+
+    it('a 400 is a refusal, not retried by the task (exit 6, one request)', async () => {
+      server.enqueue({ error: 400, type: 'invalid_request_error' }, { text: 'never' });
+      diagnosticWithCode(errorDocument(await agentRun({ maxAttempts: 3, backoffMs: 10 }), 6), 'AGENTCTL_E_PROVIDER_REJECTED');
+      expect(server.requests).to.have.length(1);
+      expect(attempts()).to.deep.equal([[1, 'failed']]);
+    });
+
+    it('an uncertain request (no answer in time) is never retried by the task', async () => {
+      server.enqueue({ hang: true }, { text: 'never' });
+      diagnosticWithCode(errorDocument(await agentRun({ maxAttempts: 3, backoffMs: 10 }, { timeoutSeconds: 1 }), 6), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
+      expect(server.requests).to.have.length(1);
+      expect(attempts()).to.deep.equal([[1, 'uncertain']]);
     });
   });
 });
