@@ -130,4 +130,47 @@ describe('compat: runtime behaviours', () => {
       expect(attempts()).to.deep.equal([[1, 'uncertain']]);
     });
   });
+
+  describe("a sub-workflow's output boundary when a child was skipped by its own when", () => {
+    /** The reference's subworkflow example with a `prepare` child that its `when` skips; `outputs` picks the output map. */
+    const invocation = (outputs: Record<string, string>) =>
+      reference({
+        inputs: { message: 'durable' },
+        outputs: { result: '${{ tasks.summary.output.result }}', after: '${{ tasks.after.output.output.ran }}' },
+        actions: { assign: { kind: 'builtin.assign' } },
+        subworkflows: {
+          summarize: {
+            version: '1.0.0',
+            inputSchema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
+            outputSchema: { type: 'object', required: ['result'], properties: { result: { type: 'string' } } },
+            outputs,
+            tasks: [
+              { id: 'prepare', uses: 'action:assign', when: "${{ inputs.message == 'never' }}", with: { value: '${{ inputs.message }}' } },
+              { id: 'finish', uses: 'action:assign', with: { result: '${{ inputs.message }}' } },
+            ],
+          },
+        },
+        tasks: [
+          { id: 'summary', uses: 'workflow:summarize', with: { message: '${{ inputs.message }}' } },
+          { id: 'after', uses: 'action:assign', needs: ['summary'], with: { ran: true } },
+        ],
+      });
+    const states = () => Object.fromEntries(rows(state.ws.db, 'SELECT task_id, state FROM tasks ORDER BY position').map((row) => [String(row.task_id).replace(/-inputs-[0-9a-f]+$/, '-inputs'), row.state]));
+
+    it('the boundary still renders its output map (the skip is not inherited): the invocation and its dependents succeed', () => {
+      state.ws.write('wf.yaml', invocation({ result: '${{ tasks.finish.output.output.result }}' }));
+      const run = outcome(cli(['run', state.ws.file('wf.yaml')]), 0);
+      expect(run.data.output).to.deep.equal({ result: 'durable', after: true });
+      expect(states()).to.deep.equal({ 'summary--inputs': 'succeeded', 'summary--prepare': 'skipped', 'summary--finish': 'succeeded', summary: 'succeeded', after: 'succeeded' });
+      const replay = outcome(cli(['replay', run.data.runId]), 0);
+      expect(replay.data.output).to.deep.equal(run.data.output);
+    });
+
+    it('an output map that reads the skipped child fails the invocation (exit 4, AGENTCTL_E_TEMPLATE_EVALUATION at the invocation)', () => {
+      state.ws.write('wf.yaml', invocation({ result: '${{ tasks.prepare.output.output.value }}' }));
+      const error = errorDocument(cli(['run', state.ws.file('wf.yaml')]), 4);
+      expect(diagnosticWithCode(error, 'AGENTCTL_E_TEMPLATE_EVALUATION').taskId).to.equal('summary');
+      expect(states()).to.deep.equal({ 'summary--inputs': 'succeeded', 'summary--prepare': 'skipped', 'summary--finish': 'succeeded', summary: 'failed', after: 'skipped' });
+    });
+  });
 });
