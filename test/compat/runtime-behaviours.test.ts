@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { stringify } from 'yaml';
 import { baseEnv, runCli, runCliAsync } from '../support/cli.js';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
+import { MCP_VERSION, startMcpServer, type McpTestServer } from '../support/mcp-server.js';
 import { READ_TOOL } from '../support/agents.js';
 import { diagnosticWithCode, errorDocument, outcome, rows, useWorkspace } from '../cases/helpers.js';
 
@@ -171,6 +172,51 @@ describe('compat: runtime behaviours', () => {
       const error = errorDocument(cli(['run', state.ws.file('wf.yaml')]), 4);
       expect(diagnosticWithCode(error, 'AGENTCTL_E_TEMPLATE_EVALUATION').taskId).to.equal('summary');
       expect(states()).to.deep.equal({ 'summary--inputs': 'succeeded', 'summary--prepare': 'skipped', 'summary--finish': 'succeeded', summary: 'failed', after: 'skipped' });
+    });
+  });
+
+  describe('an MCP session the server forgot (404)', () => {
+    let server: McpTestServer;
+    afterEach(async () => server.close());
+
+    const mcpRun = async (expireFirstSession: 'initialized' | 'call', idempotency: string) => {
+      server = await startMcpServer({ expireFirstSession });
+      state.ws.write(
+        'wf.yaml',
+        reference({
+          policy: { approval: 'never', networkAllowlist: ['127.0.0.1'], network: { allowPrivate: true } },
+          mcpServers: { fixture: { url: server.url, protocolVersion: MCP_VERSION, timeoutSeconds: 5 } },
+          actions: { probe: { kind: 'mcp.call', idempotency } },
+          outputs: { ok: '${{ tasks.probe.output.ok }}' },
+          tasks: [{ id: 'probe', uses: 'action:probe', with: { server: 'fixture', tool: 'durable', arguments: { value: 'safe' } } }],
+        }),
+      );
+      return runCliAsync(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json'], { cwd: state.ws.dir, env: baseEnv() });
+    };
+    const recorded = () => rows(state.ws.db, "SELECT state, result_json FROM effects WHERE operation = 'mcp.call'").map((row) => [row.state, JSON.parse(row.result_json ?? 'null')?.sessionGeneration ?? null]);
+
+    it('forgotten before tools/call was sent: the session is opened again (generation 2) and the call proceeds, whatever the idempotency', async () => {
+      const document = outcome(await mcpRun('initialized', 'unknown'), 0);
+      expect(document.data.output).to.deep.equal({ ok: true });
+      expect(server.methods()).to.deep.equal(['initialize', 'notifications/initialized', 'initialize', 'notifications/initialized', 'tools/call']);
+      expect(recorded()).to.deep.equal([['succeeded', 2]]);
+    });
+
+    it('forgotten at tools/call, idempotent: opened again once and the call is sent again', async () => {
+      const document = outcome(await mcpRun('call', 'idempotent'), 0);
+      expect(document.data.output).to.deep.equal({ ok: true });
+      expect(server.methods()).to.deep.equal(['initialize', 'notifications/initialized', 'tools/call', 'initialize', 'notifications/initialized', 'tools/call']);
+      expect(recorded()).to.deep.equal([['succeeded', 2]]);
+    });
+
+    it('forgotten at tools/call, idempotency unknown: the call may have run, so it is uncertain and not sent again; resume refuses (exit 3)', async () => {
+      const failed = errorDocument(await mcpRun('call', 'unknown'), 6);
+      diagnosticWithCode(failed, 'AGENTCTL_E_MCP_SESSION_EXPIRED');
+      expect(server.methods()).to.deep.equal(['initialize', 'notifications/initialized', 'tools/call']);
+      expect(recorded()).to.deep.equal([['uncertain', 1]]);
+      const resumed = runCli(['resume', failed.error.runId, '--db', state.ws.db, '--output', 'json'], { cwd: state.ws.dir, env: baseEnv() });
+      diagnosticWithCode(errorDocument(resumed, 3), 'AGENTCTL_E_EFFECT_UNRECONCILED');
+      expect(server.methods()).to.have.length(3);
     });
   });
 });
