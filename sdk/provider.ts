@@ -35,6 +35,8 @@ export type ContentBlock = TextBlock | ToolCallBlock | ToolResultBlock;
 export interface ModelMessage {
   readonly role: 'user' | 'assistant' | 'tool';
   readonly content: readonly ContentBlock[];
+  /** On an assistant message: the `providerItems` of the response it came from, sent back by the provider that made them. */
+  readonly providerItems?: readonly JsonObject[];
 }
 
 /** A tool as the model sees it: a strict contract (`additionalProperties: false`). */
@@ -88,6 +90,11 @@ export interface ModelResponse {
   readonly responseId?: string;
   /** The model that answered, when the provider says. */
   readonly model?: string;
+  /**
+   * Items of the provider's own that it wants back in later turns of the conversation (OpenAI reasoning items with
+   * `reasoningContext: all_turns`). Recorded with the response; the host returns them on the assistant message.
+   */
+  readonly providerItems?: readonly JsonObject[];
 }
 
 /** What a provider kind can do; the compiler refuses an agent that asks for more. */

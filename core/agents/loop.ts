@@ -98,7 +98,8 @@ export async function runAgent(loop: AgentLoop): Promise<JsonValue> {
     addUsage(usage, response.usage);
     const calls = response.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
     if (calls.length === 0) return finalAnswer(loop, response, usage);
-    messages.push(memo.own({ role: 'assistant', content: response.content }));
+    // A provider's own items (reasoning) go back with the answer they came with, when it asked for them.
+    messages.push(memo.own({ role: 'assistant', content: response.content, ...(response.providerItems ? { providerItems: response.providerItems } : {}) }));
     const results: ContentBlock[] = [];
     for (const call of calls) {
       toolCalls += 1;

@@ -219,4 +219,50 @@ describe('compat: runtime behaviours', () => {
       expect(server.methods()).to.have.length(3);
     });
   });
+
+  describe('OpenAI reasoning items carried between turns (reasoningContext: all_turns)', () => {
+    let server: OpenAiServer;
+    beforeEach(async () => (server = await startOpenAiServer()));
+    afterEach(async () => server.close());
+
+    const reasoningRun = (providerOptions: Record<string, unknown>) => {
+      state.ws.write('note.txt', 'NOTE\n');
+      const port = Number(new URL(server.url).port);
+      state.ws.write(
+        'wf.yaml',
+        reference({
+          providers: { openai: { kind: 'openai', endpoint: server.url } },
+          policy: { approval: 'never', networkAllowlist: ['127.0.0.1'], network: { allowedSchemes: ['http'], allowedPorts: [port], allowPrivate: true } },
+          tools: { read_note: READ_TOOL },
+          agents: { analyst: { provider: 'openai', model: 'gpt-5-mini', instructions: 'Be brief.', tools: ['read_note'], reasoning: { effort: 'low' }, timeoutSeconds: 5, providerOptions } },
+          outputs: { text: '${{ tasks.ask.output.text }}' },
+          tasks: [{ id: 'ask', uses: 'agent:analyst', with: { prompt: 'What does the note say?' } }],
+        }),
+      );
+      server.enqueue({ toolCalls: [{ name: 'read_note', arguments: { path: 'note.txt' }, callId: 'call_1' }], reasoning: { id: 'rs_keep', summary: 'read the note first', encrypted: 'enc-opaque-1' } }, { text: 'It says NOTE.' });
+      return runCliAsync(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json'], { cwd: state.ws.dir, env: baseEnv({ OPENAI_API_KEY: 'sk-test-key' }) });
+    };
+
+    it('all_turns: the reasoning item of turn 1 goes back before its function_call in turn 2 (encrypted content asked for when store is false); replay needs no server', async () => {
+      const document = outcome(await reasoningRun({ reasoningContext: 'all_turns', store: false }), 0);
+      expect(document.data.output).to.deep.equal({ text: 'It says NOTE.' });
+      const [first, second] = server.requests as any[];
+      expect(first.body.include).to.deep.equal(['reasoning.encrypted_content']);
+      expect(second.body.input.slice(1, 3)).to.deep.equal([
+        { type: 'reasoning', id: 'rs_keep', summary: [{ type: 'summary_text', text: 'read the note first' }], encrypted_content: 'enc-opaque-1' },
+        { type: 'function_call', call_id: 'call_1', name: 'read_note', arguments: '{"path":"note.txt"}' },
+      ]);
+      await server.close();
+      const replay = outcome(runCli(['replay', document.data.runId, '--db', state.ws.db, '--output', 'json'], { cwd: state.ws.dir, env: baseEnv() }), 0);
+      expect(replay.data.output).to.deep.equal(document.data.output);
+      server = await startOpenAiServer();
+    });
+
+    it('current_turn: no reasoning item is sent back', async () => {
+      outcome(await reasoningRun({ reasoningContext: 'current_turn' }), 0);
+      const second = (server.requests as any[])[1];
+      expect(second.body.input.map((item: any) => item.type ?? item.role)).to.deep.equal(['user', 'function_call', 'function_call_output']);
+      expect(second.body.include).to.equal(undefined);
+    });
+  });
 });
