@@ -54,6 +54,7 @@ export type {
   ModelTool,
   ModelUsage,
   ProviderCallContext,
+  ProviderProgress,
   ProviderCapabilities,
   ProviderSettings,
   ReasoningSettings,

@@ -132,6 +132,19 @@ export interface ProviderCallContext {
   readonly effectId: string;
   /** 1 for the task's first provider request, counting every attempt of every turn (retries included). */
   readonly sequence: number;
+  /**
+   * Present when the agent set `stream: true`: a streaming provider reports each piece of the answer as it arrives
+   * (`{type: 'delta', payload: {delta: TEXT}}`), in order, awaiting each. The answer is still returned whole.
+   */
+  readonly progress?: (event: ProviderProgress) => Promise<void>;
+}
+
+/** One piece of a streamed answer: its type (`delta`, ...) and what it holds; never a secret. */
+export interface ProviderProgress {
+  readonly type: string;
+  readonly payload: JsonObject;
+  /** The provider's own sequence number of the piece, when it has one. */
+  readonly providerSequence?: number;
 }
 
 /**

@@ -213,6 +213,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
         ...(plan.runtime.pricing ? { pricing: plan.runtime.pricing } : {}),
         ...(actor.budget instanceof AgentBudget ? { budget: actor.budget } : {}),
         runAction: (tool, callId, toolInput) => dispatchActionTool(shared, tool, callId, toolInput, bounds),
+        progress: (type, data, effectId) => request.committed(type, data, task.id, effectId),
       });
     } else {
       output = await dispatchAction(shared, action, input, bounds);

@@ -18,7 +18,7 @@ export const StreamEventData = z.looseObject({
   effectId: z.string().nullable(),
   /** e.g. `run.started`, `task.running`, `effect.requested`, `effect.started`, `effect.succeeded`, `approval.requested`, `task.succeeded`, `stream.delta`. */
   eventType: z.string(),
-  /** The provider's own sequence number of a stream delta; null for agentctl's events. */
+  /** The provider's own number of a `stream.delta` piece; null for every other event. */
   providerSequence: z.number().int().nullable(),
   /** The event's facts (redacted: never a secret value), e.g. `{attempt}`, `{operation}`, `{operation, code}`, `{delta}`. */
   payload: z.record(z.string(), z.json()),

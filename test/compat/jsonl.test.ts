@@ -140,4 +140,39 @@ describe('compat: --output jsonl', () => {
       'runId', 'taskId', 'taskAttempt', 'sequence', 'effectId', 'eventType', 'providerSequence', 'payload', 'truncated', 'sourceRunId', 'sourceSequence', 'createdAt',
     ]);
   });
+
+  it('an agent with stream: true prints its answer as stream.delta events of the model turn, in order, before the task ends', () => {
+    state.ws.write(
+      'wf.yaml',
+      workflow({
+        providers: { fake: { kind: 'fake' } },
+        agents: { streamer: { provider: 'fake', model: 'scripted', instructions: 'Return the marker.', stream: true, maxTurns: 1, maxToolCalls: 0, providerOptions: { finalText: 'STREAM COMPLETE now' } } },
+        outputs: { result: '${{ tasks.stream.output.text }}' },
+        tasks: [{ id: 'stream', uses: 'agent:streamer', with: { prompt: 'emit bounded progress' } }],
+      }),
+    );
+    const result = runCli(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'jsonl']);
+    expect(result.status, result.stderr).to.equal(0);
+    const { events, final } = jsonLines(result);
+    expect(final.data.output).to.deep.equal({ result: 'STREAM COMPLETE now' });
+    const [turn] = rows(state.ws.db, "SELECT id FROM effects WHERE operation = 'model.request'");
+    const deltas = events.filter((event) => event.eventType === 'stream.delta');
+    expect(deltas.map((event) => [event.payload.delta, event.providerSequence, event.effectId, event.taskId, event.taskAttempt])).to.deep.equal([
+      ['STREAM ', 1, turn.id, 'stream', 1],
+      ['COMPLETE ', 2, turn.id, 'stream', 1],
+      ['now', 3, turn.id, 'stream', 1],
+    ]);
+    const types = events.map((event) => event.eventType);
+    expect(types.indexOf('effect.started')).to.be.below(types.indexOf('stream.delta'));
+    expect(types.lastIndexOf('stream.delta')).to.be.below(types.indexOf('effect.succeeded'));
+
+    // Without stream: true the same answer prints no delta.
+    state.ws.write('wf.yaml', workflow({
+      providers: { fake: { kind: 'fake' } },
+      agents: { streamer: { provider: 'fake', model: 'scripted', instructions: 'Return the marker.', maxTurns: 1, maxToolCalls: 0, providerOptions: { finalText: 'STREAM COMPLETE now' } } },
+      tasks: [{ id: 'stream', uses: 'agent:streamer', with: { prompt: 'emit bounded progress' } }],
+    }));
+    const quiet = jsonLines(runCli(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'jsonl']));
+    expect(quiet.events.filter((event) => event.eventType.startsWith('stream.'))).to.deep.equal([]);
+  });
 });
