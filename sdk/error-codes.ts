@@ -178,6 +178,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_SUBWORKFLOW_INPUT_INVALID: { exitCode: EXIT.runFailed, summary: "A sub-workflow invocation's input does not match the definition's inputSchema.", help: "pass with values that match the sub-workflow's inputSchema" },
   AGENTCTL_E_SUBWORKFLOW_OUTPUT_INVALID: { exitCode: EXIT.runFailed, summary: "A sub-workflow's output map does not match its outputSchema.", help: "make the definition's outputs produce what its outputSchema describes" },
   AGENTCTL_E_FILE_TOO_LARGE: { exitCode: EXIT.runFailed, summary: 'A file read by a task is larger than 1 MiB.', help: 'read files of at most 1 MiB' },
+  AGENTCTL_E_FILE_ENCODING: { exitCode: EXIT.runFailed, summary: 'A file read as text is not valid UTF-8; it is refused, never decoded lossily.', help: 'store the file as UTF-8 text, or read binary data another way (a process action that encodes it, e.g. base64)' },
   AGENTCTL_E_FILE_READ: { exitCode: EXIT.runFailed, summary: 'A file could not be read.', help: 'check that the path names a readable regular file inside the workspace' },
   AGENTCTL_E_FILE_WRITE: { exitCode: EXIT.runFailed, summary: 'A file could not be written.', help: 'check that the folder is writable and the target is not a folder or special file' },
 

@@ -1,6 +1,7 @@
 // The host's file service: how an action kind reads and writes workspace files. The host confines every access to the
 // roots policy uses, at the moment of the system call, so a path that policy allowed cannot be redirected by a
 // symbolic link swapped in afterwards.
+import { EffectFailure } from './errors.js';
 
 /** Options of `FileService.read`. */
 export interface FileReadOptions {
@@ -49,4 +50,18 @@ export interface FileService {
    * AGENTCTL_E_ARTIFACT_MISSING; one larger than `maxBytes` is AGENTCTL_E_FILE_TOO_LARGE.
    */
   collect(path: string, options: FileReadOptions): Promise<CollectedFile>;
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The text of bytes read from `path`, which must be valid UTF-8: anything else is an `EffectFailure` (`failed`,
+ * AGENTCTL_E_FILE_ENCODING), never a lossy decoding with replacement characters. A byte-order mark is kept as text.
+ */
+export function utf8Text(bytes: Uint8Array, path: string): string {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new EffectFailure('failed', 'AGENTCTL_E_FILE_ENCODING', `${path} is not valid UTF-8 text; it is not read`);
+  }
 }

@@ -18,6 +18,7 @@ export {
   type Severity,
 } from './errors.js';
 export type { CollectedFile, FileReadOptions, FileService } from './files.js';
+export { utf8Text } from './files.js';
 export type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
 export {
   processLimitFields,
@@ -53,6 +54,7 @@ export type {
   ModelTool,
   ModelUsage,
   ProviderCallContext,
+  ProviderProgress,
   ProviderCapabilities,
   ProviderSettings,
   ReasoningSettings,

@@ -35,6 +35,8 @@ export type ContentBlock = TextBlock | ToolCallBlock | ToolResultBlock;
 export interface ModelMessage {
   readonly role: 'user' | 'assistant' | 'tool';
   readonly content: readonly ContentBlock[];
+  /** On an assistant message: the `providerItems` of the response it came from, sent back by the provider that made them. */
+  readonly providerItems?: readonly JsonObject[];
 }
 
 /** A tool as the model sees it: a strict contract (`additionalProperties: false`). */
@@ -88,6 +90,11 @@ export interface ModelResponse {
   readonly responseId?: string;
   /** The model that answered, when the provider says. */
   readonly model?: string;
+  /**
+   * Items of the provider's own that it wants back in later turns of the conversation (OpenAI reasoning items with
+   * `reasoningContext: all_turns`). Recorded with the response; the host returns them on the assistant message.
+   */
+  readonly providerItems?: readonly JsonObject[];
 }
 
 /** What a provider kind can do; the compiler refuses an agent that asks for more. */
@@ -125,6 +132,19 @@ export interface ProviderCallContext {
   readonly effectId: string;
   /** 1 for the task's first provider request, counting every attempt of every turn (retries included). */
   readonly sequence: number;
+  /**
+   * Present when the agent set `stream: true`: a streaming provider reports each piece of the answer as it arrives
+   * (`{type: 'delta', payload: {delta: TEXT}}`), in order, awaiting each. The answer is still returned whole.
+   */
+  readonly progress?: (event: ProviderProgress) => Promise<void>;
+}
+
+/** One piece of a streamed answer: its type (`delta`, ...) and what it holds; never a secret. */
+export interface ProviderProgress {
+  readonly type: string;
+  readonly payload: JsonObject;
+  /** The provider's own sequence number of the piece, when it has one. */
+  readonly providerSequence?: number;
 }
 
 /**

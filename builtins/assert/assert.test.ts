@@ -2,8 +2,8 @@ import { ActionKindTester } from 'agentctl/sdk/testing';
 
 new ActionKindTester().run('builtin.assert', {
   valid: [
-    { name: 'true passes', input: { that: true }, output: { passed: true } },
-    { name: 'a comparison template keeps its boolean type', inputs: { count: 3 }, input: { that: '${{ inputs.count > 2 }}' }, output: { passed: true } },
+    { name: 'true passes', input: { that: true }, output: { status: 'unchanged', changed: false, passed: true } },
+    { name: 'a comparison template keeps its boolean type', inputs: { count: 3 }, input: { that: '${{ inputs.count > 2 }}' }, output: { status: 'unchanged', changed: false, passed: true } },
   ],
   invalid: [
     { name: 'false fails with the message', input: { that: false, message: 'nope' }, error: { code: 'AGENTCTL_E_ASSERTION_FAILED' } },

@@ -1,4 +1,5 @@
-// builtin.assert: fails the task when `that` is false. No effect.
+// builtin.assert: fails the task when `that` is false; a pass outputs the reference implementation's result
+// `{status: unchanged, changed: false, passed: true}`. No effect.
 import { z } from 'zod';
 import { AgentctlError, defineActionKind } from '../../sdk/index.js';
 
@@ -16,6 +17,6 @@ export default defineActionKind({
   effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' },
   async dispatch({ input, task }) {
     if (!input.that) throw new AgentctlError('AGENTCTL_E_ASSERTION_FAILED', `task ${task.id}: ${input.message}`);
-    return { passed: true };
+    return { status: 'unchanged', changed: false, passed: true };
   },
 });

@@ -1,5 +1,6 @@
-// builtin.assign: the task output is `{output: <its rendered input>}`, the reference implementation's shape, so a
-// workflow written for it reads `tasks.ID.output.output.KEY` unchanged. No effect.
+// builtin.assign: the task output is the reference implementation's whole action result — `{status, changed, before,
+// after, diff, output, predictability}` with the rendered input as `after` and `output` — so a workflow written for
+// it reads `tasks.ID.output.output.KEY` and validates `status` in an outputSchema unchanged. No effect.
 import { z } from 'zod';
 import { defineActionKind, type JsonObject } from '../../sdk/index.js';
 
@@ -8,11 +9,12 @@ export default defineActionKind({
   name: 'builtin.assign',
   version: '0.1.0',
   hostRange: '^0.1.0',
-  description: 'Outputs {output: <its input object>}; use it to name and shape values.',
+  description: 'Outputs {status: unchanged, changed: false, before: null, after: <input>, diff: null, output: <input>, predictability}.',
   actionSchema: z.strictObject({}),
   inputSchema: z.record(z.string(), z.json()),
   effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' },
   async dispatch({ input }) {
-    return { output: input as JsonObject };
+    const value = input as JsonObject;
+    return { status: 'unchanged', changed: false, before: null, after: value, diff: null, output: value, predictability: 'fully_predictable' };
   },
 });

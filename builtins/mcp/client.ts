@@ -1,8 +1,10 @@
 // One MCP tool call over Streamable HTTP (revision 2025-11-25), through the run's policy-enforcing network client:
-// initialize → notifications/initialized → tools/call, in one session of its own, never reconnected.
+// initialize → notifications/initialized → tools/call, in one session of its own.
 // Until tools/call is handed to the connection nothing has happened on the server, so every failure is definite;
 // after that, an exchange that breaks off may have run the tool: uncertain, never sent again (when the run stopped
-// waiting, the server is told so with notifications/cancelled, best effort).
+// waiting, the server is told so with notifications/cancelled, best effort). A session the server forgot (404) is
+// opened again once, as the reference implementation does: before tools/call was sent the call then proceeds; after,
+// it is sent again only when the action declares it safe to repeat (pure, idempotent, keyed), else it is uncertain.
 import { EffectFailure, isAgentctlError, isEffectFailure, isNetworkFailure, JsonDepthError, type AnyErrorCode, type DispatchContext, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '../../sdk/index.js';
 import { parseRpcMessages } from './messages.js';
 
@@ -15,6 +17,8 @@ export interface McpEndpoint {
   /** Resolved header values. */
   readonly headers: Readonly<Record<string, string>>;
   readonly clientVersion: string;
+  /** The action's idempotency says a tools/call may be sent twice (pure, idempotent, keyed). */
+  readonly repeatable: boolean;
 }
 
 type Phase = 'initialize' | 'call';
@@ -30,6 +34,8 @@ const CANCEL_NOTICE_MS = 2000;
 export class McpCall {
   #session: string | undefined;
   #nextId = 1;
+  /** 1 for the first session, 2 once a forgotten session was opened again (at most once). */
+  #generation = 1;
 
   constructor(
     private readonly network: NetworkClient,
@@ -45,19 +51,53 @@ export class McpCall {
 
   /** Calls `tool` and returns the tool result (an object with `content`, maybe `structuredContent`). */
   async callTool(tool: string, args: JsonObject): Promise<JsonObject> {
-    await this.#initialize();
-    const id = this.#nextId;
+    await this.#open();
     let result: JsonObject;
     try {
-      result = await this.#request('tools/call', { name: tool, arguments: args }, 'call');
+      result = await this.#call(tool, args);
     } catch (error) {
-      if (this.signal.aborted && isEffectFailure(error) && error.outcome === 'uncertain') await this.#cancelled(id);
-      throw error;
+      if (!expired(error) || this.#generation > 1) throw error;
+      // tools/call was sent: the server may have run it before it forgot the session.
+      if (!this.endpoint.repeatable) {
+        throw new EffectFailure('uncertain', 'AGENTCTL_E_MCP_SESSION_EXPIRED', `MCP server ${this.endpoint.name} no longer knows the session (404 on tools/call); the tool may have run and the action's idempotency does not allow sending it again`, {
+          details: { status: 404, method: 'tools/call', sessionGeneration: this.#generation },
+          help: 'find out whether the tool ran, record it with `agentctl effects reconcile`, then resume; declare the action idempotent or keyed if a repeat is safe',
+        });
+      }
+      await this.#reopen();
+      result = await this.#call(tool, args);
     }
     if (result.isError === true) {
       throw new EffectFailure('failed', 'AGENTCTL_E_MCP_TOOL_ERROR', `MCP server ${this.endpoint.name}: tool ${tool} reported an error: ${this.#summary(result)}`, { details: { result } });
     }
-    return result;
+    // The recorded result says the call went through a reopened session; the task output never carries it.
+    return this.#generation > 1 ? { ...result, sessionGeneration: this.#generation } : result;
+  }
+
+  async #call(tool: string, args: JsonObject): Promise<JsonObject> {
+    const id = this.#nextId;
+    try {
+      return await this.#request('tools/call', { name: tool, arguments: args }, 'call');
+    } catch (error) {
+      if (this.signal.aborted && isEffectFailure(error) && error.outcome === 'uncertain') await this.#cancelled(id);
+      throw error;
+    }
+  }
+
+  /** A session; one the server forgets before tools/call was sent is opened again once (nothing was called yet). */
+  async #open(): Promise<void> {
+    try {
+      await this.#initialize();
+    } catch (error) {
+      if (!expired(error) || this.#generation > 1) throw error;
+      await this.#reopen();
+    }
+  }
+
+  async #reopen(): Promise<void> {
+    this.#generation += 1;
+    this.#session = undefined;
+    await this.#initialize();
   }
 
   async #initialize(): Promise<void> {
@@ -120,12 +160,13 @@ export class McpCall {
     }
   }
 
-  /** A 404 on a request that carries a session is the session's end (the server forgot it); no reconnect. */
+  /** A 404 on a request that carries a session is the session's end (the server forgot it). */
   #checkStatus(response: HttpResponse, phase: Phase, method: string): void {
     if (response.status >= 200 && response.status < 300) return;
     if (response.status === 404 && this.#session !== undefined) {
-      throw new EffectFailure('failed', 'AGENTCTL_E_MCP_SESSION_EXPIRED', `MCP server ${this.endpoint.name} no longer knows the session (404 on ${method}); it is not reopened automatically`, {
-        details: { status: 404, method },
+      const again = this.#generation > 1 ? ' again, after it was opened a second time' : '';
+      throw new EffectFailure('failed', 'AGENTCTL_E_MCP_SESSION_EXPIRED', `MCP server ${this.endpoint.name} no longer knows the session${again} (404 on ${method})`, {
+        details: { status: 404, method, sessionGeneration: this.#generation },
       });
     }
     throw new EffectFailure('failed', 'AGENTCTL_E_MCP_RESPONSE_INVALID', `MCP server ${this.endpoint.name} answered ${method} with HTTP ${response.status}`, { details: { status: response.status, method, phase } });
@@ -165,4 +206,9 @@ export class McpCall {
     if (error.code === 'AGENTCTL_E_CANCELLED') return new EffectFailure('uncertain', error.code, `${message}; the tool may have run`, { cause: error });
     return new EffectFailure('uncertain', 'AGENTCTL_E_MCP_UNCERTAIN', `${message}; the tool may have run, so it is not called again`, { cause: error });
   }
+}
+
+/** The server forgot the session (a 404 answer to a request that carried it). */
+function expired(error: unknown): boolean {
+  return isEffectFailure(error) && error.code === 'AGENTCTL_E_MCP_SESSION_EXPIRED' && error.outcome === 'failed';
 }

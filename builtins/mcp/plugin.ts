@@ -62,7 +62,8 @@ async function call(context: DispatchContext<McpCallAction, McpCallInput>, clien
     input: { server: input.server, url: server.url, protocolVersion: server.protocolVersion, tool: input.tool, arguments: input.arguments as JsonObject, headers: recorded },
     access: ACCESS,
   };
-  const endpoint = { name: input.server, url: server.url, protocolVersion: server.protocolVersion, timeoutMs: server.timeoutSeconds * 1000, headers, clientVersion };
+  const repeatable = ['pure', 'idempotent', 'keyed'].includes(context.action.idempotency);
+  const endpoint = { name: input.server, url: server.url, protocolVersion: server.protocolVersion, timeoutMs: server.timeoutSeconds * 1000, headers, clientVersion, repeatable };
   const result = await context.effect(request, (signal) => new McpCall(network, endpoint, signal, (text, options) => context.redact(text, options)).callTool(input.tool, input.arguments as JsonObject));
   return outputOf(result);
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { definePlugin, EffectFailure, type JsonObject, type ModelProvider, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+import { definePlugin, EffectFailure, type ContentBlock, type JsonObject, type ModelProvider, type ProviderCallContext, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
 import { fakeUsage } from './usage.js';
 
 const toolCall = z.strictObject({
@@ -100,6 +100,15 @@ function checkCredential(expected: unknown, credential: string | undefined): voi
   }
 }
 
+/** With `stream: true`, the answer's text arrives as deltas first: each word with the blank after it, numbered from 1. */
+async function streamText(blocks: readonly ContentBlock[], progress: NonNullable<ProviderCallContext['progress']>): Promise<void> {
+  let providerSequence = 0;
+  for (const block of blocks) {
+    if (block.type !== 'text') continue;
+    for (const delta of block.text.match(/\S+\s*|\s+/g) ?? []) await progress({ type: 'delta', payload: { delta }, providerSequence: ++providerSequence });
+  }
+}
+
 export const fakeProvider: ModelProvider = {
   kind: 'fake',
   description: 'Deterministic in-process provider: no network, no credential.',
@@ -126,6 +135,7 @@ export const fakeProvider: ModelProvider = {
     const responseId = `fake-response-${context.sequence}`;
     if ('refusal' in result) return { content: [{ type: 'text', text: result.refusal }], finishReason: 'refusal', usage, responseId, model: request.model };
     const calls = result.some((block) => block.type === 'tool_call');
+    if (context.progress) await streamText(result, context.progress);
     // Reported tokens beyond maxOutputTokens mean the answer was cut: the reference's max_tokens ending.
     const truncated = !calls && usage.outputTokens > request.maxOutputTokens;
     return { content: result, finishReason: calls ? 'tool_calls' : truncated ? 'max_tokens' : 'complete', usage, responseId, model: request.model };

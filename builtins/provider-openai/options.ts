@@ -7,14 +7,11 @@ export const openAiOptionsSchema = z.strictObject({
   /** Sent as `store` only when given: whether OpenAI keeps the response (the API's default is to keep it). */
   store: z.boolean().optional(),
   /**
-   * What the model keeps of its reasoning between turns (the reference's values). Reasoning items are never sent back
-   * (the provider-neutral response has no place for them), so `auto` and `current_turn` behave alike; `all_turns`
-   * would need them and is refused.
+   * What the model keeps of its reasoning between turns (the reference's values). `all_turns`: every reasoning item
+   * of an answer is sent back before that answer in later turns (with its encrypted content when `store` is false);
+   * `auto` and `current_turn`: never, each turn reasons afresh.
    */
-  reasoningContext: z
-    .enum(['auto', 'current_turn', 'all_turns'])
-    .refine((value) => value !== 'all_turns', 'reasoningContext all_turns is not supported: reasoning items are not carried between turns in this version')
-    .optional(),
+  reasoningContext: z.enum(['auto', 'current_turn', 'all_turns']).optional(),
   /** `implicit`: OpenAI's own prefix caching; `explicit`: also send a `prompt_cache_key` derived from model, instructions and tools. */
   promptCacheMode: z.enum(['implicit', 'explicit']).optional(),
   /** The prompt cache's lifetime; the reference supports only `30m`. Sent as `prompt_cache_retention: in_memory`. */

@@ -38,11 +38,12 @@ const AZURE: Flavour = { kind: 'azure_openai', url: azureUrl, authorization: (cr
 async function call(flavour: Flavour, request: ModelRequest, context: ProviderCallContext): Promise<ModelResponse> {
   const url = flavour.url(context.provider);
   if (url === undefined) throw new EffectFailure('failed', 'AGENTCTL_E_AGENT_INVALID', `provider ${context.provider.name} (${flavour.kind}) has no endpoint; nothing was sent`);
+  const options = openAiOptionsSchema.parse(request.options);
   const body = await postProviderJson(context, {
     kind: flavour.kind,
     url,
     auth: flavour.authorization(context.credential ?? ''),
-    body: requestBody(request, openAiOptionsSchema.parse(request.options)),
+    body: requestBody(request, options),
     maxResponseBytes: MAX_RESPONSE_BYTES,
     // OpenAI's error body: {"error": {"type": "invalid_request_error", "code": "...", "message": "..."}}.
     errorIdentifiers: (parsed) => {
@@ -50,7 +51,7 @@ async function call(flavour: Flavour, request: ModelRequest, context: ProviderCa
       return [error?.type, error?.code];
     },
   });
-  return modelResponse(body);
+  return modelResponse(body, options.reasoningContext === 'all_turns');
 }
 
 export const openAiProvider: ModelProvider = Object.freeze({

@@ -1,5 +1,6 @@
 // ModelRequest → the body of `POST /responses`. The host resends the whole conversation every turn, so nothing here
-// refers to earlier responses (no previous_response_id, no item ids): every turn stands alone, with or without `store`.
+// refers to earlier responses (no previous_response_id) but, with reasoningContext all_turns, the reasoning items an
+// answer carried, sent back before it as OpenAI asks.
 import { canonicalJson, type JsonObject, type JsonValue, type ModelMessage, type ModelRequest } from '../../sdk/index.js';
 import type { OpenAiOptions } from './options.js';
 
@@ -9,7 +10,8 @@ type InputItem = JsonObject;
 export function requestBody(request: ModelRequest, options: OpenAiOptions): JsonObject {
   const body: JsonObject = { model: request.model };
   if (request.instructions !== undefined) body.instructions = request.instructions;
-  body.input = request.messages.flatMap(inputItems);
+  const carried = options.reasoningContext === 'all_turns';
+  body.input = request.messages.flatMap((message) => [...(carried ? (message.providerItems ?? []) : []), ...inputItems(message)]);
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: true }));
   }
@@ -20,6 +22,8 @@ export function requestBody(request: ModelRequest, options: OpenAiOptions): Json
   // OpenAI has no effort above `xhigh`; the neutral `max` asks for the most there is.
   if (request.reasoning !== undefined) body.reasoning = { effort: request.reasoning.effort === 'max' ? 'xhigh' : request.reasoning.effort };
   if (options.store !== undefined) body.store = options.store;
+  // Without storage OpenAI can only resume reasoning it returned encrypted.
+  if (carried && options.store === false) body.include = ['reasoning.encrypted_content'];
   if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls;
   if (options.safetyIdentifier !== undefined) body.safety_identifier = options.safetyIdentifier;
   if (options.promptCacheTtl !== undefined) body.prompt_cache_retention = 'in_memory';

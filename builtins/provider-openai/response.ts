@@ -1,7 +1,7 @@
-// The body of a Responses API answer → ModelResponse. Only the fields used are checked; unknown output items (e.g.
-// `reasoning`) are skipped, since the neutral response has no place for them.
+// The body of a Responses API answer → ModelResponse. Only the fields used are checked; `reasoning` items are kept as
+// providerItems when the agent carries reasoning between turns (reasoningContext all_turns); other items are skipped.
 import { z } from 'zod';
-import { invalidAnswer, JsonDepthError, parseJsonAnswer, parseProviderAnswer, type FinishReason, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+import { invalidAnswer, JsonDepthError, parseJsonAnswer, parseProviderAnswer, type FinishReason, type JsonObject, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
 
 const count = z.number().int().nonnegative();
 const part = z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() });
@@ -31,14 +31,17 @@ const responseSchema = z.looseObject({
 const invalid = (message: string) => invalidAnswer('openai', message);
 
 /** Parses a 2xx body. Throws a failed EffectFailure AGENTCTL_E_PROVIDER_RESPONSE_INVALID when it cannot be read. */
-export function modelResponse(body: Buffer): ModelResponse {
+export function modelResponse(body: Buffer, keepReasoning = false): ModelResponse {
   const answer = parseProviderAnswer('openai', body, responseSchema);
   const truncated = answer.status === 'incomplete' && answer.incomplete_details?.reason === 'max_output_tokens';
   const content: (TextBlock | ToolCallBlock)[] = [];
   let refused = answer.status === 'incomplete' && answer.incomplete_details?.reason === 'content_filter';
   let calls = 0;
+  const reasoning: JsonObject[] = [];
   for (const [index, entry] of answer.output.entries()) {
-    if (entry.type === 'message') {
+    if (entry.type === 'reasoning') {
+      if (keepReasoning) reasoning.push(reasoningItem(entry));
+    } else if (entry.type === 'message') {
       for (const piece of entry.content ?? []) {
         if (piece.type === 'output_text' && piece.text !== undefined) content.push({ type: 'text', text: piece.text });
         if (piece.type === 'refusal') {
@@ -71,7 +74,15 @@ export function modelResponse(body: Buffer): ModelResponse {
     },
     ...(answer.id !== undefined ? { responseId: answer.id } : {}),
     ...(answer.model !== undefined ? { model: answer.model } : {}),
+    ...(reasoning.length > 0 ? { providerItems: reasoning } : {}),
   };
+}
+
+/** A reasoning item as it goes back in a later request: its id, summary and encrypted content, nothing else. */
+function reasoningItem(entry: Record<string, unknown>): JsonObject {
+  const kept: JsonObject = { type: 'reasoning' };
+  for (const field of ['id', 'summary', 'encrypted_content'] as const) if (entry[field] !== undefined) kept[field] = entry[field] as JsonValue;
+  return kept;
 }
 
 // A truncated answer is never treated as final or as calls to run, whatever it holds.

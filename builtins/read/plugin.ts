@@ -1,7 +1,7 @@
-// builtin.read: reads a UTF-8 file inside the workspace, at most 1 MiB, through the host's confined file service.
+// builtin.read: reads a UTF-8 file (anything else is refused, never decoded lossily) inside the workspace, at most 1 MiB, through the host's confined file service.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { defineActionKind } from '../../sdk/index.js';
+import { defineActionKind, utf8Text } from '../../sdk/index.js';
 
 const MAX_READ_BYTES = 1024 * 1024;
 
@@ -30,7 +30,7 @@ export default defineActionKind({
     const { path } = context.input;
     return context.effect({ operation: 'filesystem.read', input: { path }, access: { tool: 'filesystem.read', reads: [path] } }, async () => {
       const content = await context.files.read(path, { maxBytes: MAX_READ_BYTES });
-      return { path, content: content.toString('utf8'), bytes: content.length, sha256: createHash('sha256').update(content).digest('hex') };
+      return { status: 'unchanged', changed: false, path, content: utf8Text(content, path), bytes: content.length, sha256: createHash('sha256').update(content).digest('hex') };
     });
   },
 });

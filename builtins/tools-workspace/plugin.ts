@@ -1,7 +1,7 @@
 // The reference's tool kinds: read a workspace file, write one below a writable root, echo the input back. Each call
 // is recorded and authorized by the host like any effect; these only say what they access and do the work.
 import { createHash } from 'node:crypto';
-import { definePlugin, EffectFailure, type JsonObject, type JsonValue, type ToolKind, type ToolSettings } from '../../sdk/index.js';
+import { definePlugin, EffectFailure, utf8Text, type JsonObject, type JsonValue, type ToolKind, type ToolSettings } from '../../sdk/index.js';
 
 const MAX_READ_BYTES = 1024 * 1024;
 const MAX_WRITE_BYTES = 16 * 1024 * 1024;
@@ -40,7 +40,7 @@ export const workspaceRead: ToolKind = {
   async run(input, { files }) {
     const path = field(input, 'path');
     const bytes = await files.read(path, { maxBytes: MAX_READ_BYTES });
-    return { path, content: bytes.toString('utf8'), bytes: bytes.length, sha256: digest(bytes) };
+    return { path, content: utf8Text(bytes, path), bytes: bytes.length, sha256: digest(bytes) };
   },
 };
 

@@ -30,7 +30,7 @@ export default defineActionKind({
     const { path, content } = context.input;
     const bytes = Buffer.from(content, 'utf8');
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    const result = (changed: boolean) => ({ path, changed, bytes: bytes.length, sha256 });
+    const result = (changed: boolean) => ({ status: changed ? 'changed' : 'unchanged', changed, path, bytes: bytes.length, sha256 });
     return context.effect(
       { operation: 'filesystem.write', input: { path, sha256, bytes: bytes.length }, access: { tool: 'filesystem.write', writes: [path] } },
       async () => {

@@ -9,7 +9,7 @@ new ActionKindTester().run('builtin.write', {
       name: 'writes below a writable root, creating folders',
       policy: { writableRoots: ['out'] },
       input: { path: 'out/a/b.txt', content: 'x' },
-      output: { path: 'out/a/b.txt', changed: true, bytes: 1, sha256: '2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881' },
+      output: { status: 'changed', changed: true, path: 'out/a/b.txt', bytes: 1, sha256: '2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881' },
     },
   ],
   invalid: [

@@ -19,6 +19,7 @@ import {
   type ModelUsage,
   type NetworkClient,
   type PricingTable,
+  type ProviderProgress,
   type ToolCallBlock,
 } from '../../sdk/index.js';
 import type { Host } from '../host.js';
@@ -51,6 +52,8 @@ export interface AgentLoop {
   readonly runAction: ActionRunner;
   /** The run's pricing table: the output's `costMicrousd` when the agent's model is priced. */
   readonly pricing?: PricingTable;
+  /** Records one piece of a streamed answer (`stream: true`) as an event of the task, tied to the turn's effect. */
+  readonly progress?: (type: string, data: Record<string, JsonValue>, effectId: string) => Promise<void>;
 }
 
 const ZERO: ModelUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
@@ -98,7 +101,8 @@ export async function runAgent(loop: AgentLoop): Promise<JsonValue> {
     addUsage(usage, response.usage);
     const calls = response.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
     if (calls.length === 0) return finalAnswer(loop, response, usage);
-    messages.push(memo.own({ role: 'assistant', content: response.content }));
+    // A provider's own items (reasoning) go back with the answer they came with, when it asked for them.
+    messages.push(memo.own({ role: 'assistant', content: response.content, ...(response.providerItems ? { providerItems: response.providerItems } : {}) }));
     const results: ContentBlock[] = [];
     for (const call of calls) {
       toolCalls += 1;
@@ -180,6 +184,7 @@ async function modelRequest(loop: AgentLoop, request: ModelRequest, turn: number
         timeoutMs,
         effectId: effect.id,
         sequence,
+        ...(agent.stream && loop.progress ? { progress: streamed(loop, effect.id) } : {}),
       });
       let response: ModelResponse;
       try {
@@ -259,4 +264,19 @@ function checkUsageLimit(loop: AgentLoop, usage: UsageTotal): void {
 function unavailableNetwork(): NetworkClient {
   const refuse = () => Promise.reject(new AgentctlError('AGENTCTL_E_NETWORK_UNAVAILABLE', 'no plugin provides the network client; this provider cannot be reached'));
   return { check: refuse, request: refuse };
+}
+
+/** At most this many streamed pieces are recorded per turn, each cut to this many characters (the reference's bounds). */
+const MAX_STREAM_EVENTS = 256;
+const MAX_STREAM_TEXT = 4096;
+
+/** A turn's progress sink: each piece becomes a `stream.TYPE` event of the task (redacted by the runner), in order. */
+function streamed(loop: AgentLoop, effectId: string): (event: ProviderProgress) => Promise<void> {
+  let count = 0;
+  return async (event) => {
+    if (++count > MAX_STREAM_EVENTS) return;
+    const payload: Record<string, JsonValue> = {};
+    for (const [key, value] of Object.entries(event.payload)) payload[key] = typeof value === 'string' && value.length > MAX_STREAM_TEXT ? value.slice(0, MAX_STREAM_TEXT) : value;
+    await loop.progress!(`stream.${event.type}`, { ...payload, ...(event.providerSequence === undefined ? {} : { providerSequence: event.providerSequence }) }, effectId);
+  };
 }

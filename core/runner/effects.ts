@@ -199,6 +199,7 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
     const request = { operation: record.operation };
     await scope.committed('effect.requested', { operation: request.operation }, id);
     scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId });
+    await scope.committed('effect.started', { operation: request.operation }, id);
     // The outcome write: if the ledger refuses it, the effect happened (or may have) without a record of how it ended.
     const recordOutcome = (outcome: 'succeeded' | 'failed' | 'uncertain', update: Parameters<Store['updateEffect']>[3]) => {
       try {

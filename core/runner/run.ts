@@ -9,7 +9,7 @@ import { renderValue, TemplateError, type TemplateScope } from '../compiler/temp
 import { planVars, taskScope } from './scope.js';
 import { routeSkip } from './control.js';
 import type { NewRun, Row, RunState, Store, TaskState } from '../store/store.js';
-import { OutcomeNotRecorded, type Approver } from './effects.js';
+import { ApprovalPending, OutcomeNotRecorded, type Approver } from './effects.js';
 import { newRunIdentity } from './identity.js';
 import { executeTask, type TaskOutcome } from './task.js';
 import { Scheduler } from './scheduler.js';
@@ -225,7 +225,9 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
     const sink = { fail: (error: unknown) => void commitErrors.push(errorMessage(error)) };
     try {
       // Plugin observers' errors go to the sink through their facade; the core's own observers may still throw.
-      await host.hooks.commit.promise(Object.freeze({ type, runId, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data }), sink);
+      // Observers print what they see (progress, `--output jsonl`): a secret value never reaches them.
+      const facts = vault.redactor.redactValue(data);
+      await host.hooks.commit.promise(Object.freeze({ type, runId, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data: facts }), sink);
     } catch (error) {
       sink.fail(error);
     }
@@ -279,6 +281,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
     await committed(`task.${result.state}`, { attempt: result.attempt, durationMs: result.durationMs, ...(result.error ? { code: result.error.code } : {}) }, result.task.id);
     if (stops(result) && !failure) failure = result;
     if (result.state === 'waiting_for_approval' && !pausedBy) pausedBy = result;
+    if (result.error instanceof ApprovalPending) await committed('approval.requested', { approvalId: result.error.approvalId }, result.task.id, result.error.effectId);
     for (const skip of skips) await committed('task.skipped', { blockedBy: skip.blockedBy }, skip.task.id);
   };
   // Tasks that wait behind a paused task cannot run in this invocation: the cursor passes them, so independent work

@@ -14,7 +14,7 @@ export class Scheduler {
   readonly #unmet: number[];
   readonly #dependents: number[][];
   readonly #states: TaskState[];
-  /** For each aggregate: the positions of its children, whose failure or skip it records instead of inheriting. */
+  /** For each aggregate or output boundary: the positions of its children, whose failure or skip it reads instead of inheriting. */
   readonly #tolerated = new Map<number, ReadonlySet<number>>();
   /** Positions of ready tasks, ascending: ties are broken by plan order. */
   #ready: number[] = [];
@@ -29,6 +29,11 @@ export class Scheduler {
       for (const need of task.needs) this.#dependents[this.#position.get(need)!]!.push(position);
       if (task.needs.length === 0) this.#ready.push(position);
       if (task.control?.type === 'aggregate') this.#tolerated.set(position, new Set(task.control.children.map((child) => this.#position.get(child)!)));
+      // A sub-workflow's output boundary renders its output map after its children whatever they ended as, like the
+      // reference's aggregate: a child skipped by its own `when` is read as skipped, never inherited. Its input is not.
+      if (task.control?.type === 'boundary' && task.control.role === 'output') {
+        this.#tolerated.set(position, new Set(task.needs.filter((need) => need !== task.namespace?.inputs).map((need) => this.#position.get(need)!)));
+      }
     });
   }
 

@@ -94,7 +94,10 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
       if (request.signal.aborted) return outcome('cancelled', attempt, { error: new AgentctlError('AGENTCTL_E_CANCELLED', `task ${task.id} was cancelled`) });
       // A budget refusal is final for the whole run: retrying would only be refused again.
       const overBudget = error.code === 'AGENTCTL_E_BUDGET_EXCEEDED';
-      const retryable = isEffectFailure(error) && error.outcome === 'failed' && !overBudget;
+      // An agent task is tried again only for a definite retryable provider answer (429, 5xx), as the reference does:
+      // a refusal (4xx) would be refused again, and an uncertain request is never sent twice.
+      const agentRefusal = task.kind === AGENT_KIND && error.code !== 'AGENTCTL_E_PROVIDER_UNAVAILABLE';
+      const retryable = isEffectFailure(error) && error.outcome === 'failed' && !overBudget && !agentRefusal;
       if (!retryable || attempt >= task.retry.maxAttempts) {
         return outcome('failed', attempt, { error, fatal: error.code === 'AGENTCTL_E_APPROVAL_REQUIRED' || overBudget });
       }
@@ -219,6 +222,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
         ...(plan.runtime.pricing ? { pricing: plan.runtime.pricing } : {}),
         ...(actor.budget instanceof AgentBudget ? { budget: actor.budget } : {}),
         runAction: (tool, callId, toolInput) => dispatchActionTool(shared, tool, callId, toolInput, bounds),
+        progress: (type, data, effectId) => request.committed(type, data, task.id, effectId),
       });
     } else {
       output = await dispatchAction(shared, action, input, bounds);

@@ -6,7 +6,7 @@ import { outcome, useWorkspace } from './helpers.js';
 describe('compatibility with the reference format', () => {
   const state = useWorkspace();
 
-  it('builtin.assign outputs {output: <its with>}, read as tasks.ID.output.output.KEY', () => {
+  it('builtin.assign outputs the reference result {status, ..., output: <its with>}, read as tasks.ID.output.output.KEY', () => {
     state.ws.write(
       'hello.yaml',
       [
@@ -43,7 +43,15 @@ describe('compatibility with the reference format', () => {
     const document = outcome(runCli(['run', state.ws.file('hello.yaml'), '--db', state.ws.db, '--output', 'json']), 0);
     expect(document.data.output).to.deep.equal({
       greeting: 'hello, world',
-      whole: { output: { message: 'hello, world', flags: { enabled: true } } },
+      whole: {
+        status: 'unchanged',
+        changed: false,
+        before: null,
+        after: { message: 'hello, world', flags: { enabled: true } },
+        diff: null,
+        output: { message: 'hello, world', flags: { enabled: true } },
+        predictability: 'fully_predictable',
+      },
     });
   });
 });

@@ -145,10 +145,10 @@ describe('mcp.call against a local MCP server', function () {
     expect(effects().map((row) => row.state)).to.deep.equal(['failed']);
   });
 
-  it('a session the server no longer knows is an explicit failure, not a reconnect', async () => {
+  it('a session the server keeps forgetting is opened again once, then an explicit failure', async () => {
     await start({ expireSession: true });
     diagnosticWithCode(errorDocument(await run(), 6), 'AGENTCTL_E_MCP_SESSION_EXPIRED');
-    expect(server!.methods()).to.deep.equal(['initialize', 'notifications/initialized', 'tools/call']);
+    expect(server!.methods()).to.deep.equal(['initialize', 'notifications/initialized', 'tools/call', 'initialize', 'notifications/initialized', 'tools/call']);
   });
 
   it('a host outside the allowlist is refused at preflight: no run, and no request reaches the server', async () => {

@@ -175,7 +175,9 @@ describe('replay', () => {
     expect(human.stdout).to.equal(`run ${replayRunId} succeeded: replay of ${sourceRunId}, 1 task recorded, output ${digestOf({ v: 7 })}\n`);
     const view = outcome(runCli(['inspect', replayRunId, '--db', ws.db, '--output', 'json']), 0);
     expect(view.data.run).to.deep.include({ runId: replayRunId, mode: 'replay', sourceRunId, state: 'succeeded', output: { v: 7 } });
-    expect(view.data.tasks.map((task: any) => [task.taskId, task.state, task.disposition, task.output])).to.deep.equal([['a', 'succeeded', 'recorded', { output: { v: 7 } }]]);
+    expect(view.data.tasks.map((task: any) => [task.taskId, task.state, task.disposition, task.output])).to.deep.equal([
+      ['a', 'succeeded', 'recorded', { status: 'unchanged', changed: false, before: null, after: { v: 7 }, diff: null, output: { v: 7 }, predictability: 'fully_predictable' }],
+    ]);
     expect(view.data.effects).to.deep.equal([]);
     expect(view.data.audit.map((event: any) => event.type)).to.deep.equal(['run.started', 'task.succeeded', 'run.replayed', 'run.succeeded']);
   });

@@ -19,6 +19,8 @@ export interface McpServerOptions {
   readonly sse?: boolean;
   /** Answer tools/call with 404, as a server that ended the session does. */
   readonly expireSession?: boolean;
+  /** Forget only the first session opened, with a 404 at this step; later sessions work. */
+  readonly expireFirstSession?: 'initialized' | 'call';
   /** Answer tools/call with this HTTP status and no JSON-RPC body, as a failing server does. */
   readonly callStatus?: number;
   /** Answer every request with a redirect to this URL. */
@@ -48,6 +50,7 @@ export interface McpTestServer {
 export async function startMcpServer(options: McpServerOptions = {}): Promise<McpTestServer> {
   const tools = { ...DEFAULT_TOOLS, ...options.tools };
   const sessions = new Set<string>();
+  let first: string | undefined;
   const server: RecordingServer = await startServer((request, response) => {
     if (options.redirect !== undefined) return void response.writeHead(307, { location: options.redirect }).end();
     if (request.method !== 'POST' || request.url !== '/mcp') return void response.writeHead(404).end();
@@ -55,11 +58,17 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
     if (message.method === 'initialize') {
       const session = `session-${randomBytes(6).toString('hex')}`;
       sessions.add(session);
+      first ??= session;
       const protocolVersion = options.protocolVersion ?? message.params?.protocolVersion;
       return answer(response, options, message.id!, { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'fixture', version: '1.0.0' } }, { 'mcp-session-id': session });
     }
     const session = String(request.headers['mcp-session-id'] ?? '');
     if (!sessions.has(session) || request.headers['mcp-protocol-version'] !== MCP_VERSION) return void response.writeHead(400).end('missing session or protocol version');
+    const forgotten = session === first && options.expireFirstSession !== undefined;
+    if (forgotten && options.expireFirstSession === (message.id === undefined ? 'initialized' : 'call')) {
+      sessions.delete(session);
+      return void response.writeHead(404).end();
+    }
     if (message.id === undefined) return void response.writeHead(202).end();
     if (options.expireSession) return void response.writeHead(404).end();
     if (options.callStatus !== undefined && message.method === 'tools/call') return void response.writeHead(options.callStatus).end('internal error');

@@ -24,7 +24,7 @@ export interface ScriptedCall {
 /** One scripted reply. */
 export type Reply =
   | { readonly text: string; readonly usage?: Usage; readonly model?: string }
-  | { readonly toolCalls: readonly ScriptedCall[]; readonly text?: string; readonly usage?: Usage }
+  | { readonly toolCalls: readonly ScriptedCall[]; readonly text?: string; readonly usage?: Usage; readonly reasoning?: { readonly id: string; readonly summary: string; readonly encrypted?: string } }
   | { readonly json: unknown; readonly usage?: Usage }
   | { readonly refusal: string; readonly usage?: Usage }
   | { readonly incomplete: string; readonly text?: string; readonly toolCalls?: readonly ScriptedCall[]; readonly usage?: Usage }
@@ -66,10 +66,22 @@ const functionCall = (call: ScriptedCall) => ({
   status: 'completed',
 });
 
+/** A reasoning output item, as OpenAI returns one (with its encrypted content when asked for it). */
+const reasoningItem = (reasoning: { id: string; summary: string; encrypted?: string }) => ({
+  type: 'reasoning',
+  id: reasoning.id,
+  summary: [{ type: 'summary_text', text: reasoning.summary }],
+  ...(reasoning.encrypted === undefined ? {} : { encrypted_content: reasoning.encrypted }),
+  status: 'completed',
+});
+
 function responseOf(reply: Reply, model: string): object {
   const base = { id: `resp_${++counter}`, object: 'response', created_at: Math.floor(Date.now() / 1000), model, status: 'completed', incomplete_details: null };
   const texts = (text?: string) => (text === undefined ? [] : [message([outputText(text)])]);
-  if ('toolCalls' in reply && !('incomplete' in reply)) return { ...base, output: [...texts(reply.text), ...reply.toolCalls.map(functionCall)], usage: usageOf(reply.usage) };
+  if ('toolCalls' in reply && !('incomplete' in reply)) {
+    const thought = 'reasoning' in reply && reply.reasoning ? [reasoningItem(reply.reasoning)] : [];
+    return { ...base, output: [...thought, ...texts(reply.text), ...reply.toolCalls.map(functionCall)], usage: usageOf(reply.usage) };
+  }
   if ('json' in reply) return { ...base, output: texts(JSON.stringify(reply.json)), usage: usageOf(reply.usage) };
   if ('refusal' in reply) return { ...base, output: [message([{ type: 'refusal', refusal: reply.refusal }])], usage: usageOf(reply.usage) };
   if ('incomplete' in reply) {

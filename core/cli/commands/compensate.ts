@@ -3,14 +3,14 @@
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError } from '../../../sdk/index.js';
-import { installProgress } from '../../progress.js';
+import { runObservers } from '../run-observers.js';
 import { compensateRun, compensationBlocked, compensationSource, hasWork, planCompensation, refusal, type CompensationPlan } from '../../runner/compensate.js';
 import type { RunResult } from '../../runner/run.js';
 import { Store } from '../../store/store.js';
 import type { Compose } from '../composition.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 import { handler, type GlobalArgs } from '../handler.js';
-import { emit, errorDetails, palette, toAgentctlError, type OutputOptions } from '../output.js';
+import { emit, errorDetails, toAgentctlError, type OutputOptions } from '../output.js';
 import { compensationOutcomeFields, compensationPlanDocument } from './recovery-documents.js';
 import { driveAndReport, isDirectory, type Driving } from './run.js';
 
@@ -52,8 +52,7 @@ export const compensateCommand = (compose: Compose): CommandModule<GlobalArgs, C
       const refused = refusal(planned);
       if (refused) throw refused;
       if (!hasWork(planned)) return reportPlan(planned, tasks, output);
-      const colors = palette(output.color);
-      const host = compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
+      const host = compose({ configure: runObservers(output) });
       const plan = JSON.parse(String(source.plan_json)) as { policy: { workspaceRoot: string } };
       const drive = async (driving: Driving) => {
         const result = await compensateRun({

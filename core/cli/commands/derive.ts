@@ -6,7 +6,7 @@ import type { PackLoadOptions } from '../../packs/load.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import type { Host } from '../../host.js';
-import { installProgress } from '../../progress.js';
+import { runObservers } from '../run-observers.js';
 import { deriveRun, blockedError } from '../../runner/derive.js';
 import { planDerivation, type Derivation, type DeriveMode, type RepairPlan } from '../../runner/derive-plan.js';
 import { parser } from '../../store/inspection.js';
@@ -17,7 +17,7 @@ import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import type { VarsOptions } from '../../compiler/vars-files.js';
-import { emit, palette, type OutputOptions } from '../output.js';
+import { emit, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 import { derivationDocument, derivedOutcomeFields } from './recovery-documents.js';
 import { driveAndReport, isDirectory, type Driving } from './run.js';
@@ -121,8 +121,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
     }
     // The config and packs the source run started with, found from its recorded workflow folder.
     const recorded = await restoreRunConfig(composition, argv, source);
-    const colors = palette(output.color);
-    const host = composition.compose({ configure: (h) => output.mode === 'human' && !argv.plan && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
+    const host = composition.compose({ configure: (h) => !argv.plan && runObservers(output)(h) });
     const file = argv.file ?? String(source.workflow_file ?? 'workflow.yaml');
     const workflow = text ?? String(source.workflow_source);
     const plan = await targetPlan(host, mode, file, workflow, source, inputs, vars, packOptions(argv));

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, type CapturedVars, type CompiledPlan, type JsonValue } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
-import { installProgress } from '../../progress.js';
+import { runObservers } from '../run-observers.js';
 import { sourceOutputs } from '../../runner/compensate.js';
 import { resumeRun } from '../../runner/run.js';
 import { liveness } from '../../store/liveness.js';
@@ -12,7 +12,6 @@ import { Store } from '../../store/store.js';
 import type { Composition } from '../composition.js';
 import { allowPackChangeOption, restoreRunConfig } from '../run-config.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
-import { palette } from '../output.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 import { driveAndReport, isDirectory } from './run.js';
 
@@ -43,8 +42,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
       if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${argv.run} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
       // The config and packs the run started with, found from its recorded workflow folder, not the current one.
       await restoreRunConfig(composition, argv, row);
-      const colors = palette(output.color);
-      const host = composition.compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
+      const host = composition.compose({ configure: runObservers(output) });
       // The recorded workflow and inputs, never the file on disk: the run continues what it started.
       const inputs = JSON.parse(String(row.inputs_json)) as Record<string, JsonValue>;
       // A compensation run continues the plan it was made with, over its source run's outputs.

@@ -5,7 +5,7 @@ import type { CommandModule } from 'yargs';
 import { AgentctlError, EXIT } from '../../../sdk/index.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
-import { installProgress } from '../../progress.js';
+import { runObservers } from '../run-observers.js';
 import type { Approver } from '../../runner/effects.js';
 import { executeRun, preflight, recordUnavailableIsolation, type RunResult } from '../../runner/run.js';
 import { isolationUnavailable } from '../../runner/unavailable-isolation.js';
@@ -46,7 +46,7 @@ export const runCommand = (composition: Composition): CommandModule<GlobalArgs, 
     const inputs = collectInputs(argv);
     const vars = collectVars(argv);
     const colors = palette(output.color);
-    const host = composition.compose({ configure: (h) => output.mode === 'human' && installProgress(h, (line) => process.stderr.write(`${colors.dim(line)}\n`)) });
+    const host = composition.compose({ configure: runObservers(output) });
     const source = readBoundedFile(argv.file, 'workflow file');
     const { plan, warnings } = await compileText(host, argv.file, source, { inputs, packs: packOptions(argv), vars });
     if (output.mode === 'human') for (const warning of warnings) process.stderr.write(`${colors.dim(`warning: ${warning.message}`)}\n`);
