@@ -9,7 +9,7 @@ export interface OutputOptions {
   readonly mode: OutputMode;
   /** `--output jsonl`: a run's StreamEvent lines go to stdout as they are recorded, before the final document. */
   readonly stream?: boolean;
-  /** `--verbose`: in human mode, a successful command's diagnostics are printed in full on stderr. */
+  /** `--verbose`: in human mode, the document's data follows the summary on stdout, and its diagnostics are printed in full on stderr. */
   readonly verbose?: boolean;
   /** Color on stderr (progress, diagnostics). */
   readonly color: boolean;
@@ -51,15 +51,20 @@ export function neutralize(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(CONTROL, escaped).replace(CI_COMMAND, (_match, blanks: string, first: string) => `${blanks}${escaped(first)}`);
 }
 
-/** Writes the success document (json) or calls `human` to print a summary. */
-export function emit(options: OutputOptions, kind: string, data: unknown, human: () => string, extra: { ok?: boolean; diagnostics?: Diagnostic[] } = {}): void {
+/**
+ * Writes the document (json) or calls `human` to print a summary. `ok` is true on every document stdout carries, as
+ * the reference prints it: a paused run or a blocked plan is told by its data and its exit code, not by `ok`.
+ */
+export function emit(options: OutputOptions, kind: string, data: unknown, human: () => string, extra: { diagnostics?: Diagnostic[] } = {}): void {
   if (options.mode === 'json') {
-    const document = { apiVersion: CLI_API_VERSION, kind, ok: extra.ok ?? true, data, diagnostics: (extra.diagnostics ?? []).map(completeDiagnostic) };
+    const document = { apiVersion: CLI_API_VERSION, kind, ok: true, data, diagnostics: (extra.diagnostics ?? []).map(completeDiagnostic) };
     process.stdout.write(`${JSON.stringify(document)}\n`);
     return;
   }
   const text = human();
   if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  // As the reference's --verbose: the document's data, indented, after the summary.
+  if (options.verbose) process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
   if (options.verbose && extra.diagnostics && extra.diagnostics.length > 0) process.stderr.write(formatDiagnosticList(extra.diagnostics, palette(options.color)).join('\n') + '\n');
 }
 

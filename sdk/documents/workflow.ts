@@ -61,6 +61,7 @@ const DoctorCheck = z.looseObject({ check: z.string(), available: z.boolean(), s
 /** Scope → variable name → the source that wins it (`spec.vars`, `spec.varsFiles[0]:PATH`, `invocation:--var`, ...). */
 const OriginMap = z.record(z.string(), z.record(z.string(), z.string()));
 
+/** The `data` of the commands that read a workflow without running it (`check`, `plan`, `doctor`, `explain`, ...), by kind. */
 export const workflowDocuments = {
   CheckResult: z.looseObject({
     valid: z.literal(true),

@@ -176,7 +176,7 @@ describe('approvals', () => {
     const result = runCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json']);
     const document = outcome(result, 3);
     expect(document.kind).to.equal('RunOutcome');
-    expect(document.ok).to.equal(false);
+    expect(document.ok).to.equal(true);
     expect(document.data.state).to.equal('paused');
     expect(document.data.tasks).to.deep.equal({ cmd: 'waiting_for_approval' });
     expect(document.data.output).to.deep.equal({});

@@ -191,7 +191,7 @@ describe('replay', () => {
     expect(cancelled.status, cancelled.stderr).to.equal(130);
     const sourceRunId = lastRunId();
     const replay = outcome(runCli(['replay', sourceRunId, '--db', ws.db, '--output', 'json'], { env: bareEnv() }), 130);
-    expect(replay.ok).to.equal(false);
+    expect(replay.ok).to.equal(true);
     expect(replay.data).to.deep.include({ state: 'cancelled', sourceRunId, mode: 'replay', output: {}, outputDigest: digestOf({}), tasks: { nap: 'cancelled' } });
     expect(replay.diagnostics.map((item: any) => item.code)).to.deep.equal(['AGENTCTL_E_CANCELLED']);
     expect(effectCount(replay.data.runId)).to.equal(0);

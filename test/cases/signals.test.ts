@@ -26,7 +26,7 @@ describe('cancellation', () => {
 
   function assertCancelled(document: any, duration: string): void {
     expect(document.kind).to.equal('RunOutcome');
-    expect(document.ok).to.equal(false);
+    expect(document.ok).to.equal(true);
     expect(document.data.state).to.equal('cancelled');
     expect(document.data.runId).to.match(/^run_/);
     expect(document.data.output).to.deep.equal({});

@@ -422,17 +422,17 @@ describe('compat: schema, version, completion, --verbose', function () {
     expect(runCli(['--get-yargs-completions', 'pl']).stdout.split('\n')).to.include.members(['plan', 'plugins']);
   });
 
-  it('--verbose is accepted everywhere; in human mode a successful check also prints its diagnostics in full on stderr', () => {
+  it('--verbose is accepted everywhere; in human mode a successful check also prints its data after the summary and its diagnostics in full on stderr', () => {
     const file = ws.write('wf.yaml', workflow({ policy: { approval: 'mutations', writableRoots: ['.'] }, actions: { save: { kind: 'builtin.write' } }, tasks: [{ id: 'save', uses: 'action:save', with: { path: 'out.txt', content: 'x' } }] }));
     const quiet = runCli(['check', file]);
     expect(quiet.status).to.equal(0);
     expect(quiet.stderr).to.equal('');
     const verbose = runCli(['check', file, '--verbose']);
     expect(verbose.status).to.equal(0);
-    expect(verbose.stdout).to.equal(quiet.stdout);
+    const json = outcome(runCli(['check', file, '--verbose', '--output', 'json']), 0);
+    expect(verbose.stdout).to.equal(`${quiet.stdout}${JSON.stringify(json.data, null, 2)}\n`);
     expect(verbose.stderr).to.match(/^ {2}warning {2}AGENTCTL_E_\w+ {2}/);
     expect(verbose.stderr).to.contain('    help: ');
-    const json = outcome(runCli(['check', file, '--verbose', '--output', 'json']), 0);
     expect(json.diagnostics).to.have.length(1);
     expect(runCli(['version', '--verbose']).status).to.equal(0);
   });

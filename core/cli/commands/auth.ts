@@ -94,7 +94,7 @@ const check = (compose: Compose): CommandModule<GlobalArgs, CheckArgs> => ({
     const checks = await checkSecrets(host, plan, secretUses(host, plan), resolve(workspace, plan.policy.workspaceRoot));
     const ready = checks.every((item) => item.present);
     const diagnostics = checks.filter((item) => !item.present).map((item) => diagnostic(item.code!, { message: `${item.where}: ${item.problem}`, path: item.where }));
-    emit(output, 'AuthStatus', authEntries(plan, checks), () => table(checks, ready, output.colorStdout), { ok: ready, diagnostics });
+    emit(output, 'AuthStatus', authEntries(plan, checks), () => table(checks, ready, output.colorStdout), { diagnostics });
     return ready ? 0 : EXIT.remote;
   }),
 });

@@ -105,7 +105,7 @@ export async function compensateAfterFailure(request: Omit<Parameters<typeof com
 
 function reportPlan(plan: CompensationPlan, selected: readonly string[], output: OutputOptions): number {
   const error = plan.executable ? undefined : compensationBlocked(plan);
-  emit(output, 'CompensationPlan', compensationPlanDocument(plan, selected), () => planText(plan), { ok: plan.executable, diagnostics: error?.diagnostics ?? [] });
+  emit(output, 'CompensationPlan', compensationPlanDocument(plan, selected), () => planText(plan), { diagnostics: error?.diagnostics ?? [] });
   return plan.executable ? 0 : 3;
 }
 

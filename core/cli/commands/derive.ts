@@ -181,7 +181,7 @@ async function targetPlan(host: Host, mode: DeriveMode, file: string, text: stri
 function reportPlan(document: { kind: string; data: Record<string, unknown> }, derivation: Derivation, output: OutputOptions): number {
   const { plan } = derivation;
   const error = plan.compatible ? undefined : blockedError(derivation);
-  emit(output, document.kind, document.data, () => planText(plan), { ok: plan.compatible, diagnostics: error?.diagnostics ?? [] });
+  emit(output, document.kind, document.data, () => planText(plan), { diagnostics: error?.diagnostics ?? [] });
   return plan.compatible ? 0 : 3;
 }
 

@@ -71,7 +71,7 @@ export const doctorCommand = (compose: Compose): CommandModule<GlobalArgs, Docto
         for (const problem of problems) lines.push(`  ${problem.code}: ${neutralize(problem.message)}`, `    ${neutralize(problem.help ?? '')}`);
         return lines.join('\n');
       },
-      { ok: ready, diagnostics: problems },
+      { diagnostics: problems },
     );
     return ready ? 0 : EXIT.remote;
   }),

@@ -41,7 +41,6 @@ function report(result: ReplayResult, output: OutputOptions): number {
   const ok = result.state === 'succeeded';
   const mark = ok ? colors.green('succeeded') : colors.yellow(result.state);
   emit(output, 'RunOutcome', data, () => `run ${result.runId} ${mark}: replay of ${result.sourceRunId}, ${count(Object.keys(result.tasks).length)} recorded, output ${result.outputDigest}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`, {
-    ok,
     diagnostics: ok ? [] : (result.error?.diagnostics ?? []),
   });
   return ok ? 0 : result.error?.exitCode ?? 1;

@@ -162,7 +162,6 @@ export function report(result: RunResult, output: OutputOptions, kind = 'RunOutc
   const ok = result.state === 'succeeded';
   const line = `run ${result.runId} ${mark}: ${summary}${result.error && !ok ? ` — ${neutralize(result.error.message)}` : ''}`;
   emit(output, kind, data, () => [line, ...outputLines(result.output)].join('\n'), {
-    ok,
     diagnostics: [...(ok ? [] : (result.error?.diagnostics ?? [])), ...(result.warnings ?? [])],
   });
   return ok ? 0 : result.error?.exitCode ?? 1;
