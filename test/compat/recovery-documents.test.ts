@@ -210,7 +210,7 @@ describe('compat: run, recovery and cancellation documents', () => {
       expect(readFileSync(ws().file('lines.txt'), 'utf8')).to.equal('first\nthird\n');
     });
 
-    it('retry --workspace DIR runs the new run in DIR; the source keeps its own', () => {
+    it('retry and fork --workspace DIR run the new run in DIR; the source keeps its own', () => {
       const { file, runId } = failedRun();
       const other = ws().file('elsewhere');
       mkdirSync(other);
@@ -219,6 +219,10 @@ describe('compat: run, recovery and cancellation documents', () => {
       expect(derived.workspace).to.equal(other);
       expect(rows(ws().db, 'SELECT workspace FROM runs WHERE id = ?', runId)).to.deep.equal([{ workspace: ws().dir }]);
       expect(errorDocument(cli('repair', file, runId, '--from', 'second', '--workspace', ws().file('missing')), 2).diagnostics[0].code).to.equal('AGENTCTL_E_USAGE');
+      // fork takes it too, as the reference's fork does.
+      errorDocument(cli('fork', runId, '--workspace', other), 4);
+      expect(rows(ws().db, "SELECT workspace FROM runs WHERE source_run_id = ? AND mode = 'fork'", runId)).to.deep.equal([{ workspace: other }]);
+      expect(errorDocument(cli('fork', runId, '--workspace', ws().file('missing')), 2).diagnostics[0].code).to.equal('AGENTCTL_E_USAGE');
     });
   });
 

@@ -124,9 +124,9 @@ describe('compat: runtime behaviours', () => {
       expect(attempts()).to.deep.equal([[1, 'failed']]);
     });
 
-    it('an uncertain request (no answer in time) is never retried by the task', async () => {
+    it('an uncertain request (no answer in time) is never retried by the task (exit 4, the effect uncertain)', async () => {
       server.enqueue({ hang: true }, { text: 'never' });
-      diagnosticWithCode(errorDocument(await agentRun({ maxAttempts: 3, backoffMs: 10 }, { timeoutSeconds: 1 }), 6), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
+      diagnosticWithCode(errorDocument(await agentRun({ maxAttempts: 3, backoffMs: 10 }, { timeoutSeconds: 1 }), 4), 'AGENTCTL_E_PROVIDER_UNCERTAIN');
       expect(server.requests).to.have.length(1);
       expect(attempts()).to.deep.equal([[1, 'uncertain']]);
     });

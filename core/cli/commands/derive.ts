@@ -64,6 +64,7 @@ export const forkCommand = (composition: Composition): CommandModule<GlobalArgs,
       .option('db', dbOption())
       .option('reason', { type: 'string', describe: 'why, recorded with the lineage' })
       .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' })
+      .option('workspace', { type: 'string', describe: "workspace folder of the new run (default: the source run's)" })
       .option('allow-pack-change', allowPackChangeOption) as never,
   handler: handler<DeriveArgs>(async (argv, output) => derive('fork', argv, output, composition)),
 });
