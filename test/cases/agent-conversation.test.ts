@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { baseEnv, embeddedPackCli, type workspace } from '../support/cli.js';
+import { baseEnv, embeddedPackCli, parseDocument, type workspace } from '../support/cli.js';
 
 // Turn 1 and 2 call echo; turn 2 first changes the content it returned at turn 1. Turn 3 answers with what it saw.
 const PACK = `
@@ -67,7 +67,7 @@ describe('the agent conversation', () => {
   it('is frozen for the provider, and a response changed after it was returned stays as it was recorded', () => {
     const result = spawnSync(process.execPath, [entry, 'run', 'wf.yaml', '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv(), encoding: 'utf8', timeout: 60_000 });
     expect(result.status, result.stderr).to.equal(0);
-    expect(JSON.parse(result.stdout).data.state).to.equal('succeeded');
+    expect(parseDocument(result.stdout).data.state).to.equal('succeeded');
     const db = new Database(ws.db, { readonly: true });
     try {
       const requests = (db.prepare(`SELECT input_json FROM effects WHERE operation = 'model.request' ORDER BY ordinal`).all() as { input_json: string }[]).map((row) => JSON.parse(row.input_json).request);

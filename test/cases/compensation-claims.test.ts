@@ -95,7 +95,7 @@ describe('compensation claims: each applied effect is compensated at most once',
     const compensate = () => {
       const result = cli(['compensate', runId, '--timeout-seconds', '2']);
       expect(result.status, result.stderr).to.equal(130);
-      return JSON.parse(result.stdout).data.runId as string;
+      return parseDocument(result.stdout).data.runId as string;
     };
     const first = compensate();
     const [inverse] = rows(ws().db, 'SELECT id, state FROM effects WHERE run_id = ?', first);

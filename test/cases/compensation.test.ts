@@ -3,7 +3,7 @@
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { baseEnv, runCli } from '../support/cli.js';
+import { baseEnv, parseDocument, runCli } from '../support/cli.js';
 import { MIGRATIONS } from '../../core/store/migrations.js';
 import { diagnosticWithCode, errorDocument, outcome, rows, runCount, useWorkspace, workflow, type WorkflowSpec } from './helpers.js';
 
@@ -198,7 +198,7 @@ describe('compensation', () => {
     const file = ws().write('slow.yaml', text);
     const cancelled = cli(['run', file, '--timeout-seconds', '2']);
     expect(cancelled.status, cancelled.stderr).to.equal(130);
-    const runId = JSON.parse(cancelled.stdout).data.runId as string;
+    const runId = parseDocument(cancelled.stdout).data.runId as string;
     const [uncertain] = rows(ws().db, `SELECT id, state FROM effects WHERE run_id = ?`, runId);
     expect(uncertain.state).to.equal('uncertain');
     expect(runCount(ws().db)).to.equal(1);

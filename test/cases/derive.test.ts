@@ -3,7 +3,7 @@ import { readFileSync, existsSync, writeFileSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { baseEnv, runCli } from '../support/cli.js';
+import { baseEnv, parseDocument, runCli } from '../support/cli.js';
 import { errorDocument, outcome, rows, runCount, useWorkspace, workflow } from './helpers.js';
 import { stringify, parse } from 'yaml';
 
@@ -42,7 +42,7 @@ describe('retry, repair and fork', () => {
     const file = ws().write('flow.yaml', text);
     const result = cli(['run', file], env);
     expect(result.status, result.stderr).to.equal(4);
-    return { file, runId: JSON.parse(result.stderr).error.runId as string };
+    return { file, runId: parseDocument(result.stderr).error.runId as string };
   };
   const effects = (runId: string) => rows(ws().db, 'SELECT task_id, state FROM effects WHERE run_id = ? ORDER BY task_id', runId);
   const tasksOf = (runId: string) => rows(ws().db, 'SELECT task_id, state, attempt, disposition FROM tasks WHERE run_id = ? ORDER BY position', runId);
@@ -169,7 +169,7 @@ describe('retry, repair and fork', () => {
     const file = ws().write('slow.yaml', chain({ check: ['/bin/sleep', '30'] }));
     const cancelled = cli(['run', file, '--timeout-seconds', '2']);
     expect(cancelled.status, cancelled.stderr).to.equal(130);
-    const runId = JSON.parse(cancelled.stdout).data.runId as string;
+    const runId = parseDocument(cancelled.stdout).data.runId as string;
     const [uncertain] = rows(ws().db, `SELECT id, state FROM effects WHERE run_id = ? AND task_id = 'third'`, runId);
     expect(uncertain.state).to.equal('uncertain');
     const blocked = outcome(cli(['repair', file, runId, '--from', 'third', '--plan']), 3);
@@ -187,7 +187,7 @@ describe('retry, repair and fork', () => {
     const file = ws().write('slow.yaml', chain({ check: ['/bin/sleep', '30'] }));
     const cancelled = cli(['run', file, '--timeout-seconds', '2']);
     expect(cancelled.status, cancelled.stderr).to.equal(130);
-    const runId = JSON.parse(cancelled.stdout).data.runId as string;
+    const runId = parseDocument(cancelled.stdout).data.runId as string;
     const [uncertain] = rows(ws().db, `SELECT id FROM effects WHERE run_id = ? AND task_id = 'third'`, runId);
     outcome(cli(['effects', 'reconcile', uncertain.id, '--status', 'applied', '--reason', 'the sleep ran']), 0);
     for (const args of [['retry', file, runId, '--failed', '--plan'], ['repair', file, runId, '--from', 'third', '--plan']]) {
@@ -269,7 +269,7 @@ describe('retry, repair and fork', () => {
     writeFileSync(file, chain({ check: ['/bin/true'] }).replace('approval: never', 'approval: mutations'));
     const paused = cli(['repair', file, runId, '--from', 'third'], baseEnv({ CI: 'true' }));
     expect(paused.status, paused.stderr).to.equal(3);
-    const derived = JSON.parse(paused.stdout).data;
+    const derived = parseDocument(paused.stdout).data;
     expect(derived).to.deep.include({ state: 'paused', mode: 'repair', reused: ['first', 'second'] });
     const pending = () => outcome(cli(['approvals', 'list', derived.runId]), 0).data.filter((item: any) => item.status === 'pending');
     const approveNext = (taskId: string) => {
@@ -307,7 +307,7 @@ describe('retry, repair and fork', () => {
     const pausedFile = ws().write('paused.yaml', chain({ check: ['/bin/true'], name: 'chain' }).replace('approval: never', 'approval: mutations'));
     const paused = cli(['run', pausedFile], baseEnv({ CI: 'true' }));
     expect(paused.status, paused.stderr).to.equal(3);
-    const pausedId = JSON.parse(paused.stdout).data.runId as string;
+    const pausedId = parseDocument(paused.stdout).data.runId as string;
     expect(code(['retry', pausedFile, pausedId, '--failed'], 3)).to.equal('AGENTCTL_E_RUN_NOT_TERMINAL');
     expect(code(['repair', pausedFile, pausedId, '--from', 'third', '--plan'], 3)).to.equal('AGENTCTL_E_RUN_NOT_TERMINAL');
   });

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { baseEnv, ROOT, runCli } from '../support/cli.js';
+import { baseEnv, parseDocument, ROOT, runCli } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, rows, runCount, useWorkspace, workflow, type WorkflowSpec } from './helpers.js';
 
 const assign = { set: { kind: 'builtin.assign' } };
@@ -20,7 +20,7 @@ describe('foreach, matrix, loop, routers and sub-workflows', () => {
     const result = cli(['run', write(spec)]);
     if (exitCode === 0) return outcome(result, 0);
     expect(result.status, result.stderr).to.equal(exitCode);
-    const document = JSON.parse(result.stderr);
+    const document = parseDocument(result.stderr);
     return { ...document, code: document.diagnostics[0].code };
   };
   const check = (file: string) => runCli(['check', file, '--output', 'json'], { env: baseEnv() });
@@ -264,7 +264,7 @@ describe('foreach, matrix, loop, routers and sub-workflows', () => {
     const file = write(spec);
     const first = cli(['run', file]);
     expect(first.status, first.stderr).to.equal(4);
-    const runId = JSON.parse(first.stderr).error.runId as string;
+    const runId = parseDocument(first.stderr).error.runId as string;
     writeFileSync(marker, '');
     const retried = outcome(cli(['retry', file, runId, '--failed']), 0);
     const ids = rows(ws().db, 'SELECT task_id FROM tasks WHERE run_id = ? ORDER BY position', runId).map((row) => row.task_id as string);

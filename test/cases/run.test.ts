@@ -2,7 +2,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ROOT, runCli, workspace } from '../support/cli.js';
+import { parseDocument, ROOT, runCli, workspace } from '../support/cli.js';
 import { CLI_API_VERSION, diagnosticWithCode, errorDocument, outcome, rows, runCount, workflow } from './helpers.js';
 
 const HELLO = join(ROOT, 'examples', 'hello.yaml');
@@ -18,7 +18,7 @@ describe('run: examples/hello.yaml', () => {
     expect(result.stderr).to.equal('');
     expect(result.stdout.endsWith('\n')).to.equal(true);
     expect(result.stdout.trimEnd().split('\n')).to.have.length(1);
-    const document = JSON.parse(result.stdout);
+    const document = parseDocument(result.stdout);
     expect(document.apiVersion).to.equal(CLI_API_VERSION);
     expect(document.kind).to.equal('RunOutcome');
     expect(document.ok).to.equal(true);

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { baseEnv, ROOT, runCli, startCli, workspace, type CliResult } from '../support/cli.js';
+import { baseEnv, parseDocument, ROOT, runCli, startCli, workspace, type CliResult } from '../support/cli.js';
 import { bytesOf, diagnosticWithCode, errorDocument, finished, liveProcessesWith, outcome, rows, runCount, shellWorkflow, uniqueSleep, waitFor, withDb, workflow } from './helpers.js';
 
 type Workspace = ReturnType<typeof workspace>;
@@ -86,21 +86,21 @@ describe('secrets', () => {
 
       // The WAL still exists (a connection is held) and holds this run's pages: the check is meaningful.
       expect(existsSync(`${ws.db}-wal`)).to.equal(true);
-      const runId = variant.exit === 0 ? JSON.parse(result.stdout).data.runId : JSON.parse(result.stderr).error.runId;
+      const runId = variant.exit === 0 ? parseDocument(result.stdout).data.runId : parseDocument(result.stderr).error.runId;
       expect(bytesOf(`${ws.db}-wal`).includes(runId), 'run id in the WAL').to.equal(true);
       assertNotStored();
 
       const inspect = runCli(['inspect', runId, '--db', ws.db, '--output', 'json']);
       expect(inspect.status, inspect.stderr).to.equal(0);
       expect(inspect.stdout.includes(canary), 'canary in inspect').to.equal(false);
-      const view = JSON.parse(inspect.stdout).data;
+      const view = parseDocument(inspect.stdout).data;
       const [effect] = view.effects;
       expect(effect.result).to.deep.include({ stdout: '[REDACTED]\n', stderr: '[REDACTED]\n' });
       // The digest is keyed with the database's own key, never a plain hash of the value.
       expect(effect.input.env).to.deep.equal({ TOKEN: { secret: { env: 'CANARY' }, digest: keyed(digestKey(), canary) } });
       if (variant.exit === 1) {
         expect(effect.state).to.equal('failed');
-        const error = JSON.parse(result.stderr);
+        const error = parseDocument(result.stderr);
         expect(diagnosticWithCode(error, 'AGENTCTL_E_PROCESS_EXIT').message).to.contain('[REDACTED]');
       } else {
         expect(effect.state).to.equal('succeeded');

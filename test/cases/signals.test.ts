@@ -1,6 +1,6 @@
 // Cancellation: SIGTERM, SIGINT and --timeout-seconds end the run `cancelled` (exit 130) and kill the child tree.
 import { expect } from 'chai';
-import { runCli, startCli } from '../support/cli.js';
+import { parseDocument, runCli, startCli } from '../support/cli.js';
 import { containment } from '../../builtins/isolation-process/containment.js';
 import { finished, liveProcessesWith, outcome, rows, shellWorkflow, uniqueSleep, useWorkspace, waitFor, workflow } from './helpers.js';
 
@@ -133,6 +133,6 @@ describe('cancellation', () => {
     state.ws.write('wf.yaml', shellWorkflow({ command: 'true' }, { processAllowlist: ['true'], approval: 'never' }));
     const result = runCli(['run', state.ws.file('wf.yaml'), '--db', state.ws.db, '--output', 'json', '--timeout-seconds', '0']);
     expect(result.status).to.equal(2);
-    expect(JSON.parse(result.stderr).diagnostics[0].code).to.equal('AGENTCTL_E_USAGE');
+    expect(parseDocument(result.stderr).diagnostics[0].code).to.equal('AGENTCTL_E_USAGE');
   });
 });
