@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { stringify } from 'yaml';
-import { parseDocument, ROOT, workspace, type CliResult } from '../support/cli.js';
+import { parseDocument, ROOT, startCli, workspace, type CliResult } from '../support/cli.js';
 
 export const CLI_API_VERSION = 'agentctl.dev/cli/v1';
 
@@ -191,3 +191,26 @@ export const fixtureExtension = (behaviour: string, fields: Record<string, unkno
   timeoutSeconds: 20,
   ...fields,
 });
+
+/** A shell action that appends `line` to out.txt, after the shell text `before`. */
+export const appendLine = (line: string, before = '') => ({ kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', `${before}echo ${line} >> out.txt`] });
+
+/**
+ * Runs two tasks, a then b (b waits for a file `go` that never comes), and stops the run with SIGTERM once b's effect
+ * started: returns the run's RunOutcome (exit 130), b's effect left `started` in the ledger.
+ */
+export async function interruptedAtSecondTask(ws: ReturnType<typeof workspace>): Promise<any> {
+  ws.write(
+    'wf.yaml',
+    workflow({
+      policy: { processAllowlist: ['sh'], writableRoots: ['.'], approval: 'never' },
+      actions: { a: appendLine('a'), b: appendLine('b', 'test -f go || sleep 30; ') },
+      tasks: [{ id: 'a', uses: 'action:a' }, { id: 'b', uses: 'action:b', needs: ['a'] }],
+    }),
+  );
+  const child = startCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json'], { cwd: ws.dir });
+  const done = finished(child);
+  await waitFor('task b to start its effect', () => rows(ws.db, `SELECT state FROM effects WHERE task_id = 'b' AND state = 'started'`).length === 1);
+  child.kill('SIGTERM');
+  return outcome(await done, 130);
+}

@@ -3,14 +3,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { baseEnv, runCli, startCli, workspace } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, finished, liveProcessesWith, outcome, rows, unique, waitFor, workflow } from './helpers.js';
+import { appendLine, diagnosticWithCode, errorDocument, finished, interruptedAtSecondTask, liveProcessesWith, outcome, rows, unique, waitFor, workflow } from './helpers.js';
 
 type Workspace = ReturnType<typeof workspace>;
 
 const SECRET = 'token-Sx7q2wPz9';
 
 /** A task that appends its line to out.txt through /bin/sh. */
-const append = (line: string, before = '') => ({ kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', `${before}echo ${line} >> out.txt`] });
+const append = appendLine;
 
 const lines = (ws: Workspace) => (existsSync(ws.file('out.txt')) ? readFileSync(ws.file('out.txt'), 'utf8').split('\n').filter(Boolean) : []);
 
@@ -118,19 +118,7 @@ describe('recovery: effects in doubt', () => {
 
   it('SIGTERM mid-run (exit 130); resume refuses the uncertain effect (exit 3); reconcile not-applied, resume: a is not repeated, b gets attempt 2', async () => {
     ws = workspace();
-    ws.write(
-      'wf.yaml',
-      workflow({
-        policy: { processAllowlist: ['sh'], writableRoots: ['.'], approval: 'never' },
-        actions: { a: append('a'), b: append('b', 'test -f go || sleep 30; ') },
-        tasks: [{ id: 'a', uses: 'action:a' }, { id: 'b', uses: 'action:b', needs: ['a'] }],
-      }),
-    );
-    const child = startCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json'], { cwd: ws.dir });
-    const done = finished(child);
-    await waitFor('task b to start its effect', () => rows(ws.db, `SELECT state FROM effects WHERE task_id = 'b' AND state = 'started'`).length === 1);
-    child.kill('SIGTERM');
-    const cancelled = outcome(await done, 130);
+    const cancelled = await interruptedAtSecondTask(ws);
     const runId = cancelled.data.runId as string;
     expect(cancelled.data.tasks).to.deep.equal({ a: 'succeeded', b: 'cancelled' });
 

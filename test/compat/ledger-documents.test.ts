@@ -6,14 +6,14 @@ import { expect } from 'chai';
 import { stringify } from 'yaml';
 import { READ_TOOL } from '../support/agents.js';
 import { baseEnv, runCli, startCli, workspace } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, finished, outcome, rows, waitFor, workflow } from '../cases/helpers.js';
+import { appendLine, diagnosticWithCode, errorDocument, finished, interruptedAtSecondTask, outcome, rows, waitFor, workflow } from '../cases/helpers.js';
 
 type Workspace = ReturnType<typeof workspace>;
 
 const SECRET = 'token-Lq83hZt0w';
 
 /** A task that appends its line to out.txt through /bin/sh. */
-const append = (line: string, before = '') => ({ kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', `${before}echo ${line} >> out.txt`] });
+const append = appendLine;
 
 const REFERENCE_INSPECTION_KEYS = ['run', 'tasks', 'effects', 'effectReconciliations', 'approvals', 'checkpoints', 'providerSessions', 'streamEvents', 'protocolSessions', 'protocolCalls', 'toolCalls', 'artifacts', 'audit', 'traces'];
 
@@ -129,19 +129,7 @@ describe('compat: the ledger documents', () => {
   });
 
   it('effects list --task, inspect and reconcile take the reference flags; records carry evidence, schema, authorization and supersession', async () => {
-    ws.write(
-      'wf.yaml',
-      workflow({
-        policy: { processAllowlist: ['sh'], writableRoots: ['.'], approval: 'never' },
-        actions: { a: append('a'), b: append('b', 'test -f go || sleep 30; ') },
-        tasks: [{ id: 'a', uses: 'action:a' }, { id: 'b', uses: 'action:b', needs: ['a'] }],
-      }),
-    );
-    const child = startCli(['run', ws.file('wf.yaml'), '--db', ws.db, '--output', 'json'], { cwd: ws.dir });
-    const done = finished(child);
-    await waitFor('task b to start its effect', () => rows(ws.db, `SELECT state FROM effects WHERE task_id = 'b' AND state = 'started'`).length === 1);
-    child.kill('SIGTERM');
-    const runId = outcome(await done, 130).data.runId as string;
+    const runId = (await interruptedAtSecondTask(ws)).data.runId as string;
     const [a, b] = ['a', 'b'].map((task) => rows(ws.db, 'SELECT id FROM effects WHERE task_id = ?', task)[0].id as string);
 
     const listed = outcome(cli('effects', '--db', ws.db, 'list', runId, '--task', 'b'), 0);
