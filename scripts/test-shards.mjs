@@ -21,12 +21,18 @@ function specFiles(folder) {
   });
 }
 
-// Spec files given as arguments narrow the run (paths from the repository root).
-const files = (process.argv.length > 2 ? process.argv.slice(2) : SPEC_FOLDERS.flatMap((folder) => specFiles(join(ROOT, folder)))).sort();
+// Spec files given as arguments narrow the run (paths from the repository root); --list prints the shards as JSON.
+const list = process.argv.includes('--list');
+const named = process.argv.slice(2).filter((arg) => arg !== '--list');
+const files = (named.length > 0 ? named : SPEC_FOLDERS.flatMap((folder) => specFiles(join(ROOT, folder)))).sort();
 const wanted = Number(process.env.AGENTCTL_TEST_SHARDS ?? Math.min(availableParallelism(), 4));
 const count = Number.isInteger(wanted) && wanted > 0 ? Math.min(wanted, files.length) : 1;
 const shards = Array.from({ length: count }, (_, index) => files.filter((_file, position) => position % count === index));
 const mocha = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
+if (list) {
+  process.stdout.write(`${JSON.stringify(shards)}\n`);
+  process.exit(0);
+}
 
 function runShard(shardFiles, index) {
   return new Promise((done) => {

@@ -1,7 +1,8 @@
-// The suite's own set-up: `npx mocha FILE` runs that file alone, because the spec globs live in the test script.
+// The suite's own set-up: `npx mocha FILE` runs that file alone, because .mocharc.json names no spec; npm test's shard
+// runner finds the spec files itself.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { expect } from 'chai';
 import { ROOT } from '../support/cli.js';
 
@@ -15,10 +16,19 @@ describe('test suite set-up', () => {
     expect(result.stdout.trim().split('\n').at(-1)).to.equal(`${expected} passed, 0 failed, 0 skipped`);
   });
 
-  it('the test script names the spec globs, and .mocharc.json names none', () => {
+  it('npm test runs the shard runner, whose shards hold every spec file under test/ and builtins/ once; .mocharc.json names none', () => {
     const rc = JSON.parse(readFileSync(join(ROOT, '.mocharc.json'), 'utf8')) as Record<string, unknown>;
     expect(rc).to.not.have.property('spec');
     const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.test!;
-    expect(script).to.contain("'test/**/*.test.ts'").and.to.contain("'builtins/**/*.test.ts'");
+    expect(script).to.match(/&& node scripts\/test-shards\.mjs$/);
+    const listed = spawnSync(process.execPath, [join(ROOT, 'scripts', 'test-shards.mjs'), '--list'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, AGENTCTL_TEST_SHARDS: '3' } });
+    const shards = JSON.parse(listed.stdout) as string[][];
+    expect(shards).to.have.length(3);
+    const specs = (folder: string): string[] =>
+      readdirSync(join(ROOT, folder), { withFileTypes: true, recursive: true })
+        .filter((entry) => entry.isFile() && entry.name.endsWith('.test.ts'))
+        .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
+        .filter((path) => !path.includes('node_modules') && !path.includes('/fixtures/'));
+    expect(shards.flat().sort()).to.deep.equal([...specs('test'), ...specs('builtins')].sort());
   });
 });
