@@ -11,6 +11,9 @@ import { diagnosticWithCode, errorDocument, outcome, rows, useWorkspace } from '
 /** A workflow in the reference's own format. */
 const reference = (spec: Record<string, unknown>, name = 'compat') => stringify({ apiVersion: 'agentctl.dev/v1alpha1', kind: 'Workflow', metadata: { name }, spec });
 
+/** A policy that lets a run reach a test server on loopback over plain HTTP, and asks for no approval. */
+const loopbackPolicy = (url: string) => ({ approval: 'never', networkAllowlist: ['127.0.0.1'], network: { allowedSchemes: ['http'], allowedPorts: [Number(new URL(url).port)], allowPrivate: true } });
+
 describe('compat: runtime behaviours', () => {
   const state = useWorkspace();
   const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli([...args, '--db', state.ws.db, '--output', 'json'], { cwd: state.ws.dir, env: baseEnv(env) });
@@ -93,12 +96,11 @@ describe('compat: runtime behaviours', () => {
     afterEach(async () => server.close());
 
     const agentRun = (retry: Record<string, unknown>, agent: Record<string, unknown> = {}) => {
-      const port = Number(new URL(server.url).port);
       state.ws.write(
         'wf.yaml',
         reference({
           providers: { openai: { kind: 'openai', endpoint: server.url } },
-          policy: { approval: 'never', networkAllowlist: ['127.0.0.1'], network: { allowedSchemes: ['http'], allowedPorts: [port], allowPrivate: true } },
+          policy: loopbackPolicy(server.url),
           agents: { analyst: { provider: 'openai', model: 'gpt-5-mini', instructions: 'Be brief.', timeoutSeconds: 2, ...agent } },
           outputs: { text: '${{ tasks.ask.output.text }}' },
           tasks: [{ id: 'ask', uses: 'agent:analyst', with: { prompt: 'hello' }, retry }],
@@ -227,12 +229,11 @@ describe('compat: runtime behaviours', () => {
 
     const reasoningRun = (providerOptions: Record<string, unknown>) => {
       state.ws.write('note.txt', 'NOTE\n');
-      const port = Number(new URL(server.url).port);
       state.ws.write(
         'wf.yaml',
         reference({
           providers: { openai: { kind: 'openai', endpoint: server.url } },
-          policy: { approval: 'never', networkAllowlist: ['127.0.0.1'], network: { allowedSchemes: ['http'], allowedPorts: [port], allowPrivate: true } },
+          policy: loopbackPolicy(server.url),
           tools: { read_note: READ_TOOL },
           agents: { analyst: { provider: 'openai', model: 'gpt-5-mini', instructions: 'Be brief.', tools: ['read_note'], reasoning: { effort: 'low' }, timeoutSeconds: 5, providerOptions } },
           outputs: { text: '${{ tasks.ask.output.text }}' },
