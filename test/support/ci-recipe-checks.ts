@@ -97,9 +97,14 @@ export function gitlabProblems(text: string): string[] {
   const pipeline = parse(text) as Record<string, any>;
   const stages: string[] = pipeline.stages ?? [];
   const jobs = Object.entries(pipeline).filter(([name]) => !RESERVED.has(name) && !name.startsWith('.'));
+  for (const line of pipeline.default?.before_script ?? []) expect(typeof line === 'string', 'default: a before_script line is not a string');
   for (const [name, job] of jobs) {
     expect(stages.includes(job.stage), `${name}: stage ${job.stage} is not in stages`);
     expect(Array.isArray(job.script) && job.script.length > 0, `${name}: no script`);
+    // A plain YAML scalar holding `: ` becomes a mapping, which GitLab refuses: every line must be a string.
+    for (const field of ['before_script', 'script', 'after_script']) {
+      for (const line of job[field] ?? []) expect(typeof line === 'string', `${name}: a ${field} line is not a string`);
+    }
     expect(typeof (job.image ?? pipeline.default?.image) === 'string', `${name}: no image`);
     for (const need of job.needs ?? []) expect(jobs.some(([other]) => other === (need.job ?? need)), `${name}: needs an unknown job ${need}`);
   }

@@ -180,10 +180,11 @@ describe('docs/ci recipes', () => {
       expect(gitlabProblems(recipeText('gitlab-ci.yml'))).to.deep.equal([]);
     });
 
-    it('refuses a pipeline whose approve job is not manual, or whose run job does not keep /state', () => {
+    it('refuses a pipeline whose approve job is not manual, whose run job does not keep /state, or with a script line YAML reads as a mapping', () => {
       const text = recipeText('gitlab-ci.yml');
       expect(gitlabProblems(text.replace('  when: manual\n', ''))).to.deep.equal(['no manual approve job']);
       expect(gitlabProblems(text.replace('    when: always\n', '    when: on_success\n'))).to.deep.equal(['the run job does not keep /state as an artifact whatever the outcome']);
+      expect(gitlabProblems(text.replace('    - |\n      if [ -z', '    - echo "not: a string"\n    - |\n      if [ -z'))).to.deep.equal(['agentctl:approve: a script line is not a string']);
     });
   });
 
