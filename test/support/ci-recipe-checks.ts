@@ -183,7 +183,8 @@ export function harnessProblems(text: string): string[] {
 /** A value that reads like a credential, or a credential variable given a value instead of a reference. */
 export function secretProblems(text: string): string[] {
   const problems: string[] = [];
-  const REFERENCE = /^(\$\{\{ secrets\.[A-Za-z_]+ \}\}|<\+secrets\.getValue\("[a-z_.]+"\)>|''|"")$/;
+  // A reference to a platform's secret, an empty value, or a boolean or number (`automountServiceAccountToken: false`).
+  const REFERENCE = /^(\$\{\{ secrets\.[A-Za-z_]+ \}\}|<\+secrets\.getValue\("[a-z_.]+"\)>|''|""|true|false|\d+)$/;
   text.split('\n').forEach((line, index) => {
     const where = `line ${index + 1}`;
     if (/\b(sk-[A-Za-z0-9_-]{6,}|ghp_[A-Za-z0-9]{10,}|xox[bp]-[A-Za-z0-9-]+|AKIA[0-9A-Z]{16})/.test(line)) problems.push(`${where}: a secret-looking literal`);

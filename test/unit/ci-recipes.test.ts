@@ -218,8 +218,12 @@ describe('docs/ci recipes', () => {
   describe('Kubernetes', () => {
     const manifests = () => kubernetesFiles().flatMap((path) => parseAllDocuments(read(path)).map((document) => ({ path, value: document.toJS() })));
 
-    it('every manifest passes the Kubernetes API schema of its kind (kubernetes-models)', () => {
-      for (const path of kubernetesFiles()) expect(kubernetesProblems(read(path)), path).to.deep.equal([]);
+    it('every manifest passes the Kubernetes API schema of its kind (kubernetes-models) and holds no credential value', () => {
+      for (const path of kubernetesFiles()) {
+        expect(kubernetesProblems(read(path)), path).to.deep.equal([]);
+        expect(secretProblems(read(path)), path).to.deep.equal([]);
+      }
+      expect(secretProblems(read(README.output))).to.deep.equal([]);
       expect(manifests().map(({ value }) => value.kind).sort()).to.deep.equal(['CronJob', 'Job', 'Job', 'Job', 'Job', 'PersistentVolumeClaim', 'PersistentVolumeClaim', 'PersistentVolumeClaim']);
     });
 
