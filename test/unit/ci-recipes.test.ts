@@ -47,7 +47,7 @@ const { TEXT_RECIPES, README, renderRecipes, staleRecipes } = await load<{
   renderRecipes(): Map<string, string>;
   staleRecipes(root?: string): string[];
 }>('scripts/ci-recipes.mjs');
-const { STEPS, CREDENTIALS } = await load<{ STEPS: Steps; CREDENTIALS: readonly string[] }>('scripts/ci-recipes/commands.mjs');
+const { STEPS, CREDENTIALS, shellWord } = await load<{ STEPS: Steps; CREDENTIALS: readonly string[]; shellWord(word: string): string }>('scripts/ci-recipes/commands.mjs');
 const { translateRunFlags } = await load<{ translateRunFlags(flags?: readonly string[]): unknown }>('scripts/ci-recipes/kubernetes.mjs');
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -110,6 +110,14 @@ describe('docs/ci recipes', () => {
     it('docs/ci/README.md shows the run, approve and resume commands of the contract', () => {
       const blocks = [...read(README.output).matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
       expect(blocks.flatMap(dockerCommands).map((words) => gateStep(README, words))).to.deep.equal(['run', 'approve', 'resume']);
+    });
+
+    it('quotes each word so that sh reads it back: references expanded, everything else literal', () => {
+      const words = ['--tmpfs', '/tmp:rw,size=16m', 'a b', "it's", 'a"b', '$HOST_DIR/state', 'type=bind,src=${HOST_DIR},dst=/config', '`id`', '$(id)', '*'];
+      const script = `printf '%s\\n' ${words.map(shellWord).join(' ')}`;
+      const echoed = spawnSync('sh', ['-c', script], { encoding: 'utf8', env: { PATH: process.env.PATH, HOST_DIR: '/srv/ci job' } });
+      expect(echoed.stdout.split('\n').slice(0, -1)).to.deep.equal(words.map((word) => word.replaceAll(/\$\{?HOST_DIR\}?/g, '/srv/ci job')));
+      expect(words.map(shellWord).slice(0, 6)).to.deep.equal(['--tmpfs', '/tmp:rw,size=16m', '"a b"', `"it's"`, `'a"b'`, '"$HOST_DIR/state"']);
     });
 
     it('refuses to render a run flag that has no Kubernetes form', () => {
