@@ -2,7 +2,7 @@
 // missing (its install script did not run) or was built for another Node, the failure is the installation's, not the
 // database's: it gets its own code and the command that fixes it, instead of "cannot be opened … check --db".
 import { dirname, join, sep } from 'node:path';
-import { AgentctlError } from '../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 
 const BINDING = 'better_sqlite3.node';
 // Node's own words when a binding was built for another ABI (ERR_DLOPEN_FAILED).
