@@ -213,6 +213,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_CONTAINER_IMAGE_MISSING: { exitCode: EXIT.remote, summary: 'The pinned image is not present in the container engine; agentctl never pulls.', help: 'load the image into the engine first (`docker pull`, `docker load`, `podman load`), then run again' },
   // Persistence (exit 5)
   AGENTCTL_E_DB_OPEN: { exitCode: EXIT.persistence, summary: 'The database cannot be opened or created.', help: 'check --db: it must name a database file that can be opened (and created, for run)' },
+  AGENTCTL_E_SQLITE_BINDING: { exitCode: EXIT.persistence, summary: "better-sqlite3's native binding is missing, or was built for another Node, so no database can be opened.", help: 'run `npm rebuild better-sqlite3` where agentctl is installed, with the Node that runs it, or reinstall agentctl without --ignore-scripts' },
   AGENTCTL_E_DB_SCHEMA_NEWER: { exitCode: EXIT.persistence, summary: 'The database was created by a newer agentctl.', help: 'use the agentctl version that created the database, or another --db' },
   AGENTCTL_E_DB_WRITE: { exitCode: EXIT.persistence, summary: 'A write to the database failed.', help: 'check the disk space and permissions of the database folder, then resume or run again' },
   AGENTCTL_E_DB_ENCRYPTION_UNAVAILABLE: { exitCode: EXIT.usage, summary: 'State encryption (db encryption) is not available in this agentctl.', help: 'protect the database with file permissions or an encrypted volume' },

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { AgentctlError, errorMessage, isAgentctlError, type ErrorCode } from '@agentctl/sdk';
 import { createAtomically, removeLeftoverDrafts } from './atomic-create.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { sqliteBindingError } from './sqlite-binding.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -34,11 +35,13 @@ export function busyTimeoutMs(environment: NodeJS.ProcessEnv = process.env): num
 }
 
 /**
- * A database failure as an agentctl error: a damaged file is AGENTCTL_E_DB_CORRUPT whatever was being done; anything
- * else gets `code`. Both exit 5.
+ * A database failure as an agentctl error: a damaged file is AGENTCTL_E_DB_CORRUPT whatever was being done, a missing
+ * or foreign native binding AGENTCTL_E_SQLITE_BINDING; anything else gets `code`. All exit 5.
  */
 export function databaseError(error: unknown, message: string, code: ErrorCode): AgentctlError {
   if (isAgentctlError(error)) return error;
+  const binding = sqliteBindingError(error);
+  if (binding) return binding;
   const sqliteCode = (error as { code?: unknown } | undefined)?.code;
   if (typeof sqliteCode === 'string' && sqliteCode.startsWith('SQLITE_CORRUPT')) {
     return new AgentctlError('AGENTCTL_E_DB_CORRUPT', `${message}: the database file is damaged (${errorMessage(error)})`, {
@@ -58,6 +61,7 @@ export function openDatabase(givenPath: string, options: OpenOptions): SqliteDat
   }
   let db: SqliteDatabase;
   try {
+    loadBinding();
     if (options.readonly) {
       db = openReadonly(path, timeout);
     } else {
@@ -120,6 +124,15 @@ function emptyDatabase(path: string): SqliteDatabase {
   migrate(db, path);
   db.pragma('query_only = ON');
   return db;
+}
+
+let bindingLoaded = false;
+
+/** Loads better-sqlite3's native binding before any file or folder is made, so a missing binding leaves nothing behind. */
+function loadBinding(): void {
+  if (bindingLoaded) return;
+  construct(':memory:', {}).close();
+  bindingLoaded = true;
 }
 
 /**
