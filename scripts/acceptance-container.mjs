@@ -6,10 +6,10 @@
 // and on Docker when it answers. Each step prints PASS or FAIL with its duration; the last line is `N passed, N
 // failed`, and any failure makes the exit status 1.
 //
-//   node scripts/acceptance-container.mjs [--image REF] [--engine podman|docker]... [--keep]
+//   node scripts/acceptance-container.mjs [--image REF] [--engine podman|docker]... [--journey N]... [--keep]
 //
 // --image uses an image already built (tagged in every engine used) instead of building one, to iterate on the
-// journeys; --engine limits the engines; --keep leaves the journeys' host folders for a look afterwards.
+// journeys; --engine and --journey (a journey's number) limit what runs; --keep leaves the journeys' host folders.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +39,12 @@ const JOURNEYS = [
 ];
 
 const { values: options } = parseArgs({
-  options: { image: { type: 'string' }, engine: { type: 'string', multiple: true }, keep: { type: 'boolean', default: false } },
+  options: {
+    image: { type: 'string' },
+    engine: { type: 'string', multiple: true },
+    journey: { type: 'string', multiple: true },
+    keep: { type: 'boolean', default: false },
+  },
 });
 
 const log = stepLog((line) => process.stdout.write(`${line}\n`));
@@ -102,6 +107,7 @@ async function main() {
       }
       const context = journeyContext(imageRunner(engine, built.image), schemaFor, root);
       for (const [index, journey] of JOURNEYS.entries()) {
+        if (options.journey !== undefined && !options.journey.includes(String(index + 1))) continue;
         await log.step(`[${engine}] ${index + 1}. ${journey.title}`, () => journey.run(context));
       }
     }

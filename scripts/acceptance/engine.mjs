@@ -58,5 +58,7 @@ export function imageRunner(engine, image) {
     run: (options, timeoutMs) => start(engine, argv(options), { env: engineEnv(engine), timeoutMs }).done,
     /** `podman stop` / `docker stop`: SIGTERM to the container's agentctl, SIGKILL after `seconds`. */
     stop: (name, seconds = 30) => execute(engine, ['stop', '-t', String(seconds), name], { env: engineEnv(engine) }),
+    /** Removes a container whatever its state (nothing when there is none). */
+    remove: (name) => execute(engine, ['rm', '-f', name], { env: engineEnv(engine) }),
   };
 }

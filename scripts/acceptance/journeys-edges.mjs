@@ -54,26 +54,32 @@ export const engineStop = {
     const options = { hosts: m.hosts, args: [...RUN('/config/workflow.yaml'), ...JSON_OUTPUT], name };
     const { done } = t.runner.start(options);
     let finished = false;
-    done.finally(() => (finished = true));
-    let runId;
-    // Another container watches the mounted state until the run's model request has started.
-    await waitFor('the run to start its model request', async () => {
-      assert.equal(finished, false, 'the run ended before it was stopped');
-      const result = await t.runner.run({ hosts: m.hosts, args: ['runs', 'list', ...DB, ...JSON_OUTPUT] });
-      if (result.status !== 0) return false;
-      runId = JSON.parse(result.stdout).data.runs.find((run) => run.state === 'running')?.runId;
-      if (runId === undefined) return false;
-      return (await inspect(t, m, runId)).data.effects.some((effect) => effect.state === 'started');
-    });
-    const stopped = await t.runner.stop(name);
-    assert.equal(stopped.status, 0, `${t.engine} stop: ${stopped.stderr}`);
-    const cancelled = documentOf(await done, { exit: 130, kind: 'RunOutcome', schemaFor: t.schemaFor, command: t.runner.commandLine(options).join(' ') });
-    assert.equal(cancelled.data.runId, runId);
-    assert.equal(cancelled.data.state, 'cancelled');
-    const inspection = await inspect(t, m, runId);
-    assert.equal(inspection.data.run.state, 'cancelled');
-    const list = await t.cli(m, ['runs', 'list', ...DB], { kind: 'RunList' });
-    assert.deepEqual(list.data.runs.map((run) => [run.runId, run.state]), [[runId, 'cancelled']]);
+    done.then(() => (finished = true), () => (finished = true));
+    try {
+      let runId;
+      // Another container watches the mounted state until the run's model request has started.
+      await waitFor('the run to start its model request', async () => {
+        assert.equal(finished, false, 'the run ended before it was stopped');
+        const result = await t.runner.run({ hosts: m.hosts, args: ['runs', 'list', ...DB, ...JSON_OUTPUT] });
+        if (result.status !== 0) return false;
+        const list = documentOf(result, { exit: 0, kind: 'RunList', schemaFor: t.schemaFor, command: 'runs list' });
+        runId = list.data.runs.find((run) => run.state === 'running')?.runId;
+        if (runId === undefined) return false;
+        return (await inspect(t, m, runId)).data.effects.some((effect) => effect.state === 'started');
+      });
+      const stopped = await t.runner.stop(name);
+      assert.equal(stopped.status, 0, `${t.engine} stop: ${stopped.stderr}`);
+      const cancelled = documentOf(await done, { exit: 130, kind: 'RunOutcome', schemaFor: t.schemaFor, command: t.runner.commandLine(options).join(' ') });
+      assert.equal(cancelled.data.runId, runId);
+      assert.equal(cancelled.data.state, 'cancelled');
+      const inspection = await inspect(t, m, runId);
+      assert.equal(inspection.data.run.state, 'cancelled');
+      const list = await t.cli(m, ['runs', 'list', ...DB], { kind: 'RunList' });
+      assert.deepEqual(list.data.runs.map((run) => [run.runId, run.state]), [[runId, 'cancelled']]);
+    } finally {
+      // A step that failed before the stop leaves no container behind.
+      if (!finished) await t.runner.remove(name);
+    }
   },
 };
 
@@ -87,7 +93,7 @@ export const hostContainerIsolation = {
       cpSync(join(FIXTURES, 'isolation', 'workspace'), workspace, { recursive: true });
       // The container's user reads the workspace mounted at /workspace.
       for (const path of [dir, workspace]) chmodSync(path, 0o755);
-      const flow = readFileSync(join(FIXTURES, 'isolation', 'workflow.yaml'), 'utf8').replace('IMAGE', images.busybox).replace('RUNTIME', t.engine);
+      const flow = readFileSync(join(FIXTURES, 'isolation', 'workflow.yaml'), 'utf8').replace('image: IMAGE', `image: ${images.busybox}`).replace('runtime: RUNTIME', `runtime: ${t.engine}`);
       writeFileSync(join(dir, 'workflow.yaml'), flow);
       const run = await hostCli(t, ['run', join(dir, 'workflow.yaml'), '--workspace', workspace, '--db', join(dir, 'state', 'agentctl.db'), '--no-config'], { kind: 'RunOutcome' });
       assert.equal(run.data.state, 'succeeded');
