@@ -1,6 +1,7 @@
 // Journeys 1-4: the credential-free agent workflow and its durable inspection, its recorded replay, a parallel
 // workflow's ordered commit, and selective repair against the mounted state.
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import { DB } from './context.mjs';
 
 const RUN = (file) => ['run', file, '--workspace', '/workspace', ...DB];
@@ -19,6 +20,8 @@ export const mockToolAgent = {
     assert.equal(run.data.state, 'succeeded');
     assert.deepEqual(run.data.output, { answer: 'SERVICE_FIXTURE_READ', report: '/artifacts/report.txt' });
     assert.equal(m.text('artifacts', 'report.txt'), 'marker: SERVICE_FIXTURE_READ\n');
+    const owner = statSync(m.file('artifacts', 'report.txt'));
+    assert.deepEqual([owner.uid, owner.gid], [65532, 65532], 'the report is written by the image user');
 
     const inspection = await inspect(t, m, run.data.runId);
     assert.equal(inspection.data.run.state, 'succeeded');
