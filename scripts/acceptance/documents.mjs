@@ -50,20 +50,13 @@ function excerpt(text) {
 }
 
 /**
- * The SDK's `cliDocumentSchema`, from the built SDK package: its published entry point (`@agentctl/sdk/documents`),
- * or the built SDK of a checkout that predates the separate package.
+ * The SDK's `cliDocumentSchema`, from the built SDK package the CLI depends on (`@agentctl/sdk/documents`).
  * @returns {Promise<(kind: string) => any>}
  */
 export async function loadSchemas() {
-  const candidates = ['@agentctl/sdk/documents', 'agentctl/sdk/documents'];
-  const failures = [];
-  for (const specifier of candidates) {
-    try {
-      const module = await import(specifier);
-      return module.cliDocumentSchema;
-    } catch (error) {
-      failures.push(`${specifier}: ${error.message}`);
-    }
+  try {
+    return (await import('@agentctl/sdk/documents')).cliDocumentSchema;
+  } catch (error) {
+    throw new Error(`cannot load the SDK's document schemas (@agentctl/sdk/documents; run npm run build first): ${error.message}`);
   }
-  throw new Error(`cannot load the SDK's document schemas (run npm run build first): ${failures.join('; ')}`);
 }

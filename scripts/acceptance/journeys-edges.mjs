@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { DB, documentOf, FIXTURES, freshMounts, JSON_OUTPUT, ROOT } from './context.mjs';
 import { engineEnv, execute } from './engine.mjs';
 import { inspect } from './journeys-runs.mjs';
@@ -113,8 +114,9 @@ export const vendoredPack = {
       const project = join(dir, 'project');
       cpSync(join(FIXTURES, 'pack'), project, { recursive: true });
       cpSync(join(ROOT, 'packs', 'hello'), join(project, 'packs', 'hello'), { recursive: true, filter: (path) => !path.includes('node_modules') });
-      mkdirSync(join(project, 'node_modules'));
-      symlinkSync(ROOT, join(project, 'node_modules', 'agentctl'));
+      // As after the author's npm install: the SDK the pack declares, here the one installed beside the host's CLI.
+      mkdirSync(join(project, 'node_modules', '@agentctl'), { recursive: true });
+      symlinkSync(dirname(createRequire(HOST_CLI).resolve('@agentctl/sdk/package.json')), join(project, 'node_modules', '@agentctl', 'sdk'));
       const vendored = await hostCli(t, ['packs', 'vendor', '--out', 'vendored', 'workflow.yaml'], { kind: 'PackVendor', cwd: project });
       assert.ok(vendored.ok);
 

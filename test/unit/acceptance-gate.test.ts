@@ -1,7 +1,7 @@
 // The container acceptance gate's own logic where it is pure: how it reads one document from a stream, and how it
 // reports its steps (scripts/acceptance/). The gate itself runs with `npm run acceptance:container`.
 import { expect } from 'chai';
-import { cliDocumentSchema } from '../../sdk/documents/index.js';
+import { cliDocumentSchema } from '@agentctl/sdk/documents';
 import { parseOneDocument } from '../../scripts/acceptance/documents.mjs';
 import { stepLog, summaryLine } from '../../scripts/acceptance/steps.mjs';
 
