@@ -11,7 +11,7 @@ export const REQUIRED_LABELS = Object.freeze(['title', 'description', 'version',
 const DIGEST = /@sha256:[0-9a-f]{64}$/;
 const SECRETISH = /(CA_CERT|CAFILE|CA_BUNDLE|CERTIFICATE|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|NPMRC|AUTH|PRIVATE|_KEY\b|\/run\/secrets)/i;
 /** The only way a step may use the CA secret: npm through scripts/image/npm-with-ca.sh, to install. */
-const INSTALL_STEP = /^sh scripts\/image\/npm-with-ca\.sh (ci|install)\b/;
+const INSTALL_STEP = /^sh (scripts\/image\/|\/native\/)npm-with-ca\.sh (ci|install)\b/;
 
 /** The instructions: continuation lines joined, comments and blank lines dropped. */
 export function instructions(text) {
