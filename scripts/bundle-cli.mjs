@@ -4,14 +4,14 @@
 // lazily (`await import('./x.js')`) stays lazy: it goes to a chunk next to app.js (`app.chunk-HASH.js`).
 //
 // What stays outside the bundle, loaded as before:
-// - dist/sdk/*: the public contract has a single module instance per process, the one packs import;
+// - @agentctl/sdk: the public contract has a single module instance per process, the one packs import;
 // - every npm package but those in BUNDLED: zod (packs and the SDK build schemas with it), yargs (it finds its
 //   message files from its own location), native and lazily loaded packages, and any package added later;
 // - dist/core/cli/main.js, the entry, which answers `--version` without loading the app.
 // BUNDLED are CommonJS packages of many small files that only core/ uses, so the bundle's copy is the only one a
-// command loads. Every other file of dist/ is still emitted by tsc and importable on its own (agentctl/sdk/testing).
+// command loads. Every other file of dist/ is still emitted by tsc and importable on its own (@agentctl/testing).
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -19,7 +19,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'core', 'cli');
 const APP = join(OUT, 'app.js');
 const CHUNK = /^app\.chunk-[A-Z0-9]+\.js$/;
-const SDK = join(ROOT, 'dist', 'sdk') + sep;
 const BUNDLED = new Set(['yaml', 'semver', 'tapable']);
 const MARK = '// agentctl: bundled by scripts/bundle-cli.mjs';
 // The bundled CommonJS packages call require() (for node: modules too): an ES module has none of its own.
@@ -36,13 +35,6 @@ const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsW
 const boundaries = {
   name: 'agentctl-boundaries',
   setup(builder) {
-    // Imports of dist/sdk/ stay imports, rewritten relative to the folder of app.js (its chunks are in it too).
-    builder.onResolve({ filter: /^\.\.?\// }, (args) => {
-      const target = resolve(args.resolveDir, args.path);
-      if (!target.startsWith(SDK)) return undefined;
-      const path = relative(OUT, target).split(sep).join('/');
-      return { path: path.startsWith('.') ? path : `./${path}`, external: true };
-    });
     // A package stays an import unless it is in BUNDLED; what a bundled package requires is bundled with it.
     builder.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:') || args.importer.includes(`${sep}node_modules${sep}`)) return undefined;

@@ -5,7 +5,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, errorMessage } from '../../../sdk/index.js';
+import { AgentctlError, errorMessage } from '@agentctl/sdk';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
 import { pinned } from '../../packs/code-lock.js';
 import { LOCK_FILE, type CodePackEntry, type LockEntry } from '../../packs/format.js';
@@ -73,7 +73,7 @@ export const vendorCommand = (project: ProjectPacks): CommandModule<GlobalArgs, 
           platform: 'node',
           target: 'node20',
           // The host's SDK, never a copy: errors, schemas and hooks must be agentctl's own objects.
-          external: ['agentctl', 'agentctl/*'],
+          external: ['@agentctl/*', 'agentctl', 'agentctl/*'],
           // Bundled CommonJS dependencies may call require(); ESM has none, so the bundle makes one.
           banner: { js: "import { createRequire as __agentctlCreateRequire } from 'node:module';\nconst require = __agentctlCreateRequire(import.meta.url);" },
           legalComments: 'none',
