@@ -6,10 +6,11 @@
 // and on Docker when it answers. Each step prints PASS or FAIL with its duration; the last line is `N passed, N
 // failed`, and any failure makes the exit status 1.
 //
-//   node scripts/acceptance-container.mjs [--image REF] [--engine podman|docker]... [--journey N]... [--keep]
+//   node scripts/acceptance-container.mjs [--image REF] [--engine podman|docker]... [--journey N]... [--serial] [--keep]
 //
 // --image uses an image already built (tagged in every engine used) instead of building one, to iterate on the
-// journeys; --engine and --journey (a journey's number) limit what runs; --keep leaves the journeys' host folders.
+// journeys; --engine and --journey (a journey's number) limit what runs; --serial runs one engine's steps after the
+// other's instead of side by side; --keep leaves the journeys' host folders.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { journeyContext, ROOT } from './acceptance/context.mjs';
 import { loadSchemas } from './acceptance/documents.mjs';
-import { engineEnv, execute, imageRunner } from './acceptance/engine.mjs';
+import { imageRunner } from './acceptance/engine.mjs';
+import { answers } from './image/engine.mjs';
 import { approvalAcrossContainers, compensation, recoveryFromState } from './acceptance/journeys-recovery.mjs';
 import { engineStop, hostContainerIsolation, refusals, vendoredPack } from './acceptance/journeys-edges.mjs';
 import { mockToolAgent, parallelCommit, recordedReplay, selectiveRepair } from './acceptance/journeys-runs.mjs';
@@ -43,6 +45,7 @@ const { values: options } = parseArgs({
     image: { type: 'string' },
     engine: { type: 'string', multiple: true },
     journey: { type: 'string', multiple: true },
+    serial: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -60,12 +63,6 @@ function shown(command, args) {
   });
 }
 
-/** Whether an engine's client reaches its service. */
-async function answers(engine) {
-  const result = await execute(engine, ['version'], { env: engineEnv(engine), timeoutMs: 20_000 }).catch(() => ({ status: -1 }));
-  return result.status === 0;
-}
-
 async function main() {
   const ready = await log.step('engines: installed and started (scripts/test-engines.sh)', () => shown('bash', ['scripts/test-engines.sh']));
   if (!ready) return;
@@ -74,14 +71,15 @@ async function main() {
   const buildStarted = performance.now();
   if (options.image !== undefined) {
     const engines = [];
-    for (const engine of ['podman', 'docker']) if (await answers(engine)) engines.push(engine);
+    for (const engine of ['podman', 'docker']) if (answers(engine)) engines.push(engine);
     built = { image: options.image, engines };
     process.stdout.write(`using the image ${options.image} (--image): not built\n`);
   } else {
     const ok = await log.step('image: built from the local bases and tagged (npm run image)', async () => {
       const { buildImage } = await import('./image/build.mjs');
       built = await buildImage({ quiet: true });
-      process.stdout.write(`      ${built.image} in ${built.engines.join(', ')}: ${(built.sizeBytes / 1e6).toFixed(1)} MB, built in ${Math.round(built.seconds)} s\n`);
+      const sbom = built.sbom ? `; SBOM ${built.sbom.components} components` : '';
+      process.stdout.write(`      ${built.image} ${built.id} in ${built.engines.join(' and ')}: ${(built.sizeBytes / 1048576).toFixed(1)} MiB, built in ${built.seconds.toFixed(1)} s${sbom}\n`);
     });
     if (!ok) return;
   }
@@ -100,17 +98,22 @@ async function main() {
   }
   const root = mkdtempSync(join(tmpdir(), 'agentctl-acceptance-'));
   const journeysStarted = performance.now();
-  try {
-    for (const engine of engines) {
-      for (const check of imageChecks) {
-        await log.step(`[${engine}] image: ${check.name}`, () => check.run({ engine, image: built.image }));
-      }
-      const context = journeyContext(imageRunner(engine, built.image), schemaFor, root);
-      for (const [index, journey] of JOURNEYS.entries()) {
-        if (options.journey !== undefined && !options.journey.includes(String(index + 1))) continue;
-        await log.step(`[${engine}] ${index + 1}. ${journey.title}`, () => journey.run(context));
-      }
+  /** One engine's steps, in order: the image checks, then the journeys. */
+  const engineSteps = async (engine) => {
+    for (const check of imageChecks) {
+      await log.step(`[${engine}] image: ${check.name}`, () => check.run({ engine, image: built.image }));
     }
+    const context = journeyContext(imageRunner(engine, built.image), schemaFor, root);
+    for (const [index, journey] of JOURNEYS.entries()) {
+      if (options.journey !== undefined && !options.journey.includes(String(index + 1))) continue;
+      await log.step(`[${engine}] ${index + 1}. ${journey.title}`, () => journey.run(context));
+    }
+  };
+  try {
+    // The engines share nothing (each journey has its own folders), and most of a step's time is a container
+    // starting: the two engines' steps run side by side unless --serial.
+    if (options.serial) for (const engine of engines) await engineSteps(engine);
+    else await Promise.all(engines.map(engineSteps));
   } finally {
     timings.journeys = performance.now() - journeysStarted;
     if (options.keep) process.stdout.write(`journey folders kept in ${root}\n`);

@@ -2,13 +2,11 @@
 // (scripts/image/contract.mjs), so what the gate proves is the line the recipes print.
 import { spawn } from 'node:child_process';
 import { runArguments } from '../image/contract.mjs';
+import { engineEnv as clientEnv } from '../image/engine.mjs';
 
-/** Where test-engines.sh starts dockerd; the Docker client is pointed there explicitly. */
-export const DOCKER_HOST = 'unix:///run/docker.sock';
-
-/** The environment of an engine's client. */
+/** The environment of an engine's client (Docker's points at the daemon test-engines.sh starts), plus `extra`. */
 export function engineEnv(engine, extra = {}) {
-  return engine === 'docker' ? { ...process.env, DOCKER_HOST, ...extra } : { ...process.env, ...extra };
+  return { ...clientEnv(engine), ...extra };
 }
 
 /**
