@@ -3,9 +3,9 @@
 // install ran with --ignore-scripts, then proves the install's native parts load: SQLite opens a database, esbuild
 // transforms code. Refuses a version mismatch instead of copying an addon built for other sources.
 //   node scripts/image/native.mjs /opt/native /opt/agentctl
-import { copyFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const ADDON = join('build', 'Release', 'better_sqlite3.node');
 const [compiled, install] = process.argv.slice(2);
@@ -36,6 +36,8 @@ for (const target of targets) {
   if (version(target) !== version(source)) {
     throw new Error(`the install holds better-sqlite3 ${version(target)}, the lockfile ${version(source)}: update package-lock.json`);
   }
+  // The install ran with --ignore-scripts, so the package has no build/ folder yet.
+  mkdirSync(dirname(join(target, ADDON)), { recursive: true });
   copyFileSync(join(source, ADDON), join(target, ADDON));
   const Database = createRequire(join(target, 'package.json'))(target);
   const row = new Database(':memory:').prepare('select sqlite_version() as version').get();
