@@ -1,0 +1,45 @@
+// The gate's steps: each named, timed, printed with PASS or FAIL as it ends; the closing line counts them.
+
+/** Seconds with one decimal, for a duration in milliseconds. */
+export const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** A failure as printed below its step: the message, and the line of the journey that failed. */
+export function failureText(error) {
+  if (!(error instanceof Error)) return String(error);
+  const where = (error.stack ?? '').split('\n').find((line) => line.includes('/acceptance/journeys-'));
+  return where === undefined ? error.message : `${error.message}\n${where.trim()}`;
+}
+
+/** The closing line of a run of steps. */
+export const summaryLine = (results) => {
+  const failed = results.filter((result) => !result.ok).length;
+  return `${results.length - failed} passed, ${failed} failed`;
+};
+
+/**
+ * A log of steps printed to `write` as each ends.
+ * @param {(line: string) => void} write
+ */
+export function stepLog(write) {
+  const results = [];
+  return {
+    results,
+    /** Runs one step; a thrown error fails it (and is printed below it), and the next step still runs. */
+    async step(name, body) {
+      const started = performance.now();
+      let error;
+      try {
+        await body();
+      } catch (caught) {
+        error = caught;
+      }
+      const ms = performance.now() - started;
+      results.push({ name, ok: error === undefined, ms });
+      write(`${error === undefined ? 'PASS' : 'FAIL'}  ${name}  (${seconds(ms)})`);
+      if (error !== undefined) write(failureText(error).replace(/^/gm, '      '));
+      return error === undefined;
+    },
+    summary: () => summaryLine(results),
+    failed: () => results.filter((result) => !result.ok).length,
+  };
+}
