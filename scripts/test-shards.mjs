@@ -11,12 +11,14 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SPEC_FOLDERS = ['test', 'builtins'];
+// Suites with scripts of their own, run after `npm test` by .ci/run: installs of the packed packages (`npm run test:install`).
+const OWN_SCRIPT_FOLDERS = new Set([join('test', 'install')]);
 const SUMMARY = /^(\d+) passed, (\d+) failed, (\d+) skipped$/m;
 
 function specFiles(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const path = join(folder, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'fixtures' ? [] : specFiles(path);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'fixtures' || OWN_SCRIPT_FOLDERS.has(relative(ROOT, path)) ? [] : specFiles(path);
     return entry.name.endsWith('.test.ts') ? [relative(ROOT, path)] : [];
   });
 }
