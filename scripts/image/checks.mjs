@@ -14,7 +14,7 @@ import { CREDENTIAL_FILES, isDevPath } from './prune.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const INSTALL = 'opt/agentctl/';
-export const ENTRYPOINT = Object.freeze(['/nodejs/bin/node', '/opt/agentctl/bin/agentctl']);
+export const ENTRYPOINT = Object.freeze(['/nodejs/bin/node', '/opt/agentctl/node_modules/.bin/agentctl']);
 /** The one file of the image that is a certificate bundle: Debian's public CAs (its content is checked below). */
 const CA_FILE = 'etc/ssl/certs/ca-certificates.crt';
 const SHELLS_AND_PACKAGE_MANAGERS = new Set(['sh', 'bash', 'dash', 'ash', 'zsh', 'busybox', 'apt', 'apt-get', 'dpkg',

@@ -77,7 +77,7 @@ export function containerfileProblems(text) {
   if (runtime.some((step) => step.keyword === 'RUN')) problems.push('the runtime stage has a RUN step (it has no shell)');
   const labels = new Set(runtime.filter((step) => step.keyword === 'LABEL').flatMap((step) => pairs(step.rest).map((p) => p.name)));
   for (const label of REQUIRED_LABELS) if (!labels.has(label)) problems.push(`the runtime stage lacks LABEL ${label}`);
-  return problems;
+  return [...new Set(problems)];
 }
 
 /** Throws when the Containerfile at `path` breaks a rule. */

@@ -1,6 +1,6 @@
 // Builder step of the Containerfile: puts the better-sqlite3 addon compiled in its own cached step (keyed on the
 // lockfile alone, so a change to agentctl's sources does not compile SQLite again) into the installed CLI, whose
-// install ran with --ignore-scripts, then proves the install's native parts load: SQLite opens a database, esbuild
+// install ran with --ignore-scripts (a project folder, /opt/agentctl/node_modules), then proves the install's native parts load: SQLite opens a database, esbuild
 // transforms code. Refuses a version mismatch instead of copying an addon built for other sources.
 //   node scripts/image/native.mjs /opt/native /opt/agentctl
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
@@ -30,7 +30,7 @@ function packageFolders(root, name, found = []) {
 const version = (folder) => JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')).version;
 const [source] = packageFolders(join(compiled, 'lib'), 'better-sqlite3');
 if (!source || !existsSync(join(source, ADDON))) throw new Error(`no compiled better-sqlite3 under ${compiled}`);
-const targets = packageFolders(join(install, 'lib'), 'better-sqlite3');
+const targets = packageFolders(install, 'better-sqlite3');
 if (targets.length === 0) throw new Error(`no better-sqlite3 in the install under ${install}`);
 for (const target of targets) {
   if (version(target) !== version(source)) {
@@ -43,7 +43,7 @@ for (const target of targets) {
   const row = new Database(':memory:').prepare('select sqlite_version() as version').get();
   process.stdout.write(`native: better-sqlite3 ${version(target)} (SQLite ${row.version}) at ${target}\n`);
 }
-for (const target of packageFolders(join(install, 'lib'), 'esbuild')) {
+for (const target of packageFolders(install, 'esbuild')) {
   const { code } = createRequire(join(target, 'package.json'))(target).transformSync('let a: number = 1', { loader: 'ts' });
   process.stdout.write(`native: esbuild ${version(target)} transforms (${code.trim()})\n`);
 }

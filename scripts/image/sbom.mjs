@@ -4,7 +4,7 @@
 // strict JSON validator, agentctl as the main component at the package's version, and every package the install
 // holds present among the components. Written to build/sbom.cdx.json (not committed).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -25,16 +25,6 @@ function copyInstall(engineName, image, target) {
   } finally {
     engine(engineName, ['rm', container]);
   }
-}
-
-/** The installed CLI package's folder: where the install's `bin/agentctl` link points, up to its package.json. */
-function packageFolder(install) {
-  let folder = dirname(resolve(join(install, 'bin'), readlinkSync(join(install, 'bin', 'agentctl'))));
-  while (!existsSync(join(folder, 'package.json'))) {
-    if (folder === install) throw new Error(`no package.json above ${install}/bin/agentctl's target`);
-    folder = dirname(folder);
-  }
-  return folder;
 }
 
 /** name@version of every package under a node_modules folder, nested ones included. */
@@ -63,8 +53,11 @@ function flatten(components, into = []) {
   return into;
 }
 
-/** Throws unless the document is a complete, valid SBOM of the install whose CLI package is `pkg`. */
-export async function validateSbom(text, pkg, installed) {
+/**
+ * Throws unless the document is a complete, valid SBOM of the install: its main component is the install's manifest
+ * (`agentctl` at the CLI's version), the CLI package is among its components, and so is every installed package.
+ */
+export async function validateSbom(text, pkg, installed, cli) {
   const bom = JSON.parse(text);
   const problems = [];
   if (bom.bomFormat !== 'CycloneDX') problems.push(`bomFormat is ${bom.bomFormat}, expected CycloneDX`);
@@ -75,6 +68,7 @@ export async function validateSbom(text, pkg, installed) {
   const main = id(bom.metadata?.component);
   if (main !== `${pkg.name}@${pkg.version}`) problems.push(`metadata.component is ${main}, expected ${pkg.name}@${pkg.version}`);
   const listed = new Set(components.map(id));
+  if (!listed.has(cli)) problems.push(`the CLI package ${cli} is not among the components`);
   const missing = [...installed].filter((id) => !listed.has(id));
   if (missing.length > 0) problems.push(`installed but not in the SBOM: ${missing.slice(0, 10).join(', ')}`);
   const schemaErrors = await new Validation.JsonStrictValidator(bom.specVersion).validate(text);
@@ -94,20 +88,21 @@ export async function makeSbom({ engine: engineName = 'podman', image = 'agentct
   try {
     const install = join(work, 'install');
     copyInstall(engineName, image, install);
-    const folder = packageFolder(install);
+    // The install is a project folder: its manifest names agentctl at the CLI's version (scripts/image/manifest.mjs).
+    const folder = install;
     const pkg = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+    const cliPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     // The generator's command line (its package exports only its API module, beside which bin/ sits).
     const generator = join(dirname(createRequire(import.meta.url).resolve('@cyclonedx/cyclonedx-npm')), 'bin', 'cyclonedx-npm-cli.js');
     const file = join(work, 'sbom.cdx.json');
-    // npm ls reports the installed package's own `overrides` as unmet (npm applies overrides only to the project it
-    // installs into, never to an installed package), so its errors are ignored; the completeness check below
-    // compares the SBOM with what the install really holds.
+    // npm ls's complaints (e.g. about the CLI's own `overrides`, which npm applies only to the project it installs
+    // into) are not fatal; the completeness check below compares the SBOM with what the install really holds.
     const result = spawnSync(process.execPath, [generator, '--omit', 'dev', '--ignore-npm-errors', '--validate',
       '--output-reproducible', '--spec-version', SPEC_VERSION, '--mc-type', 'application', '--output-file', file,
       'package.json'], { cwd: folder, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     if (result.status !== 0) throw new Error(`cyclonedx-npm exited ${result.status}: ${result.stderr.slice(-2000)}`);
     const text = readFileSync(file, 'utf8');
-    const { components, specVersion } = await validateSbom(text, pkg, installedPackages(folder));
+    const { components, specVersion } = await validateSbom(text, pkg, installedPackages(folder), `${cliPackage.name}@${cliPackage.version}`);
     mkdirSync(dirname(output), { recursive: true });
     writeFileSync(output, text);
     if (!quiet) process.stderr.write(`sbom: ${output}: CycloneDX ${specVersion}, ${components} components, valid\n`);

@@ -26,8 +26,8 @@ describe('Containerfile', () => {
 
   it('names every base by a build argument whose default is pinned by a sha256 digest', () => {
     const froms = text.split('\n').filter((line) => /^FROM\s/i.test(line));
-    expect(froms).to.have.length(2);
-    for (const line of froms) expect(line).to.match(/^FROM \$\{(BUILDER|RUNTIME)_IMAGE\}( AS builder)?$/);
+    expect(froms).to.deep.equal(['FROM ${BUILDER_IMAGE} AS builder', 'FROM ${BUILDER_IMAGE} AS native', 'FROM builder AS install',
+      'FROM ${RUNTIME_IMAGE}']);
     expect(text).to.match(/^ARG BUILDER_IMAGE=\S+:24-bookworm@sha256:[0-9a-f]{64}$/m);
     expect(text).to.match(/^ARG RUNTIME_IMAGE=gcr\.io\/distroless\/nodejs24-debian12:nonroot@sha256:[0-9a-f]{64}$/m);
   });
@@ -83,9 +83,9 @@ describe('Containerfile', () => {
     const installs = text.match(/--mount=type=secret,id=agentctl_ca,required=false\s*\\\n\s*sh \S*npm-with-ca\.sh (ci|install)/g);
     expect(installs).to.have.length(3);
     expect(text.match(/type=secret/g)).to.have.length(3);
-    expect(check(variant('RUN npm run build', 'RUN --mount=type=secret,id=agentctl_ca npm run build'))).to.deep.equal([
-      'RUN npm run build   && mkdir /pack   && npm pack --ignore-scripts --pack-destination /pack: the CA secret is mounted by a step that is not an install',
-    ]);
+    const problems = check(variant('RUN npm run build', 'RUN --mount=type=secret,id=agentctl_ca npm run build'));
+    expect(problems).to.have.length(1);
+    expect(problems[0]).to.match(/^RUN npm run build .*: the CA secret is mounted by a step that is not an install$/);
     expect(check(variant('RUN npm run build', 'RUN cat /run/secrets/agentctl_ca && npm run build'))).to.have.length(1);
   });
 
