@@ -5,6 +5,7 @@
 //
 // What stays outside the bundle, loaded as before:
 // - dist/sdk/*: the public contract has a single module instance per process, the one packs import;
+// - dist/core/packs/sdk-hooks.js, the module-resolution hook Node loads by its own URL (on a hooks thread on Node 20);
 // - every npm package but those in BUNDLED: zod (packs and the SDK build schemas with it), yargs (it finds its
 //   message files from its own location), native and lazily loaded packages, and any package added later;
 // - dist/core/cli/main.js, the entry, which answers `--version` without loading the app.
@@ -20,6 +21,7 @@ const OUT = join(ROOT, 'dist', 'core', 'cli');
 const APP = join(OUT, 'app.js');
 const CHUNK = /^app\.chunk-[A-Z0-9]+\.js$/;
 const SDK = join(ROOT, 'dist', 'sdk') + sep;
+const OWN_FILES = [join(ROOT, 'dist', 'core', 'packs', 'sdk-hooks.js')];
 const BUNDLED = new Set(['yaml', 'semver', 'tapable']);
 const MARK = '// agentctl: bundled by scripts/bundle-cli.mjs';
 // The bundled CommonJS packages call require() (for node: modules too): an ES module has none of its own.
@@ -36,10 +38,11 @@ const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsW
 const boundaries = {
   name: 'agentctl-boundaries',
   setup(builder) {
-    // Imports of dist/sdk/ stay imports, rewritten relative to the folder of app.js (its chunks are in it too).
+    // Imports of dist/sdk/ (and OWN_FILES) stay imports, rewritten relative to the folder of app.js (its chunks are in
+    // it too).
     builder.onResolve({ filter: /^\.\.?\// }, (args) => {
       const target = resolve(args.resolveDir, args.path);
-      if (!target.startsWith(SDK)) return undefined;
+      if (!target.startsWith(SDK) && !OWN_FILES.includes(target)) return undefined;
       const path = relative(OUT, target).split(sep).join('/');
       return { path: path.startsWith('.') ? path : `./${path}`, external: true };
     });
