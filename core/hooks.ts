@@ -11,7 +11,7 @@ import type {
   PreflightContext,
   SecretReference,
   SecretResolverContext,
-} from '../sdk/index.js';
+} from '@agentctl/sdk';
 
 /** Collects what commit observers threw, so one failing observer never hides an event from the others. */
 export interface CommitSink {

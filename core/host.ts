@@ -3,7 +3,7 @@
 import semverSatisfies from 'semver/functions/satisfies.js';
 import validVersion from 'semver/functions/valid.js';
 import validRange from 'semver/ranges/valid.js';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type SpecSection, type ToolKind } from '../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type SpecSection, type ToolKind } from '@agentctl/sdk';
 import { AGENT_KIND, agentKind } from './agents/kind.js';
 import { FLOW_KIND, flowKind } from './flow/kind.js';
 import { createHooks, type Hooks } from './hooks.js';

@@ -2,7 +2,7 @@
 // keyed by id with a typed `uses`, the plan's requirements, and a plan digest over exactly those, so `check` and `plan`
 // agree on it for the same file, whatever inputs `plan` is given.
 import { createHash } from 'node:crypto';
-import { canonicalJson, type CompiledPlan, type CompiledTask, type JsonValue, type ProviderCapabilities } from '../sdk/index.js';
+import { canonicalJson, type CompiledPlan, type CompiledTask, type JsonValue, type ProviderCapabilities } from '@agentctl/sdk';
 import type { Host } from './host.js';
 
 /** Bumped when the shape of the plan document changes. */

@@ -1,7 +1,7 @@
 // What `agentctl plan` shows: order, inputs as far as they are known, effect profiles, and every process.
 import { AGENT_KIND, type AgentFields } from './agents/kind.js';
 import type { Host } from './host.js';
-import type { CompiledPlan, JsonValue, ProcessDescription } from '../sdk/index.js';
+import type { CompiledPlan, JsonValue, ProcessDescription } from '@agentctl/sdk';
 import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
 import { taskScope } from './runner/scope.js';
 import type { TaskPolicyView } from './policy-preview.js';

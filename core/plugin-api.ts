@@ -31,7 +31,7 @@ import {
   type SpecSection,
   type TapOnly,
   type TapOptions,
-} from '../sdk/index.js';
+} from '@agentctl/sdk';
 import type { CommitSink, Hooks, PolicyBallot } from './hooks.js';
 import type { ErrorCodeRegistry } from './plugin-errors.js';
 import { CORE_SPEC_KEYS } from './compiler/envelope.js';

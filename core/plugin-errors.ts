@@ -14,7 +14,7 @@ import {
   type Diagnostic,
   type ErrorCodeDeclaration,
   type ExitCode,
-} from '../sdk/index.js';
+} from '@agentctl/sdk';
 
 const PLUGIN_EXIT_CODES = new Set([2, 3, 4, 5, 6]);
 const CODE_PATTERN = /^[A-Z][A-Z0-9_]*$/;

@@ -1,6 +1,6 @@
 // Policy before the run: `check` and `plan` judge every effect a task will request, as far as the workflow and the
 // known inputs determine it, with the core policy phase itself — the same verdicts and codes `run` would give.
-import type { CompiledPlan, CompiledTask, DescribedEffect, Diagnostic, JsonValue, PolicyVerdict } from '../sdk/index.js';
+import type { CompiledPlan, CompiledTask, DescribedEffect, Diagnostic, JsonValue, PolicyVerdict } from '@agentctl/sdk';
 import type { Host } from './host.js';
 import { corePolicy } from './policy/engine.js';
 import { hasTemplate, parseTemplate, renderString, type TemplateScope } from './compiler/templates.js';

@@ -1,5 +1,5 @@
 // The host's process service: kinds hand it a process spec; the isolation mode named by the spec runs it.
-import { AgentctlError, type DispatchProcessService, type IsolationMode, type IsolationOptions, type ProcessService, type ProcessSpec } from '../sdk/index.js';
+import { AgentctlError, type DispatchProcessService, type IsolationMode, type IsolationOptions, type ProcessService, type ProcessSpec } from '@agentctl/sdk';
 
 interface ModeSource {
   isolationMode(mode: string): IsolationMode | undefined;

@@ -1,6 +1,6 @@
 // Builds a ready host from an explicit plugin list. The list is composed in one place (core/cli/composition.ts).
 import { Host } from './host.js';
-import type { PluginDefinition } from '../sdk/index.js';
+import type { PluginDefinition } from '@agentctl/sdk';
 
 /** A plugin and where it came from (`builtin`, `local`, or a pack source: `npm`, `path`), as `plugins list` shows it. */
 export interface HostPlugin {

@@ -2,7 +2,7 @@
 // document. Attached once as a commit-hook observer, like human progress; the runner has already redacted the facts.
 import { CLI_API_VERSION } from './version.js';
 import type { Host } from './host.js';
-import type { JsonValue } from '../sdk/index.js';
+import type { JsonValue } from '@agentctl/sdk';
 
 /** The most characters of one payload string printed; a longer one is cut and the line marked `truncated`. */
 const MAX_PAYLOAD_TEXT = 4096;

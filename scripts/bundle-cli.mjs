@@ -4,13 +4,13 @@
 // lazily (`await import('./x.js')`) stays lazy: it goes to a chunk next to app.js (`app.chunk-HASH.js`).
 //
 // What stays outside the bundle, loaded as before:
-// - dist/sdk/*: the public contract has a single module instance per process, the one packs import;
+// - @agentctl/sdk: the public contract has a single module instance per process, the one packs import;
 // - dist/core/packs/sdk-hooks.js, the module-resolution hook Node loads by its own URL (on a hooks thread on Node 20);
 // - every npm package but those in BUNDLED: zod (packs and the SDK build schemas with it), yargs (it finds its
 //   message files from its own location), native and lazily loaded packages, and any package added later;
 // - dist/core/cli/main.js, the entry, which answers `--version` without loading the app.
 // BUNDLED are CommonJS packages of many small files that only core/ uses, so the bundle's copy is the only one a
-// command loads. Every other file of dist/ is still emitted by tsc and importable on its own (agentctl/sdk/testing).
+// command loads. Every other file of dist/ is still emitted by tsc and importable on its own (@agentctl/testing).
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +20,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'core', 'cli');
 const APP = join(OUT, 'app.js');
 const CHUNK = /^app\.chunk-[A-Z0-9]+\.js$/;
-const SDK = join(ROOT, 'dist', 'sdk') + sep;
-const OWN_FILES = [join(ROOT, 'dist', 'core', 'packs', 'sdk-hooks.js')];
 const BUNDLED = new Set(['yaml', 'semver', 'tapable']);
+const OWN_FILES = [join(ROOT, 'dist', 'core', 'packs', 'sdk-hooks.js')];
 const MARK = '// agentctl: bundled by scripts/bundle-cli.mjs';
 // The bundled CommonJS packages call require() (for node: modules too): an ES module has none of its own.
 const REQUIRE = "import { createRequire as __agentctlCreateRequire } from 'node:module';\nconst require = __agentctlCreateRequire(import.meta.url);";
@@ -38,11 +37,10 @@ const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsW
 const boundaries = {
   name: 'agentctl-boundaries',
   setup(builder) {
-    // Imports of dist/sdk/ (and OWN_FILES) stay imports, rewritten relative to the folder of app.js (its chunks are in
-    // it too).
+    // OWN_FILES stay imports, rewritten relative to the folder of app.js (its chunks are in it too).
     builder.onResolve({ filter: /^\.\.?\// }, (args) => {
       const target = resolve(args.resolveDir, args.path);
-      if (!target.startsWith(SDK) && !OWN_FILES.includes(target)) return undefined;
+      if (!OWN_FILES.includes(target)) return undefined;
       const path = relative(OUT, target).split(sep).join('/');
       return { path: path.startsWith('.') ? path : `./${path}`, external: true };
     });

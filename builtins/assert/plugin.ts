@@ -1,7 +1,7 @@
 // builtin.assert: fails the task when `that` is false; a pass outputs the reference implementation's result
 // `{status: unchanged, changed: false, passed: true}`. No effect.
 import { z } from 'zod';
-import { AgentctlError, defineActionKind } from '../../sdk/index.js';
+import { AgentctlError, defineActionKind } from '@agentctl/sdk';
 
 export default defineActionKind({
   plugin: 'builtin.assert',

@@ -1,4 +1,4 @@
-import { ActionKindTester } from 'agentctl/sdk/testing';
+import { ActionKindTester } from '@agentctl/cli/testing';
 
 new ActionKindTester().run('builtin.assign', {
   valid: [

@@ -2,7 +2,7 @@
 // after, diff, output, predictability}` with the rendered input as `after` and `output` — so a workflow written for
 // it reads `tasks.ID.output.output.KEY` and validates `status` in an outputSchema unchanged. No effect.
 import { z } from 'zod';
-import { defineActionKind, type JsonObject } from '../../sdk/index.js';
+import { defineActionKind, type JsonObject } from '@agentctl/sdk';
 
 export default defineActionKind({
   plugin: 'builtin.assign',

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ActionKindTester, runAction, useWorkspace, type ActionResult } from 'agentctl/sdk/testing';
+import { ActionKindTester, runAction, useWorkspace, type ActionResult } from '@agentctl/cli/testing';
 
 const FIXTURE = fileURLToPath(new URL('../../test/fixtures/extension-fixture.mjs', import.meta.url));
 const SCHEMA = { type: 'object', required: ['value'], additionalProperties: false, properties: { value: { type: 'string' } } };

@@ -27,7 +27,7 @@ import {
   type JsonValue,
   type ProcessResult,
   type ProcessSpec,
-} from '../../sdk/index.js';
+} from '@agentctl/sdk';
 import { handshakeDifference, oneObject, responseProblem } from './protocol.js';
 import { actionInputSchema, extensionProcessActionSchema, extensionProcessInputSchema, PROTOCOL_VERSION, type ExtensionProcessAction } from './schema.js';
 

@@ -1,7 +1,7 @@
 // The documents of agentctl.dev/process-extension/v1 as agentctl reads them: the handshake, which must confirm the
 // action's declaration exactly, and the response, which must answer this effect. Each reader returns a problem in
 // words (or the value); the plugin decides the outcome.
-import { JsonDepthError, parseJsonAnswer, type JsonObject, type JsonValue } from '../../sdk/index.js';
+import { JsonDepthError, parseJsonAnswer, type JsonObject, type JsonValue } from '@agentctl/sdk';
 import { PROTOCOL_VERSION, type ExtensionProcessAction } from './schema.js';
 
 /** The text as exactly one JSON object, or why it is not one. */

@@ -2,7 +2,7 @@
 // extension must confirm in its handshake (protocol version, schemas, capabilities) and the idempotency the action
 // declares for policy, plan and the ledger. The task input is checked against the action's own inputSchema.
 import { z } from 'zod';
-import { checkProcessAction, errorMessage, jsonSchemaValidator, processActionFields, type JsonValue } from '../../sdk/index.js';
+import { checkProcessAction, errorMessage, jsonSchemaValidator, processActionFields, type JsonValue } from '@agentctl/sdk';
 
 export const PROTOCOL_VERSION = 'agentctl.dev/process-extension/v1';
 

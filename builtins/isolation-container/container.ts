@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
-import { OutputCapture, type ContainerOptions, type ProcessEnd, type ProcessResult, type ProcessSpec } from '../../sdk/index.js';
+import { OutputCapture, type ContainerOptions, type ProcessEnd, type ProcessResult, type ProcessSpec } from '@agentctl/sdk';
 import { Demultiplexer } from './demux.js';
 import { ApiTimeout, call, describeAddress, type Engine } from './engine.js';
 import { oomKilledInKernelLog } from './kernel-log.js';

@@ -3,7 +3,7 @@
 import { stat } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type Docker from 'dockerode';
-import type { ErrorCode } from '../../sdk/index.js';
+import type { ErrorCode } from '@agentctl/sdk';
 import { ENGINE_LABEL, type EngineAddress, type EngineName } from './address.js';
 import { declaredVolumes } from './mounts.js';
 

@@ -1,6 +1,6 @@
 // Isolation mode `container`: the process runs in a digest-pinned image through Docker or Podman (their API, through
 // dockerode), with a read-only root, no network, no capabilities, uid 65532 and memory, CPU and PID limits.
-import { AgentctlError, CONTAINER_ISOLATION, containerOptionsSchema, definePlugin, diagnostic, isAgentctlError, type ContainerOptions, type IsolationMode, type IsolationOptions, type JsonObject } from '../../sdk/index.js';
+import { AgentctlError, CONTAINER_ISOLATION, containerOptionsSchema, definePlugin, diagnostic, isAgentctlError, type ContainerOptions, type IsolationMode, type IsolationOptions, type JsonObject } from '@agentctl/sdk';
 import type { EngineSelector } from './select.js';
 
 /** The action's `container` block with its defaults; the schema already checked it, so this only fills defaults. */

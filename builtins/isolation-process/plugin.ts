@@ -2,7 +2,7 @@
 // output, a deadline and whole-tree kill. Not a sandbox: the child has agentctl's authority.
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { definePlugin, type IsolationHostReport } from '../../sdk/index.js';
+import { definePlugin, type IsolationHostReport } from '@agentctl/sdk';
 import { containment } from './containment.js';
 import { runProcess } from './spawn.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
-import { OutputCapture } from '../../sdk/index.js';
+import { OutputCapture } from '@agentctl/sdk';
 import { runProcess, type SpawnSpec } from './spawn.js';
 
 const limits = { stdout: 1 << 20, stderr: 1 << 20, combined: 2 << 20 };

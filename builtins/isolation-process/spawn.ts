@@ -2,7 +2,7 @@
 // drain, deadline, whole-tree kill.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { OutputCapture, type ProcessEnd, type ProcessResult, type ProcessSpec } from '../../sdk/index.js';
+import { OutputCapture, type ProcessEnd, type ProcessResult, type ProcessSpec } from '@agentctl/sdk';
 import { spawnContained } from './containment.js';
 
 /** What spawning needs; the isolation mode name is not among it. */

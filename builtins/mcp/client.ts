@@ -5,7 +5,7 @@
 // waiting, the server is told so with notifications/cancelled, best effort). A session the server forgot (404) is
 // opened again once, as the reference implementation does: before tools/call was sent the call then proceeds; after,
 // it is sent again only when the action declares it safe to repeat (pure, idempotent, keyed), else it is uncertain.
-import { EffectFailure, isAgentctlError, isEffectFailure, isNetworkFailure, JsonDepthError, type AnyErrorCode, type DispatchContext, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '../../sdk/index.js';
+import { EffectFailure, isAgentctlError, isEffectFailure, isNetworkFailure, JsonDepthError, type AnyErrorCode, type DispatchContext, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '@agentctl/sdk';
 import { parseRpcMessages } from './messages.js';
 
 export interface McpEndpoint {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ActionKindTester } from 'agentctl/sdk/testing';
+import { ActionKindTester } from '@agentctl/cli/testing';
 import { eventData, parseRpcMessages } from './messages.js';
 import { inputSchemaFor, mcpServersSection } from './schema.js';
 

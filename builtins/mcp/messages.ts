@@ -1,6 +1,6 @@
 // The JSON-RPC messages of one Streamable HTTP answer: a JSON body (one message), or a `text/event-stream` body whose
 // events each carry one message in their `data` lines. What is not a JSON-RPC 2.0 object is left out.
-import { JsonDepthError, parseJsonAnswer, type HttpResponse, type JsonObject } from '../../sdk/index.js';
+import { JsonDepthError, parseJsonAnswer, type HttpResponse, type JsonObject } from '@agentctl/sdk';
 
 /**
  * Throws JsonDepthError for a message nested more than MAX_JSON_DEPTH levels: it is not left out, since its tool may

@@ -9,7 +9,7 @@ import {
   type EffectAccess,
   type JsonObject,
   type JsonValue,
-} from '../../sdk/index.js';
+} from '@agentctl/sdk';
 import { McpCall } from './client.js';
 import { inputSchemaFor, mcpCallActionSchema, mcpCallInputSchema, mcpServersSection, type McpCallAction, type McpCallInput } from './schema.js';
 

@@ -1,7 +1,7 @@
 // The `spec.mcpServers` section (the reference format's McpServerDefinition) and the fields of an mcp.call action and
 // task. A task's `server` must name a declared server: the input schema is built from the plan's section.
 import { z } from 'zod';
-import { defineSpecSection, secretReferenceSchema, type SecretReference, type SpecSectionValues } from '../../sdk/index.js';
+import { defineSpecSection, secretReferenceSchema, type SecretReference, type SpecSectionValues } from '@agentctl/sdk';
 
 /** The MCP protocol revision agentctl speaks (Streamable HTTP). */
 export const MCP_PROTOCOL_VERSION = '2025-11-25';

@@ -1,7 +1,7 @@
 // customCa: a reviewed bundle of CA certificates, trusted in memory beside the system roots. Anything in it but
 // CERTIFICATE blocks and whitespace is refused, so a private key pasted by mistake is never loaded or echoed.
 import { X509Certificate } from 'node:crypto';
-import { AgentctlError } from '../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 
 const BEGIN = /-----BEGIN ([^-\r\n]*)-----/g;
 const HELP = 'give a PEM file of CERTIFICATE blocks only (no keys, no requests, no text between blocks)';

@@ -3,7 +3,7 @@
 // commands that never reach the network do not pay for it.
 import { rootCertificates } from 'node:tls';
 import type { Dispatcher } from 'undici';
-import { NetworkFailure, type HttpRequest, type HttpResponse, type NetworkClient, type NetworkSettings } from '../../sdk/index.js';
+import { NetworkFailure, type HttpRequest, type HttpResponse, type NetworkClient, type NetworkSettings } from '@agentctl/sdk';
 import { parseCaBundle } from './ca-bundle.js';
 import { exchange } from './exchange.js';
 import { Pins } from './pins.js';

@@ -2,7 +2,7 @@
 // failure says `sent` truthfully (false until undici is about to write the request, true from then on). Redirects
 // and oversized bodies abort the exchange; request headers and body are never put in a message.
 import type { Dispatcher } from 'undici';
-import { NetworkFailure, type HttpRequest, type HttpResponse } from '../../sdk/index.js';
+import { NetworkFailure, type HttpRequest, type HttpResponse } from '@agentctl/sdk';
 
 export interface ExchangeOptions {
   readonly url: URL;

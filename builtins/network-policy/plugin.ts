@@ -1,5 +1,5 @@
 // builtin.network: the HTTP client every provider and HTTP action goes through, enforcing spec.policy.network.
-import { definePlugin } from '../../sdk/index.js';
+import { definePlugin } from '@agentctl/sdk';
 import { createNetworkClient } from './client.js';
 
 export default definePlugin({

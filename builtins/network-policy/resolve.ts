@@ -2,7 +2,7 @@
 // what the connection later uses (see pins.ts): nothing resolves the name a second time.
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { NetworkFailure } from '../../sdk/index.js';
+import { NetworkFailure } from '@agentctl/sdk';
 import { nonPublicClass } from './address-class.js';
 import { denied, type AcceptedUrl } from './url-policy.js';
 

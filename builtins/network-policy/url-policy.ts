@@ -1,7 +1,7 @@
 // The static half of the network policy: what a URL may look like before any name is resolved. Each refusal is a
 // NetworkFailure with `sent: false` and code AGENTCTL_E_NETWORK_DENIED; messages name the URL's origin at most.
 import { isIP } from 'node:net';
-import { NetworkFailure, type NetworkSettings } from '../../sdk/index.js';
+import { NetworkFailure, type NetworkSettings } from '@agentctl/sdk';
 
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443 };
 const HELP = 'add the host to spec.policy.networkAllowlist and its scheme and port to spec.policy.network';

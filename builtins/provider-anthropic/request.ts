@@ -1,6 +1,6 @@
 // ModelRequest → the body of `POST /v1/messages`. The host resends the whole conversation every turn: every request
 // stands alone.
-import { EffectFailure, type JsonObject, type ModelMessage, type ModelRequest, type ReasoningSettings } from '../../sdk/index.js';
+import { EffectFailure, type JsonObject, type ModelMessage, type ModelRequest, type ReasoningSettings } from '@agentctl/sdk';
 
 /**
  * The thinking budget of each effort, in tokens. Thinking tokens count toward `max_tokens`, and Anthropic requires

@@ -1,7 +1,7 @@
 // The body of a Messages API answer → ModelResponse. Only the fields used are checked; `thinking` and other blocks
 // are skipped, since the neutral response has no place for them.
 import { z } from 'zod';
-import { invalidAnswer, parseProviderAnswer, type FinishReason, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+import { invalidAnswer, parseProviderAnswer, type FinishReason, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '@agentctl/sdk';
 
 const count = z.number().int().nonnegative();
 const block = z.looseObject({ type: z.string(), text: z.string().optional(), id: z.string().optional(), name: z.string().optional(), input: z.unknown().optional() });

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { definePlugin, EffectFailure, type ContentBlock, type JsonObject, type ModelProvider, type ProviderCallContext, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+import { definePlugin, EffectFailure, type ContentBlock, type JsonObject, type ModelProvider, type ProviderCallContext, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '@agentctl/sdk';
 import { fakeUsage } from './usage.js';
 
 const toolCall = z.strictObject({

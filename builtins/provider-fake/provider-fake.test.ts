@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { ProviderTester } from 'agentctl/sdk/testing';
-import type { JsonObject, ModelMessage, ModelRequest, ProviderCallContext, ToolCallBlock } from '../../sdk/index.js';
+import { ProviderTester } from '@agentctl/cli/testing';
+import type { JsonObject, ModelMessage, ModelRequest, ProviderCallContext, ToolCallBlock } from '@agentctl/sdk';
 import plugin, { fakeOptionsSchema } from './plugin.js';
 
 // The plugin registered alone in a real host; its stub network answers nothing, and the fake must never use it.

@@ -1,6 +1,6 @@
 // Provider kind `google`: one model turn is one `POST {endpoint}/{model}:generateContent` of the Gemini API, sent
 // through the host's network client (never a socket of its own), so the workflow's network policy applies to it.
-import { definePlugin, postProviderJson, type JsonObject, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '../../sdk/index.js';
+import { definePlugin, postProviderJson, type JsonObject, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '@agentctl/sdk';
 import { z } from 'zod';
 import { requestBody } from './request.js';
 import { modelResponse } from './response.js';

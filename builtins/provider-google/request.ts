@@ -1,6 +1,6 @@
 // ModelRequest → the body of `POST {endpoint}/{model}:generateContent`. The host resends the whole conversation every
 // turn: every request stands alone.
-import type { JsonObject, JsonValue, ModelMessage, ModelRequest, ReasoningSettings } from '../../sdk/index.js';
+import type { JsonObject, JsonValue, ModelMessage, ModelRequest, ReasoningSettings } from '@agentctl/sdk';
 import { geminiSchema } from './schema.js';
 
 /** The thinking budget of each effort, in tokens (`none` turns thinking off where the model allows it). */

@@ -1,7 +1,7 @@
 // The body of a generateContent answer → ModelResponse. Only the fields used are checked; thought parts are skipped,
 // since the neutral response has no place for them.
 import { z } from 'zod';
-import { invalidAnswer, parseProviderAnswer, type FinishReason, type JsonValue, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+import { invalidAnswer, parseProviderAnswer, type FinishReason, type JsonValue, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '@agentctl/sdk';
 
 const count = z.number().int().nonnegative();
 const part = z.looseObject({

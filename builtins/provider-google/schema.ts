@@ -2,7 +2,7 @@
 // a keyword outside it (notably `additionalProperties`, which every strict agentctl tool schema has). The schemas are
 // therefore sent with only the keywords Gemini knows; the host still validates tool inputs and the final answer
 // against the full schemas, so the stripped keywords are enforced, only not told to the model.
-import type { JsonObject, JsonValue } from '../../sdk/index.js';
+import type { JsonObject, JsonValue } from '@agentctl/sdk';
 
 const KEPT = new Set(['type', 'format', 'title', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'required', 'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'propertyOrdering']);
 

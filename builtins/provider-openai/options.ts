@@ -1,7 +1,7 @@
 // The agent's `providerOptions` for kind `openai`: a closed set, so a misspelt option fails `check` instead of being
 // silently dropped.
 import { z } from 'zod';
-import type { JsonObject } from '../../sdk/index.js';
+import type { JsonObject } from '@agentctl/sdk';
 
 export const openAiOptionsSchema = z.strictObject({
   /** Sent as `store` only when given: whether OpenAI keeps the response (the API's default is to keep it). */

@@ -1,7 +1,7 @@
 // Provider kinds `openai` and `azure_openai`: one model turn is one `POST` of the OpenAI Responses API, sent through
 // the host's network client (never a socket of its own), so the workflow's network policy applies to it. Azure speaks
 // the same wire format; only the URL and the credential's header differ.
-import { definePlugin, EffectFailure, postProviderJson, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '../../sdk/index.js';
+import { definePlugin, EffectFailure, postProviderJson, type ModelProvider, type ModelRequest, type ModelResponse, type ProviderCallContext, type ProviderSettings } from '@agentctl/sdk';
 import { openAiOptionsSchema, optionsSchema } from './options.js';
 import { requestBody } from './request.js';
 import { modelResponse } from './response.js';

@@ -1,7 +1,7 @@
 // ModelRequest → the body of `POST /responses`. The host resends the whole conversation every turn, so nothing here
 // refers to earlier responses (no previous_response_id) but, with reasoningContext all_turns, the reasoning items an
 // answer carried, sent back before it as OpenAI asks.
-import { canonicalJson, type JsonObject, type JsonValue, type ModelMessage, type ModelRequest } from '../../sdk/index.js';
+import { canonicalJson, type JsonObject, type JsonValue, type ModelMessage, type ModelRequest } from '@agentctl/sdk';
 import type { OpenAiOptions } from './options.js';
 
 type InputItem = JsonObject;

@@ -1,7 +1,7 @@
 // The body of a Responses API answer → ModelResponse. Only the fields used are checked; `reasoning` items are kept as
 // providerItems when the agent carries reasoning between turns (reasoningContext all_turns); other items are skipped.
 import { z } from 'zod';
-import { invalidAnswer, JsonDepthError, parseJsonAnswer, parseProviderAnswer, type FinishReason, type JsonObject, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '../../sdk/index.js';
+import { invalidAnswer, JsonDepthError, parseJsonAnswer, parseProviderAnswer, type FinishReason, type JsonObject, type JsonValue, type ModelResponse, type TextBlock, type ToolCallBlock } from '@agentctl/sdk';
 
 const count = z.number().int().nonnegative();
 const part = z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() });

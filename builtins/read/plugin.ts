@@ -1,7 +1,7 @@
 // builtin.read: reads a UTF-8 file (anything else is refused, never decoded lossily) inside the workspace, at most 1 MiB, through the host's confined file service.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { defineActionKind, utf8Text } from '../../sdk/index.js';
+import { defineActionKind, utf8Text } from '@agentctl/sdk';
 
 const MAX_READ_BYTES = 1024 * 1024;
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ActionKindTester, runAction } from 'agentctl/sdk/testing';
+import { ActionKindTester, runAction } from '@agentctl/cli/testing';
 
 // Every case gets a fresh workspace holding these files, removed after it.
 const NOTE = { 'note.txt': 'hello\n' };

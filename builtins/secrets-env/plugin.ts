@@ -1,5 +1,5 @@
 // {env: NAME} secret references, read from agentctl's own environment.
-import { AgentctlError, definePlugin } from '../../sdk/index.js';
+import { AgentctlError, definePlugin } from '@agentctl/sdk';
 
 export default definePlugin({
   name: 'builtin.secrets.env',

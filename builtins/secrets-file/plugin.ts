@@ -1,5 +1,5 @@
 // {file: PATH} secret references: a regular file below a policy.secretFileRoots entry, at most 64 KiB of UTF-8.
-import { definePlugin } from '../../sdk/index.js';
+import { definePlugin } from '@agentctl/sdk';
 import { checkReadable, checkStats, locate, readBounded, referencedPath, refuse, secretText, statOnly } from './read.js';
 
 export default definePlugin({

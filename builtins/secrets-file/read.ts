@@ -1,7 +1,7 @@
 // {file: PATH}: where a secret file may be, what it may be, and a read bounded whatever the file claims to be.
 import { accessSync, closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { AgentctlError, isAgentctlError, type AnyErrorCode, type SecretResolverContext } from '../../sdk/index.js';
+import { AgentctlError, isAgentctlError, type AnyErrorCode, type SecretResolverContext } from '@agentctl/sdk';
 
 /** The largest secret file: 64 KiB. */
 export const MAX_SECRET_FILE_BYTES = 64 * 1024;

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { SecretResolverTester } from 'agentctl/sdk/testing';
+import { SecretResolverTester } from '@agentctl/cli/testing';
 import plugin from './plugin.js';
 
 const folder = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-secret-file-')));

@@ -1,5 +1,5 @@
 // {process: {command, args, timeoutSeconds, outputLimitBytes}} secret references: an allowlisted helper's stdout.
-import { AgentctlError, definePlugin } from '../../sdk/index.js';
+import { AgentctlError, definePlugin } from '@agentctl/sdk';
 import { parseReference, resolveHelper } from './reference.js';
 import { runHelper } from './run.js';
 

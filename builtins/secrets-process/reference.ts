@@ -2,7 +2,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { AgentctlError, type SecretResolverContext } from '../../sdk/index.js';
+import { AgentctlError, type SecretResolverContext } from '@agentctl/sdk';
 
 const noNul = (value: string) => !value.includes('\0');
 

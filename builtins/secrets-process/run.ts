@@ -1,6 +1,6 @@
 // Runs a secret helper: no shell, empty environment, own process group, bounded stdout, whole-group kill.
 import { spawn } from 'node:child_process';
-import { AgentctlError } from '../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import type { ProcessReference } from './reference.js';
 
 /** How long to wait for stdout to close once the helper exited and its group was killed. */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SecretResolverTester } from 'agentctl/sdk/testing';
+import { SecretResolverTester } from '@agentctl/cli/testing';
 import plugin from './plugin.js';
 
 const folder = realpathSync(mkdtempSync(join(tmpdir(), 'agentctl-secret-process-')));

@@ -18,7 +18,7 @@ import {
   type DispatchContext,
   type JsonObject,
   type ProcessResult,
-} from '../../sdk/index.js';
+} from '@agentctl/sdk';
 import { MAX_ARTIFACT_BYTES, shellExecActionSchema, shellExecInputSchema, type ShellExecAction, type ShellExecInput } from './schema.js';
 
 export default defineActionKind({

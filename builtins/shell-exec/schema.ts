@@ -1,7 +1,7 @@
 // Fields of a builtin.shell.exec action, all static, so `plan` shows exactly what will run; and the task input
 // (`with`), the only way run-time values reach the child: arguments after the static ones, and text on stdin.
 import { z } from 'zod';
-import { checkProcessAction, processActionFields, processString } from '../../sdk/index.js';
+import { checkProcessAction, processActionFields, processString } from '@agentctl/sdk';
 
 /** Declared output files per action, and the size of each. */
 export const MAX_ARTIFACTS = 64;

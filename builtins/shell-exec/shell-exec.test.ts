@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ActionKindTester, runAction } from 'agentctl/sdk/testing';
+import { ActionKindTester, runAction } from '@agentctl/cli/testing';
 
 const allow = (...names: string[]) => ({ processAllowlist: names });
 

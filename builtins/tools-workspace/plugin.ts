@@ -1,7 +1,7 @@
 // The reference's tool kinds: read a workspace file, write one below a writable root, echo the input back. Each call
 // is recorded and authorized by the host like any effect; these only say what they access and do the work.
 import { createHash } from 'node:crypto';
-import { definePlugin, EffectFailure, utf8Text, type JsonObject, type JsonValue, type ToolKind, type ToolSettings } from '../../sdk/index.js';
+import { definePlugin, EffectFailure, utf8Text, type JsonObject, type JsonValue, type ToolKind, type ToolSettings } from '@agentctl/sdk';
 
 const MAX_READ_BYTES = 1024 * 1024;
 const MAX_WRITE_BYTES = 16 * 1024 * 1024;

@@ -2,7 +2,7 @@
 // content is already in place.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { defineActionKind } from '../../sdk/index.js';
+import { defineActionKind } from '@agentctl/sdk';
 
 const MAX_WRITE_BYTES = 16 * 1024 * 1024;
 

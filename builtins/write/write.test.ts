@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ActionKindTester, runAction, useWorkspace } from 'agentctl/sdk/testing';
+import { ActionKindTester, runAction, useWorkspace } from '@agentctl/cli/testing';
 
 new ActionKindTester().run('builtin.write', {
   valid: [

@@ -1,7 +1,7 @@
 // Agent budgets on the run's reservation ledger: a model request reserves its worst case (one request, one turn on
 // its first attempt, maxOutputTokens, an upper bound of its input tokens, the priced cost) before it is recorded,
 // and is settled to the usage the provider reported; a tool call reserves one of maxToolCalls.
-import { canonicalJson, type JsonValue, type ModelRequest, type ModelUsage, type PricingTable } from '../../sdk/index.js';
+import { canonicalJson, type JsonValue, type ModelRequest, type ModelUsage, type PricingTable } from '@agentctl/sdk';
 import type { EffectBudget } from '../runner/budget.js';
 import { isBudgetExceeded, type RunBudget } from '../runner/budget.js';
 

@@ -2,7 +2,7 @@
 // holds every message so far; the texts of the parts the loop has frozen are remembered, so a turn adds only what is
 // new. Two texts: `text` is exactly `canonicalJson`'s (effect ids and digests depend on it), `json` exactly
 // `JSON.stringify`'s (what the ledger records); a frozen value cannot change either.
-import { canonicalJson, type JsonValue } from '../../sdk/index.js';
+import { canonicalJson, type JsonValue } from '@agentctl/sdk';
 
 /** How deep `text` recurses before it hands the rest of a value to the iterative canonicalJson. */
 const RECURSION_LIMIT = 256;

@@ -2,7 +2,7 @@
 // Only its metadata and a read permission are examined; the content is read (and recorded) when the task runs.
 import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AgentctlError, diagnostic, type CompiledPlan } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, type CompiledPlan } from '@agentctl/sdk';
 import type { SourceDocument } from '../compiler/source.js';
 
 /** Throws AGENTCTL_E_FILE_NOT_FOUND (exit 2), with the file's location in the workflow, for each agent whose instructionsFile cannot be read. */

@@ -2,7 +2,7 @@
 // into a synthetic action `agent:NAME` of this kind, so plan, policy preview, preflight and budgets treat agent tasks
 // like any other; the task runner gives its dispatch to the agent loop (loop.ts) instead of a dispatch hook.
 import { z } from 'zod';
-import { AgentctlError, canonicalJson, type ActionKind, type JsonValue, type CompiledAgent, type CompiledProvider, type CompiledTool, type EffectProfile, type SecretReference } from '../../sdk/index.js';
+import { AgentctlError, canonicalJson, type ActionKind, type JsonValue, type CompiledAgent, type CompiledProvider, type CompiledTool, type EffectProfile, type SecretReference } from '@agentctl/sdk';
 
 export const AGENT_KIND = 'agent';
 

@@ -21,7 +21,7 @@ import {
   type PricingTable,
   type ProviderProgress,
   type ToolCallBlock,
-} from '../../sdk/index.js';
+} from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import { priceOf, type AgentBudget } from './budget.js';
 import { MODEL_PROFILE, type AgentFields } from './kind.js';

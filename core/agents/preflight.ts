@@ -1,7 +1,7 @@
 // Preflight of the agent tasks that will execute, before any run state exists: their provider credentials (a
 // missing one is exit 6), the network client of the run (customCa resolved and checked), and every provider URL
 // judged by the network policy and resolved. Nothing is sent.
-import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SecretReference, type SecretResolverContext, type SectionUrl } from '../../sdk/index.js';
+import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SecretReference, type SecretResolverContext, type SectionUrl } from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import type { SecretVault } from '../runner/secrets.js';
 import { AGENT_KIND, type AgentFields } from './kind.js';

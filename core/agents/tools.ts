@@ -2,7 +2,7 @@
 // declared class, risk and idempotency, authorized (tools are identified by name for toolsAllow/toolsDeny), run,
 // and its output checked before it goes back to the model. A `kind: action` tool's call is handed to the task runner,
 // which dispatches the action as a task of it would (core/runner/action-dispatch.ts).
-import { AgentctlError, EffectFailure, jsonSchemaProblems, type CompiledTool, type EffectOptions, type EffectRequest, type JsonValue, type PerformedEffect, type ToolCallBlock, type ToolSettings } from '../../sdk/index.js';
+import { AgentctlError, EffectFailure, jsonSchemaProblems, type CompiledTool, type EffectOptions, type EffectRequest, type JsonValue, type PerformedEffect, type ToolCallBlock, type ToolSettings } from '@agentctl/sdk';
 import type { AgentLoop } from './loop.js';
 import { boundedSignal } from '../runner/deadline.js';
 

@@ -1,6 +1,6 @@
 // What a run's agents used, read from its recorded model turns and tool calls: `inspect` and the RunOutcome show it
 // whether or not the run has budgets (the reservation ledger only counts limited dimensions).
-import type { JsonValue } from '../../sdk/index.js';
+import type { JsonValue } from '@agentctl/sdk';
 
 export interface ModelUsageSummary {
   providerRequests: number;

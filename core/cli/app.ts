@@ -1,6 +1,6 @@
 // Command-line parsing (yargs) and dispatch to the command modules.
 import yargs, { type Argv } from 'yargs';
-import { AgentctlError, isAgentctlError, type PluginDefinition } from '../../sdk/index.js';
+import { AgentctlError, isAgentctlError, type PluginDefinition } from '@agentctl/sdk';
 import { STDIN_ARGUMENT } from '../compiler/source.js';
 import { closest } from '../compiler/suggest.js';
 import { applyProjectConfig, type ResolvedSettings } from '../config/settings.js';

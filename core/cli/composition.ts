@@ -1,7 +1,7 @@
 // The composition root: the one module that names the builtin plugins and adds the packs of the project config.
 // Every command builds its host here, and so does the test kit.
 import { builtinPlugins } from '../../builtins/index.js';
-import { isAgentctlError, type PluginDefinition } from '../../sdk/index.js';
+import { isAgentctlError, type PluginDefinition } from '@agentctl/sdk';
 import type { LoadedConfig } from '../config/discover.js';
 import { label, loadPacks, type BeforeImport, type LoadedPack } from '../config/packs.js';
 import { codePackLock } from '../packs/code-lock.js';

@@ -1,5 +1,5 @@
 // The options every ledger command shares: --db (its default and checks) and --timeout-seconds.
-import { AgentctlError } from '../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 
 export const DEFAULT_DB = '.agentctl/runtime.db';
 

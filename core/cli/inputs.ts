@@ -3,7 +3,7 @@
 import { dirname, resolve } from 'node:path';
 import { checkDepth, MAX_DEPTH, readBoundedFile, STDIN_ARGUMENT } from '../compiler/source.js';
 import { readVarOverrides, type VarsOptions } from '../compiler/vars-files.js';
-import { AgentctlError, errorMessage, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, errorMessage, type JsonValue } from '@agentctl/sdk';
 
 export interface InputArgs {
   input?: string | string[];

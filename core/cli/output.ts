@@ -1,6 +1,6 @@
 // The CLI's only writers: one JSON document per invocation in json mode; a summary and diagnostics in human mode.
 import { CLI_API_VERSION } from '../version.js';
-import { AgentctlError, ERROR_CODES, errorMessage, isAgentctlError, isCoreErrorCode, type Diagnostic, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, ERROR_CODES, errorMessage, isAgentctlError, isCoreErrorCode, type Diagnostic, type JsonValue } from '@agentctl/sdk';
 
 export type OutputMode = 'human' | 'json';
 

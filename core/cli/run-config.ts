@@ -3,7 +3,7 @@
 // it started with, whatever folder the command is given in. A pack that would load differently now is refused before
 // it is imported, unless --allow-pack-change asks for the packs as they are now.
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { AgentctlError, diagnostic, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, type JsonValue } from '@agentctl/sdk';
 import type { ConfigChoice } from '../config/discover.js';
 import { loadProjectConfig } from '../config/discover.js';
 import { label, type LoadedPack } from '../config/packs.js';

@@ -1,7 +1,7 @@
 // The schemas of `spec.providers`, `spec.agents` and `spec.tools` (the reference format, plus `kind: action` tools).
 // Only shapes and ranges live here; references between them and to registered kinds are checked in agents.ts.
 import { z } from 'zod';
-import { secretReferenceSchema } from '../../sdk/index.js';
+import { secretReferenceSchema } from '@agentctl/sdk';
 
 const jsonObject = z.record(z.string(), z.json());
 const timeoutSeconds = z.number().int().min(1).max(86400);

@@ -1,6 +1,6 @@
 // The compiler's checks of one value at a time: a task's input against its kind, templates and the references they
 // make, output schemas. Each reports through `report`; none stops at the first problem.
-import { errorMessage, jsonSchemaValidator, type Diagnostic, type JsonValue, type SpecSectionValues } from '../../sdk/index.js';
+import { errorMessage, jsonSchemaValidator, type Diagnostic, type JsonValue, type SpecSectionValues } from '@agentctl/sdk';
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import type { Envelope } from './envelope.js';

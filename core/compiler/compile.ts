@@ -1,6 +1,6 @@
 // Workflow compiler: source → validated envelope → action fields → templates → graph → compiled plan.
 import { createHash } from 'node:crypto';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue, type SpecSectionValues } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue, type SpecSectionValues } from '@agentctl/sdk';
 import { inputSchemaOf, profileOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { AGENT_KIND } from '../agents/kind.js';

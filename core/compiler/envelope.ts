@@ -1,6 +1,6 @@
 // The zod schema of the workflow document. Action objects are checked against their kind's own schema afterwards.
 import { z } from 'zod';
-import { policySchema } from '../../sdk/index.js';
+import { policySchema } from '@agentctl/sdk';
 import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
 import { packReferenceSchema, packTrustSchema } from '../packs/reference.js';
 

@@ -6,7 +6,7 @@
 // - workflow:NAME: an input boundary (`INVOCATION--inputs-DIGEST`), the definition's tasks namespaced
 //   `INVOCATION--LOCAL`, and the invocation id as the output boundary. Nested invocations flatten the same way.
 import { createHash } from 'node:crypto';
-import { canonicalJson, type CompiledTask, type ControlNode, type JsonValue, type TaskExpansion, type TaskNamespace } from '../../sdk/index.js';
+import { canonicalJson, type CompiledTask, type ControlNode, type JsonValue, type TaskExpansion, type TaskNamespace } from '@agentctl/sdk';
 import { flowAction, FLOW_PROFILE } from '../flow/kind.js';
 import type { Report } from './checks.js';
 import type { SubworkflowDocument } from './envelope.js';

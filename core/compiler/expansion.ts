@@ -2,7 +2,7 @@
 // size and height are computed once and memoised, so an alias costs a lookup: a "billion laughs" document is refused
 // after a walk of its text, never materialised.
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
-import { MAX_JSON_DEPTH } from '../../sdk/index.js';
+import { MAX_JSON_DEPTH } from '@agentctl/sdk';
 
 /** At most this much JSON once aliases are expanded (SPEC §2). */
 export const MAX_EXPANDED_BYTES = 4 * 1024 * 1024;

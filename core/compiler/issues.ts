@@ -1,6 +1,6 @@
 // Turns zod issues into positioned diagnostics: an unknown field names the closest known one, a missing field says so.
 import type { z } from 'zod';
-import { diagnostic, type Diagnostic } from '../../sdk/index.js';
+import { diagnostic, type Diagnostic } from '@agentctl/sdk';
 import { formatPath, type PathSegment, type SourceDocument } from './source.js';
 import { closest } from './suggest.js';
 

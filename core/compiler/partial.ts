@@ -1,6 +1,6 @@
 // When the document as a whole does not match the format, the compiler still checks every part it can: each
 // section, action and task is taken on its own, so one pass reports every problem instead of one phase at a time.
-import { policySchema, type SpecSectionValues } from '../../sdk/index.js';
+import { policySchema, type SpecSectionValues } from '@agentctl/sdk';
 import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
 import { actionBaseSchema, runtimeSchema, subworkflowSchema, taskSchema, type Envelope, type TaskDocument } from './envelope.js';
 import { packTrustSchema } from '../packs/reference.js';

@@ -1,7 +1,7 @@
 // Bounded reads of documents named on the command line: never more than the limit plus one byte, never trusting
 // `stat` (a /proc file says 0 bytes and is endless), and never blocking on a FIFO or a device.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { AgentctlError, diagnostic } from '../../sdk/index.js';
+import { AgentctlError, diagnostic } from '@agentctl/sdk';
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 

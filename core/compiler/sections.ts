@@ -1,7 +1,7 @@
 // The plugin-owned `spec` sections (e.g. `mcpServers`): their schemas join the envelope, and the values a document
 // writes go into the compiled plan. The core knows them by key only.
 import type { z } from 'zod';
-import type { CompiledPlan, JsonValue, SectionSecret, SectionUrl, SpecSectionValues } from '../../sdk/index.js';
+import type { CompiledPlan, JsonValue, SectionSecret, SectionUrl, SpecSectionValues } from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import { actionBaseSchema, envelopeSchema, type workflowEnvelope } from './envelope.js';
 

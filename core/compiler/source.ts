@@ -1,6 +1,6 @@
 // Parses a YAML document with positions, so every diagnostic can name a line and column.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { AgentctlError, diagnostic, nestsDeeperThan, type Diagnostic } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, nestsDeeperThan, type Diagnostic } from '@agentctl/sdk';
 import { expansionPassesAt } from './alias-bound.js';
 import { checkExpansion, ExpansionError, MAX_DEPTH, MAX_EXPANDED_BYTES, tooLargeMessage } from './expansion.js';
 import { plainJsonDocument } from './json-source.js';

@@ -2,7 +2,7 @@
 // it is written (spec.tasks, and each spec.subworkflows definition): its `uses`, needs, templates, input and control
 // constructs. The second expands the checked documents into the plan's tasks (expand.ts): foreach, matrix and loop
 // children with their aggregate, routers, and sub-workflow invocations flattened into namespaced tasks.
-import { canonicalJson, type CompiledAction, type CompiledCompensation, type EffectClass, type JsonValue } from '../../sdk/index.js';
+import { canonicalJson, type CompiledAction, type CompiledCompensation, type EffectClass, type JsonValue } from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import { checkInput, checkOutputSchema, checkTemplate, suggestion, workflowNames, type ReferenceScope, type Report } from './checks.js';
 import type { SubworkflowDocument, TaskDocument } from './envelope.js';

@@ -1,6 +1,6 @@
 // `${{ [not] PATH [OP LITERAL] }}` templates: parsing at compile time, rendering at run time.
 import { isDeepStrictEqual } from 'node:util';
-import type { JsonValue } from '../../sdk/index.js';
+import type { JsonValue } from '@agentctl/sdk';
 
 export const TEMPLATE_ROOTS = ['inputs', 'vars', 'memory', 'tasks'] as const;
 export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];

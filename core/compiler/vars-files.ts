@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { AgentctlError, canonicalJson, diagnostic, isAgentctlError, type CapturedVars, type CompiledTask, type JsonObject, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, canonicalJson, diagnostic, isAgentctlError, type CapturedVars, type CompiledTask, type JsonObject, type JsonValue } from '@agentctl/sdk';
 import { isWithin } from '../policy/engine.js';
 import { NAME_PATTERN, type TaskDocument } from './envelope.js';
 import type { IndexedTask, WorkflowParts } from './partial.js';

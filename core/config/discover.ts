@@ -5,7 +5,7 @@
 import { existsSync, statSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError } from '@agentctl/sdk';
 import { readBoundedFile } from '../compiler/read.js';
 import { parseProjectConfig, type ProjectConfig } from './schema.js';
 import { checkOwner, refuseUnsafeFolder, writableByOthers } from './trust.js';

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import semverSatisfies from 'semver/functions/satisfies.js';
 import validVersion from 'semver/functions/valid.js';
 import validRange from 'semver/ranges/valid.js';
-import { AgentctlError, diagnostic, errorMessage, type AnyErrorCode, type Diagnostic, type PluginDefinition } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, type AnyErrorCode, type Diagnostic, type PluginDefinition } from '@agentctl/sdk';
 import { PLUGIN_NAME } from '../host.js';
 import { useHostSdk } from '../packs/host-sdk.js';
 import { HOST_VERSION } from '../version.js';

@@ -1,7 +1,7 @@
 // The project config's shape. Strict: a field the schema does not define is refused with its path, so a typo
 // (`pack:` for `packs:`) is an error, never a silently ignored setting.
 import { z } from 'zod';
-import { AgentctlError, diagnostic, type Diagnostic } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, type Diagnostic } from '@agentctl/sdk';
 
 const packObjectSchema = z
   .strictObject({

@@ -1,7 +1,7 @@
 // The settings a command runs with, each with where it came from: a flag on the command line, the config file, or
 // agentctl's default. A flag always wins; the config file only fills what the command line left out.
 import { dirname, resolve } from 'node:path';
-import { AgentctlError } from '../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import { STDIN_ARGUMENT } from '../compiler/source.js';
 import { DEFAULT_DB } from '../cli/database-option.js';
 import { loadProjectConfig, type ConfigChoice, type LoadedConfig, type LoadOptions } from './discover.js';

@@ -2,7 +2,7 @@
 // folder others can write to (where anyone could plant a config that agentctl would import), and a config file must
 // belong to the current user or to root. Naming a file with --config is the user's own choice and skips both checks.
 import type { Stats } from 'node:fs';
-import { AgentctlError, diagnostic } from '../../sdk/index.js';
+import { AgentctlError, diagnostic } from '@agentctl/sdk';
 
 /** The current user's id; undefined where there are no POSIX users (Windows), and then nothing is checked. */
 const currentUid = (): number | undefined => process.getuid?.();

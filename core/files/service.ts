@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { posix } from 'node:path';
-import { EffectFailure, isEffectFailure, type CollectedFile, type FileService } from '../../sdk/index.js';
+import { EffectFailure, isEffectFailure, type CollectedFile, type FileService } from '@agentctl/sdk';
 import { below, Directory, linkTarget, MAX_LINKS, openDirectory, openRoot, Refusal, split, type Root } from './directory.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;

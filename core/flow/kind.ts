@@ -3,7 +3,7 @@
 // task a synthetic action of this kind, so plan, policy preview and budgets see an ordinary task with no effects, and
 // the task runner evaluates it (control.ts) instead of dispatching it.
 import { z } from 'zod';
-import { AgentctlError, type ActionKind, type CompiledAction, type ControlNode, type EffectProfile } from '../../sdk/index.js';
+import { AgentctlError, type ActionKind, type CompiledAction, type ControlNode, type EffectProfile } from '@agentctl/sdk';
 
 export const FLOW_KIND = 'flow';
 

@@ -3,7 +3,7 @@
 // them against it; `--locked` also refuses a config without a lock, or a pack the lock does not list.
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { AgentctlError, diagnostic } from '../../sdk/index.js';
+import { AgentctlError, diagnostic } from '@agentctl/sdk';
 import type { LoadedPack } from '../config/packs.js';
 import type { PackEntry } from '../config/schema.js';
 import { filesDiff, filesIntegrity, folderFiles, installedPackages } from './code-digest.js';

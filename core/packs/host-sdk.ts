@@ -1,12 +1,12 @@
 // The SDK a pack gets is the host's own: before the first pack is imported, every name a pack may import the SDK by is
 // mapped to the module this agentctl itself runs (see sdk-hooks.ts for the hook, and docs/packs.md).
 
-/** How the host reaches its own SDK modules, by the public names its package exports. */
+/** How the host reaches its own SDK modules: the SDK package it depends on, and its own test kit (a self-reference). */
 const HOST = {
-  sdk: 'agentctl/sdk',
-  documents: 'agentctl/sdk/documents',
-  process: 'agentctl/sdk/process',
-  testing: 'agentctl/sdk/testing',
+  sdk: '@agentctl/sdk',
+  documents: '@agentctl/sdk/documents',
+  process: '@agentctl/sdk/process',
+  testing: '@agentctl/cli/testing',
 } as const;
 
 /** The names a pack may import, each with the host module it gets: today's and the older `agentctl/sdk*`. */

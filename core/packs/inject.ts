@@ -4,7 +4,7 @@
 // another loaded pack's item (`action:example.base.assign`) are kept. Variable files of pack items are the pack's own:
 // relative to its manifest's folder.
 import { dirname, relative, sep } from 'node:path';
-import { AgentctlError, diagnostic } from '../../sdk/index.js';
+import { AgentctlError, diagnostic } from '@agentctl/sdk';
 import { packRoot, type LoadedPack } from './load.js';
 
 type Json = Record<string, unknown>;

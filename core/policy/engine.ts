@@ -2,7 +2,7 @@
 // plugin can skip or reorder; plugin taps on the `policy` hook vote afterwards and can only tighten the outcome.
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { diagnostic, type Diagnostic, type EffectClass, type PolicyRequest, type PolicyVerdict, type PolicyVote } from '../../sdk/index.js';
+import { diagnostic, type Diagnostic, type EffectClass, type PolicyRequest, type PolicyVerdict, type PolicyVote } from '@agentctl/sdk';
 import type { Hooks, PolicyBallot } from '../hooks.js';
 import { checkWorkingDirectory } from './working-directory.js';
 

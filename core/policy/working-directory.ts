@@ -2,7 +2,7 @@
 // a file, is a definite denial before anything is recorded or started, never a spawn error with an uncertain effect.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { diagnostic, type PolicyRequest, type PolicyVerdict } from '../../sdk/index.js';
+import { diagnostic, type PolicyRequest, type PolicyVerdict } from '@agentctl/sdk';
 
 /** Runs after the path checks, so the cwd is already known to stay inside the workspace root. */
 export function checkWorkingDirectory({ access, workspaceRoot }: PolicyRequest): PolicyVerdict | undefined {

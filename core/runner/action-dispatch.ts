@@ -2,7 +2,7 @@
 // effect it records acts for the action — the action's kind and class, risk and idempotency are what the ledger keeps
 // and policy judges (approval included), its processes' output is metered and reserved under the run budgets, and its
 // deadline bounds the work — in the one effect sequence of the task attempt, so a resumed attempt finds them by id.
-import { AgentctlError, isAgentctlError, type ActionKind, type CompiledAction, type CompiledPlan, type CompiledTool, type DispatchContext, type JsonValue, type NetworkClient, type PluginLog, type SpecSectionValues } from '../../sdk/index.js';
+import { AgentctlError, isAgentctlError, type ActionKind, type CompiledAction, type CompiledPlan, type CompiledTool, type DispatchContext, type JsonValue, type NetworkClient, type PluginLog, type SpecSectionValues } from '@agentctl/sdk';
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { dispatchProcessService } from '../process-service.js';

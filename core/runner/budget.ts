@@ -2,7 +2,7 @@
 // meter of what processes actually wrote, artifact ingestion under the byte budget, and the wall clock.
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { AgentctlError, diagnostic, EffectFailure, type DispatchProcessService, type JsonValue, type RunBudgets } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, EffectFailure, type DispatchProcessService, type JsonValue, type RunBudgets } from '@agentctl/sdk';
 import type { Amounts, BudgetDenial } from '../store/budget.js';
 import type { Store } from '../store/store.js';
 

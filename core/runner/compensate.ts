@@ -2,7 +2,7 @@
 // a new run linked to it (mode `compensation`). The plan is read from the source's durable effects and nothing of the
 // source changes, except that each effect a compensation task undid gets a `compensated` reconciliation appended.
 import { setMaxListeners } from 'node:events';
-import { AgentctlError, diagnostic, type CompensationSettings, type CompiledPlan, type CompiledTask, type Disposition, type EffectClass, type JsonValue, type ResolvedPolicy } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, type CompensationSettings, type CompiledPlan, type CompiledTask, type Disposition, type EffectClass, type JsonValue, type ResolvedPolicy } from '@agentctl/sdk';
 import { parser } from '../store/inspection.js';
 import type { Lineage } from '../store/lineage.js';
 import type { Row, Store } from '../store/store.js';

@@ -2,7 +2,7 @@
 // loop, a router's decision, and the typed boundaries of a sub-workflow invocation. Their outputs are ordinary task
 // outputs, so resume, retry, repair and replay treat them like any other task.
 import { isDeepStrictEqual } from 'node:util';
-import { AgentctlError, jsonSchemaProblems, type CompiledTask, type ControlNode, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, jsonSchemaProblems, type CompiledTask, type ControlNode, type JsonValue } from '@agentctl/sdk';
 import { renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store } from '../store/store.js';
 

@@ -1,6 +1,6 @@
 // The reuse plan of a derived run (retry, repair, fork): which tasks of a finished run can be reused in a new run of a
 // (possibly corrected) workflow, and which run fresh. Read-only: it opens nothing for writing, so `--plan` is safe.
-import { AgentctlError, type CompiledPlan, type CompiledTask, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, type CompiledPlan, type CompiledTask, type JsonValue } from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { parser } from '../store/inspection.js';

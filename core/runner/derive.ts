@@ -2,7 +2,7 @@
 // tasks are materialized as the new run's own rows before the driver starts; they dispatch nothing and record no
 // effect, and only the fresh tasks resolve secrets and run preflight.
 import { setMaxListeners } from 'node:events';
-import { AgentctlError, diagnostic, type Disposition, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, type Disposition, type JsonValue } from '@agentctl/sdk';
 import type { Lineage } from '../store/lineage.js';
 import type { Derivation } from './derive-plan.js';
 import { newRunIdentity } from './identity.js';

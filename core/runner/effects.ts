@@ -1,6 +1,6 @@
 // One effect's life: policy → (unchanged?) → approval → durable `requested` → `started` → outcome.
 import { createHash } from 'node:crypto';
-import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '../../sdk/index.js';
+import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '@agentctl/sdk';
 import type { Hooks } from '../hooks.js';
 import type { ApprovalOverride, EffectCall, InputTexts } from '../agents/tools.js';
 import { decidePolicy } from '../policy/engine.js';

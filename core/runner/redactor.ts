@@ -1,5 +1,5 @@
 // Redaction of secret values: the forms a value takes in output, and one linear pass that replaces them all.
-import type { RedactOptions } from '../../sdk/index.js';
+import type { RedactOptions } from '@agentctl/sdk';
 import { PatternMatcher, type Ranges } from './pattern-matcher.js';
 
 export const REDACTED = '[REDACTED]';

@@ -2,7 +2,7 @@
 // the stored plan, inputs, task results and output are copied, so replay needs no action kind, no credential, no
 // process and no network, and records zero effects.
 import { createHash } from 'node:crypto';
-import { AgentctlError, diagnostic, errorMessage, EXIT, type Diagnostic, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, EXIT, type Diagnostic, type JsonValue } from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import type { RecordedTask, Row, RunState, Store, TaskState } from '../store/store.js';
 import { newRunIdentity } from './identity.js';

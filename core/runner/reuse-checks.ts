@@ -1,6 +1,6 @@
 // The reuse checks of a repair or retry plan: a source task is reused only when each is provably unchanged, and a
 // task that runs again must not repeat an effect in doubt or one that is not safe to repeat.
-import type { CompiledAction, CompiledPlan, CompiledTask, JsonValue } from '../../sdk/index.js';
+import type { CompiledAction, CompiledPlan, CompiledTask, JsonValue } from '@agentctl/sdk';
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError } from '../compiler/templates.js';

@@ -3,7 +3,7 @@ import { AGENT_KIND, type AgentFields } from '../agents/kind.js';
 import { modelUsage, type ModelUsageSummary } from '../agents/usage.js';
 import { agentNetworkProblems, agentSecretUses, asCredentialProblem } from '../agents/preflight.js';
 import { setMaxListeners } from 'node:events';
-import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type AnyErrorCode, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type AnyErrorCode, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import { planVars, taskScope } from './scope.js';

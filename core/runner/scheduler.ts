@@ -1,6 +1,6 @@
 // Ready-task bookkeeping in O(1) per dependency edge: unmet-need counts, dependents, and a ready list in plan order.
 import type { TaskState } from '../store/store.js';
-import type { CompiledTask } from '../../sdk/index.js';
+import type { CompiledTask } from '@agentctl/sdk';
 
 export interface Skip {
   readonly task: CompiledTask;

@@ -1,7 +1,7 @@
 // What a task's templates see: the run's inputs and vars, the task's own vars and bindings, and the outputs of the
 // tasks it needs (a compensation task: the source tasks its declaration reads). A sub-workflow's tasks see their
 // invocation's input boundary as `inputs` and their siblings by local id; templates can only read tasks in needs (the compiler checks), so those are all a scope has to map.
-import type { CompiledPlan, CompiledTask, JsonValue } from '../../sdk/index.js';
+import type { CompiledPlan, CompiledTask, JsonValue } from '@agentctl/sdk';
 import type { TemplateScope } from '../compiler/templates.js';
 import { filesVars } from '../compiler/vars-files.js';
 

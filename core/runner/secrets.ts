@@ -1,6 +1,6 @@
 // Secret resolution for the tasks that will execute, and redaction of every resolved value.
 import { createHmac } from 'node:crypto';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic, type NetworkClient, type SecretReference, type SecretResolverContext, type TaskSecrets } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic, type NetworkClient, type SecretReference, type SecretResolverContext, type TaskSecrets } from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import { MIN_SECRET_LENGTH, Redactor, tooShortToRedact } from './redactor.js';
 

@@ -1,7 +1,7 @@
 // One task: `when`, rendered input, dispatch under a deadline, output contract, and retries of definite failures.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type CompiledPlan, type CompiledTask, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, diagnostic, EffectFailure, errorMessage, isAgentctlError, isEffectFailure, jsonSchemaProblems, type CompiledPlan, type CompiledTask, type JsonValue } from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import { evaluate, parseTemplate, renderString, renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import type { Store, TaskState } from '../store/store.js';

@@ -1,7 +1,7 @@
 // A run whose requested isolation cannot be had (no container engine answers) is recorded and failed before any
 // effect, as the reference records it: a script reads exit 4, the run id and a run with zero effects, and nothing ran
 // anywhere (never on the host instead). Other preflight problems still fail before any run exists.
-import { AgentctlError, EXIT, isAgentctlError, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, EXIT, isAgentctlError, type JsonValue } from '@agentctl/sdk';
 import { newRunIdentity } from './identity.js';
 import { Scheduler } from './scheduler.js';
 import type { RunRequest, RunResult } from './run.js';

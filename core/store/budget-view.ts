@@ -1,5 +1,5 @@
 // The `budget` object of `inspect RUN`: limits, usage per dimension, active reservations, the first exceeded dimension.
-import type { JsonValue } from '../../sdk/index.js';
+import type { JsonValue } from '@agentctl/sdk';
 import type { Row, Store } from './store.js';
 
 const dimensionOf = (field: string) => `${field.charAt(3).toLowerCase()}${field.slice(4)}`;

@@ -1,7 +1,7 @@
 // `agentctl cancel RUN`: a durable cancellation request. A run a live process drives gets a `run.cancel_requested`
 // event, which that process reads between tasks (Store.cancelRequested) and stops at; a run nobody drives (paused, or
 // interrupted) ends `cancelled` at once, in the same transaction. A run that already ended is refused.
-import { AgentctlError, type RunState } from '../../sdk/index.js';
+import { AgentctlError, type RunState } from '@agentctl/sdk';
 import { mayHaveHappened } from './doubt.js';
 import type { Row, Store } from './store.js';
 

@@ -2,7 +2,7 @@
 // creates the compensation run, and the ledger's unique index on held claims lets one run hold a source effect at a
 // time, so no two runs dispatch its inverse. A claim is released only when its run ends (or an operator settles its
 // run's effects) without the inverse having happened; one whose inverse happened, or may have, is held for good.
-import { AgentctlError } from '../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import type { SqliteDatabase } from './database.js';
 
 export interface HeldClaim {

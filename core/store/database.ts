@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { AgentctlError, errorMessage, isAgentctlError, type ErrorCode } from '../../sdk/index.js';
+import { AgentctlError, errorMessage, isAgentctlError, type ErrorCode } from '@agentctl/sdk';
 import { createAtomically, removeLeftoverDrafts } from './atomic-create.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 

@@ -3,7 +3,7 @@
 // is synced before dispatch, but the `started` mark after it is not, so a power loss (the operating system losing
 // unsynced writes, not a process crash) can leave a dispatched effect recorded as only `requested`. A paused, failed
 // or cancelled run ended on its own terms: its `requested` effects were never dispatched. See docs/recovery.md.
-import type { EffectClass, Idempotency } from '../../sdk/index.js';
+import type { EffectClass, Idempotency } from '@agentctl/sdk';
 
 /** Effect classes that change nothing outside the ledger, and idempotencies whose repeat changes nothing more. */
 const HARMLESS_CLASSES: readonly EffectClass[] = ['pure', 'internal_state', 'observe'];

@@ -1,6 +1,6 @@
 // Read-only views of the ledger for `inspect` and `runs list`.
 import type { Row, Store } from './store.js';
-import { AgentctlError, errorMessage, type JsonValue } from '../../sdk/index.js';
+import { AgentctlError, errorMessage, type JsonValue } from '@agentctl/sdk';
 import { liveness, type Liveness } from './liveness.js';
 import {
   approvalRecord,

@@ -3,7 +3,7 @@
 // agentctl's record is richer under the same name (an error object), agentctl's value moves to a field of its own.
 import { createHash } from 'node:crypto';
 import { basename, extname } from 'node:path';
-import type { JsonObject, JsonValue } from '../../sdk/index.js';
+import type { JsonObject, JsonValue } from '@agentctl/sdk';
 import { mayHaveHappened, type RunDrive } from './doubt.js';
 import type { parser } from './inspection.js';
 import type { Row } from './store.js';

@@ -1,7 +1,7 @@
 // Lineage of derived runs (retry, repair, fork, compensation): the rows that say where a run came from and why each reused task
 // could be reused. The Store writes them in the transaction that creates the run (see Store.createDerivedRun).
 import { createHash } from 'node:crypto';
-import type { JsonValue } from '../../sdk/index.js';
+import type { JsonValue } from '@agentctl/sdk';
 import type { TaskArtifact } from './artifacts.js';
 
 /** The digest of a task's output as stored: sha256 of the JSON text in `tasks.output_json`. */

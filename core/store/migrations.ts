@@ -1,6 +1,6 @@
 // Forward-only schema migrations, keyed on PRAGMA user_version. Never edit a shipped migration: add one.
 
-import { APPROVAL_STATES, EFFECT_STATES as EFFECT_STATE_NAMES, RUN_STATES as RUN_STATE_NAMES, TASK_DISPOSITIONS, TASK_STATES as TASK_STATE_NAMES } from '../../sdk/index.js';
+import { APPROVAL_STATES, EFFECT_STATES as EFFECT_STATE_NAMES, RUN_STATES as RUN_STATE_NAMES, TASK_DISPOSITIONS, TASK_STATES as TASK_STATE_NAMES } from '@agentctl/sdk';
 
 export interface Migration {
   readonly version: number;

@@ -1,7 +1,7 @@
 // A run and its tasks as `inspect` prints them: the reference's RunRecord and TaskRecord fields, with agentctl's own.
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import type { JsonObject, JsonValue } from '../../sdk/index.js';
+import type { JsonObject, JsonValue } from '@agentctl/sdk';
 import type { parser } from './inspection.js';
 import { artifactManifestEntry, errorText } from './ledger-records.js';
 import type { Liveness } from './liveness.js';

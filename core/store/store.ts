@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { AgentctlError, errorMessage, isAgentctlError, type AuditEventType, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunMode, type RunState, type TaskState } from '../../sdk/index.js';
+import { AgentctlError, errorMessage, isAgentctlError, type AuditEventType, type Disposition, type EffectProfile, type EffectState, type JsonValue, type RunMode, type RunState, type TaskState } from '@agentctl/sdk';
 import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
 import { collectGarbage, isLargeValue } from './garbage.js';
 import { statePaths } from './state-paths.js';
@@ -17,7 +17,7 @@ import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS
 /** A row as SQLite returns it. */
 export type Row = Record<string, string | number | null>;
 
-export type { Disposition, EffectState, RunState, TaskState } from '../../sdk/index.js';
+export type { Disposition, EffectState, RunState, TaskState } from '@agentctl/sdk';
 
 export interface NewRun {
   readonly id: string;

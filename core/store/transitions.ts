@@ -1,6 +1,6 @@
 // The one table of legal state changes for runs, tasks and effects. The store applies every change with a guarded
 // UPDATE (`WHERE state IN (predecessors)`), so an illegal transition changes nothing and throws: it is a bug.
-import { AgentctlError, type EffectState, type RunState, type TaskState } from '../../sdk/index.js';
+import { AgentctlError, type EffectState, type RunState, type TaskState } from '@agentctl/sdk';
 
 type Table<S extends string> = Readonly<Record<S, readonly S[]>>;
 

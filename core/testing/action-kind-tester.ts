@@ -1,6 +1,6 @@
 // The action-kind tester, in the manner of ESLint's RuleTester: a table of valid and invalid cases becomes one test per
 // case, each run through the full host by runAction. The builtins' own tests use exactly this.
-import type { JsonValue, PluginDefinition } from '../../sdk/index.js';
+import type { JsonValue, PluginDefinition } from '@agentctl/sdk';
 import { runAction, type ActionCase, type ActionResult } from './run-action.js';
 
 /** A case that must succeed; with `output`, the task output must equal it (compared as JSON values). */

@@ -1,7 +1,7 @@
 // The hosts of the test kit: the CLI's own composition (builtins, then the plugins under test), or a bare host holding
 // only the plugins under test. Both are real hosts; tests see them through the narrow TestHost view, so the published
 // declarations never name the core's classes.
-import type { IsolationMode, ModelProvider, PluginDefinition, ToolKind } from '../../sdk/index.js';
+import type { IsolationMode, ModelProvider, PluginDefinition, ToolKind } from '@agentctl/sdk';
 import { composeHost } from '../cli/composition.js';
 
 /** What a plugin registered, as `agentctl plugins list` shows it. */

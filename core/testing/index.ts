@@ -1,4 +1,4 @@
-// The test kit, published to plugin authors as `agentctl/sdk/testing`: real hosts (the builtins plus the plugins under
+// The test kit, published to plugin authors as `@agentctl/testing`: real hosts (the builtins plus the plugins under
 // test, or the plugin alone), a real temporary SQLite ledger and real temporary workspaces. It is built on core, so it
 // lives outside sdk/; its published declarations name only sdk/ types and its own.
 export { ActionKindTester, type ActionKindCases, type ActionKindTesterOptions, type ExpectedError, type InvalidActionCase, type ValidActionCase } from './action-kind-tester.js';

@@ -1,7 +1,7 @@
 // The ledger of a run as the test kit returns it: the JSON document of `agentctl inspect RUN --output json`, narrowed
 // to what a test of a plugin reads. Declared here, not inferred from the store, so the kit's published types do not
 // change when the store's internals do.
-import type { JsonValue } from '../../sdk/index.js';
+import type { JsonValue } from '@agentctl/sdk';
 
 /** The run record. */
 export interface LedgerRun {

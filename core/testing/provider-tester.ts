@@ -1,6 +1,6 @@
 // The provider tester: a provider kind registered alone in a real host (so its errors are attributed as in a run),
 // called with a stub ProviderCallContext whose network client answers from a script and records every request.
-import { AgentctlError, NetworkFailure, type HttpRequest, type HttpResponse, type JsonValue, type ModelProvider, type ModelRequest, type ModelResponse, type NetworkClient, type PluginDefinition, type ProviderCallContext } from '../../sdk/index.js';
+import { AgentctlError, NetworkFailure, type HttpRequest, type HttpResponse, type JsonValue, type ModelProvider, type ModelRequest, type ModelResponse, type NetworkClient, type PluginDefinition, type ProviderCallContext } from '@agentctl/sdk';
 import { bareHost } from './bare-host.js';
 
 /** One scripted HTTP answer: a status with a JSON (or text) body, or the NetworkFailure the exchange ends with. */

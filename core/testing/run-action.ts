@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { isAgentctlError, type Diagnostic, type JsonValue, type PluginDefinition } from '../../sdk/index.js';
+import { isAgentctlError, type Diagnostic, type JsonValue, type PluginDefinition } from '@agentctl/sdk';
 import { composeHost } from '../cli/composition.js';
 import { compileText } from '../compiler/compile.js';
 import { executeRun } from '../runner/run.js';

@@ -1,6 +1,6 @@
 // The secret-resolver tester: a plugin registered alone in a real host, its resolver called through the host's keyed
 // hook exactly as preflight calls it, with a context whose fields a test chooses.
-import { policySchema, type PluginDefinition, type SecretReference, type SecretResolverContext } from '../../sdk/index.js';
+import { policySchema, type PluginDefinition, type SecretReference, type SecretResolverContext } from '@agentctl/sdk';
 import { bareHost } from './bare-host.js';
 
 /** What a test may set of a resolver's context: the policy as `spec.policy` fields (defaults applied). */

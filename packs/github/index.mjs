@@ -2,7 +2,7 @@
 // agentctl-pack-github: two action kinds that each make one REST call to GitHub through the run's network client —
 // github.comment (a comment on a pull request or issue) and github.check-run (a check run on a commit). Each call is
 // one recorded effect that is never repeated on its own: a failure after the request was sent is uncertain.
-import { definePlugin, EffectFailure, isNetworkFailure, secretReferenceSchema, z } from 'agentctl/sdk';
+import { definePlugin, EffectFailure, isNetworkFailure, secretReferenceSchema, z } from '@agentctl/sdk';
 
 const VERSION = '0.1.0';
 const USER_AGENT = `agentctl-pack-github/${VERSION}`;
@@ -55,14 +55,14 @@ const checkRunInput = z
 
 /**
  * @typedef {z.output<typeof actionSchema>} GithubAction
- * @typedef {import('agentctl/sdk').DispatchContext<GithubAction, unknown>} Context
+ * @typedef {import('@agentctl/sdk').DispatchContext<GithubAction, unknown>} Context
  */
 
 /**
  * A typed action kind: the schemas decide the types `dispatch` sees.
  * @template {z.ZodType} A
  * @template {z.ZodType} I
- * @param {import('agentctl/sdk').ActionKind<A, I>} kind
+ * @param {import('@agentctl/sdk').ActionKind<A, I>} kind
  */
 const actionKind = (kind) => Object.freeze(kind);
 
@@ -115,7 +115,7 @@ async function create(context, call) {
   const request = {
     operation: call.operation,
     // What is sent, except the token: the store redacts any other secret value.
-    input: /** @type {import('agentctl/sdk').JsonValue} */ (JSON.parse(JSON.stringify({ method: 'POST', url, body: call.body }))),
+    input: /** @type {import('@agentctl/sdk').JsonValue} */ (JSON.parse(JSON.stringify({ method: 'POST', url, body: call.body }))),
     access: { tool: call.operation },
     profile: PROFILE,
   };

@@ -1,7 +1,7 @@
 // @ts-check
 // agentctl-pack-hello: one action kind, hello.greet, that turns {name} into {greeting}. It is pure: it touches nothing
 // outside the task, so it records no effect and needs no policy or approval.
-import { AgentctlError, defineActionKind, z } from 'agentctl/sdk';
+import { AgentctlError, defineActionKind, z } from '@agentctl/sdk';
 
 export const hello = defineActionKind({
   plugin: 'agentctl-pack-hello',

@@ -2,7 +2,7 @@
 // agentctl-pack-http: one action kind, http.request, that sends one HTTP request through the run's network client
 // (the workflow's network policy decides what may be reached) and records it as one effect. Header values may come
 // from secret references; the ledger keeps header names only.
-import { AgentctlError, defineActionKind, EffectFailure, isNetworkFailure, secretReferenceSchema, z } from 'agentctl/sdk';
+import { AgentctlError, defineActionKind, EffectFailure, isNetworkFailure, secretReferenceSchema, z } from '@agentctl/sdk';
 
 const METHODS = /** @type {const} */ (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** Methods whose repetition leaves the server as one request would: a failure after sending may be retried. */
@@ -53,7 +53,7 @@ const inputSchema = z.strictObject({
 /**
  * @typedef {z.output<typeof actionSchema>} HttpAction
  * @typedef {z.output<typeof headerValue>} HeaderValue
- * @typedef {Readonly<Record<string, import('agentctl/sdk').JsonValue>>} Reference
+ * @typedef {Readonly<Record<string, import('@agentctl/sdk').JsonValue>>} Reference
  */
 
 /**
@@ -69,7 +69,7 @@ function referenceOf(value) {
 
 /**
  * @param {HttpAction} action
- * @returns {import('agentctl/sdk').Idempotency}
+ * @returns {import('@agentctl/sdk').Idempotency}
  */
 const idempotencyOf = (action) => (IDEMPOTENT.has(action.method) ? 'idempotent' : 'at_most_once');
 
@@ -111,13 +111,13 @@ function networkOutcome(error, method, idempotent) {
  * The response body: parsed JSON when the server says it is JSON, text otherwise.
  * @param {Buffer} body
  * @param {string} contentType
- * @returns {import('agentctl/sdk').JsonValue}
+ * @returns {import('@agentctl/sdk').JsonValue}
  */
 function bodyOf(body, contentType) {
   const text = body.toString('utf8');
   if (/^application\/([\w.+-]+\+)?json\b/i.test(contentType) && text.trim() !== '') {
     try {
-      return /** @type {import('agentctl/sdk').JsonValue} */ (JSON.parse(text));
+      return /** @type {import('@agentctl/sdk').JsonValue} */ (JSON.parse(text));
     } catch {
       // Not JSON after all: returned as text.
     }

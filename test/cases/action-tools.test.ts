@@ -184,7 +184,7 @@ describe('action tools (fake provider)', () => {
       project.write('packs/stubborn/package.json', JSON.stringify({ name: 'stubborn', version: '1.0.0', type: 'module', exports: './plugin.mjs' }));
       project.write(
         'packs/stubborn/plugin.mjs',
-        `import { z } from 'zod';\nimport { defineActionKind } from 'agentctl/sdk';\nexport default defineActionKind({ version: '1.0.0', hostRange: '*', name: 'stubborn.wait', description: 'Waits 3 s whatever its signal says, then fails.', actionSchema: z.strictObject({}), inputSchema: z.strictObject({}), effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' }, async dispatch() { await new Promise((done) => setTimeout(done, 3000)); throw new Error('gave up'); } });\n`,
+        `import { z } from 'zod';\nimport { defineActionKind } from '@agentctl/sdk';\nexport default defineActionKind({ version: '1.0.0', hostRange: '*', name: 'stubborn.wait', description: 'Waits 3 s whatever its signal says, then fails.', actionSchema: z.strictObject({}), inputSchema: z.strictObject({}), effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' }, async dispatch() { await new Promise((done) => setTimeout(done, 3000)); throw new Error('gave up'); } });\n`,
       );
       writeConfig(project, { packs: ['./packs/stubborn'] });
       const text = document({ action: { kind: 'stubborn.wait' }, tool: { timeoutSeconds: 1 } });

@@ -2,7 +2,7 @@
 // message, file, line, column, path, help — with null where one does not apply, and a help that says what to do.
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ERROR_CODES } from '../../sdk/index.js';
+import { ERROR_CODES } from '@agentctl/sdk';
 import { completeDiagnostic } from '../../core/cli/output.js';
 import { parseDocument, ROOT, runCli, type CliResult } from '../support/cli.js';
 import { shellWorkflow, useWorkspace, workflow } from './helpers.js';

@@ -16,15 +16,15 @@ const engineEnv = (engine: EngineInfo) => baseEnv({ [engine.name === 'docker' ? 
 
 /**
  * A workspace the container user (65532) can read, holding the example extension as a package would ship it: its
- * script, and `agentctl/sdk/process` resolved through the package's own name.
+ * script, and `@agentctl/sdk/process` resolved through the package's own name.
  */
 function extensionWorkspace() {
   const ws = workspace();
   chmodSync(ws.dir, 0o755);
-  mkdirSync(join(ws.dir, 'dist', 'sdk'), { recursive: true });
-  copyFileSync(join(ROOT, 'dist', 'sdk', 'process.js'), join(ws.dir, 'dist', 'sdk', 'process.js'));
+  mkdirSync(join(ws.dir, 'dist'), { recursive: true });
+  copyFileSync(join(ROOT, 'sdk', 'dist', 'process.js'), join(ws.dir, 'dist', 'process.js'));
   copyFileSync(join(ROOT, 'examples', 'extensions', 'word-count', 'extension.mjs'), join(ws.dir, 'extension.mjs'));
-  ws.write('package.json', JSON.stringify({ name: 'agentctl', type: 'module', exports: { './sdk/process': './dist/sdk/process.js' } }));
+  ws.write('package.json', JSON.stringify({ name: '@agentctl/sdk', type: 'module', exports: { './process': './dist/process.js' } }));
   return ws;
 }
 

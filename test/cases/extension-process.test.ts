@@ -22,7 +22,7 @@ describe('extension.process', () => {
   const one = (behaviour: string, fields: Record<string, unknown> = {}, task: Record<string, unknown> = {}, spec: Record<string, unknown> = {}) =>
     ws.write('wf.yaml', workflow({ inputs: { n: 7 }, policy: POLICY, actions: { ext: extension(behaviour, fields) }, tasks: [{ id: 'ext', uses: 'action:ext', with: { value: 'hi' }, ...task }], ...spec }));
 
-  it('examples/extension-process.yaml counts words with the example extension, through agentctl/sdk/process', () => {
+  it('examples/extension-process.yaml counts words with the example extension, through @agentctl/sdk/process', () => {
     const document = outcome(runCli(['run', join(ROOT, 'examples', 'extension-process.yaml'), '--db', ws.db, '--output', 'json']), 0);
     expect(document.data.state).to.equal('succeeded');
     expect(document.data.output).to.deep.equal({ words: 12, lines: 2, top: [{ word: 'the', count: 3 }, { word: 'dog', count: 2 }] });

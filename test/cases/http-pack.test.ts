@@ -25,8 +25,8 @@ describe('the http and github packs through the CLI', () => {
       cpSync(join(ROOT, 'packs', pack, 'index.mjs'), ws.file(`packs/${pack}/index.mjs`));
       cpSync(join(ROOT, 'packs', pack, 'package.json'), ws.file(`packs/${pack}/package.json`));
     }
-    // What `npm install agentctl` gives the project: the packs import agentctl/sdk from it.
-    installDependencies(ws.dir, ['agentctl']);
+    // What npm gives the project for the packs' peer dependency: they import @agentctl/sdk from it.
+    installDependencies(ws.dir, ['@agentctl/sdk']);
     const app = pathToFileURL(join(ROOT, 'dist', 'core', 'cli', 'app.js')).href;
     entry = ws.write(
       'run.mjs',

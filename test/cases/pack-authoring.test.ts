@@ -18,7 +18,7 @@ describe('pack authoring and locking, as a new author meets them', () => {
   it('packs verify-lock counts the code packs it checks, checks them as --locked does, and refuses a changed one', () => {
     const p = project(['echo']);
     mkdirSync(p.file('more'));
-    p.write('more/other/index.mjs', "import { definePlugin } from 'agentctl/sdk';\nexport default definePlugin({ name: 'agentctl-pack-other', version: '2.0.0', hostRange: '^0.1.0', setup() {} });\n");
+    p.write('more/other/index.mjs', "import { definePlugin } from '@agentctl/sdk';\nexport default definePlugin({ name: 'agentctl-pack-other', version: '2.0.0', hostRange: '^0.1.0', setup() {} });\n");
     p.write('more/other/package.json', JSON.stringify({ name: 'agentctl-pack-other', type: 'module', exports: './index.mjs' }));
     writeConfig(p, { packs: ['./packs/echo', './more/other'] });
     p.write('wf.yaml', ECHO_WORKFLOW);

@@ -9,7 +9,7 @@ import { diagnosticWithCode, errorDocument, outcome, workflow } from './helpers.
 import { packProject, writeConfig, type Project } from './pack-project.js';
 
 /** A pack `agentctl-pack-cover` whose one kind, cover.say, returns what its implementation module exports. */
-const PLUGIN = (implementation: string) => `import { definePlugin, z } from 'agentctl/sdk';
+const PLUGIN = (implementation: string) => `import { definePlugin, z } from '@agentctl/sdk';
 import { said } from '${implementation}';
 export default definePlugin({
   name: 'agentctl-pack-cover', version: '1.0.0', hostRange: '^0.1.0',

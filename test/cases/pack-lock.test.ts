@@ -68,8 +68,8 @@ describe('code packs in the lock, and packs vendor', () => {
     // A clean CI checkout: agentctl is installed, nothing else; the vendored folder is all there is of the packs.
     const clean = workspace();
     cleanups.push(clean as Project);
-    mkdirSync(clean.file('node_modules'));
-    symlinkSync(ROOT, clean.file('node_modules/agentctl'));
+    mkdirSync(clean.file('node_modules/@agentctl'), { recursive: true });
+    symlinkSync(ROOT, clean.file('node_modules/@agentctl/cli'));
     cpSync(p.file('vendor'), clean.file('ci'), { recursive: true });
     cpSync(p.file('basics/release'), clean.file('ci/release'), { recursive: true });
     const run = outcome(runCli(['run', 'ci/wf.yaml', '--locked', '--offline', '--db', clean.db, '--output', 'json'], { cwd: clean.dir }), 0);

@@ -3,8 +3,9 @@
 //
 // The real install (`npm pack` of this checkout, then `npm install` of the tarball) fetches the dependencies from the
 // registry and compiles better-sqlite3 when no prebuilt binary is cached: minutes, and the network. It runs only with
-// AGENTCTL_TEST_PACKAGE=1. The default suite runs the same project with the checkout linked as node_modules/agentctl,
-// which is what npm's install leaves for the CLI to find (node_modules/agentctl and node_modules/.bin/agentctl).
+// AGENTCTL_TEST_PACKAGE=1. The default suite runs the same project with the checkout linked as
+// node_modules/@agentctl/cli, which is what npm's install leaves for the CLI to find (the package and
+// node_modules/.bin/agentctl).
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,8 +46,9 @@ describe('a project that installs agentctl and lists a local pack', () => {
     this.timeout(60_000);
     project = freshProject();
     mkdirSync(project.file('node_modules/.bin'), { recursive: true });
-    symlinkSync(ROOT, project.file('node_modules/agentctl'));
-    symlinkSync('../agentctl/bin/agentctl.js', project.file('node_modules/.bin/agentctl'));
+    mkdirSync(project.file('node_modules/@agentctl'));
+    symlinkSync(ROOT, project.file('node_modules/@agentctl/cli'));
+    symlinkSync('../@agentctl/cli/bin/agentctl.js', project.file('node_modules/.bin/agentctl'));
     // npm hoists agentctl's dependencies next to it; the pack's peer dependency zod resolves there.
     symlinkSync(realpathSync(join(ROOT, 'node_modules', 'zod')), project.file('node_modules/zod'));
     runThroughNpx(project);

@@ -66,7 +66,7 @@ describe('code packs from the project config', () => {
         project.write(`packs/${letter}/package.json`, JSON.stringify({ name: `forms-${letter}`, type: 'module', main: 'index.mjs' }));
         project.write(
           `packs/${letter}/index.mjs`,
-          `import { definePlugin } from 'agentctl/sdk';\nexport const plugin = definePlugin({ name: 'forms-${letter}', version: '1.0.0', hostRange: '^0.1.0', setup(api) { api.registerSecretResolver('vault', async () => 'value'); } });\n`,
+          `import { definePlugin } from '@agentctl/sdk';\nexport const plugin = definePlugin({ name: 'forms-${letter}', version: '1.0.0', hostRange: '^0.1.0', setup(api) { api.registerSecretResolver('vault', async () => 'value'); } });\n`,
         );
       }
       const config = writeConfig(project, { packs: ['./packs/a', './packs/b'] });
@@ -80,7 +80,7 @@ describe('code packs from the project config', () => {
 
   it('defineActionKind without plugin names the pack after the kind\'s namespace, so a one-kind pack loads; a kind that fits no name says what to write', () => {
     project = packProject();
-    const kind = (name: string, plugin?: string) => `import { defineActionKind, z } from 'agentctl/sdk';
+    const kind = (name: string, plugin?: string) => `import { defineActionKind, z } from '@agentctl/sdk';
 export default defineActionKind({ ${plugin ? `plugin: '${plugin}', ` : ''}name: '${name}', version: '1.0.0', hostRange: '^0.1.0', description: 'upper-cases text',
   actionSchema: z.strictObject({}), inputSchema: z.strictObject({ text: z.string() }), effect: { effectClass: 'pure', risk: 'low', idempotency: 'pure' },
   async dispatch({ input }) { return { upper: input.text.toUpperCase() }; } });

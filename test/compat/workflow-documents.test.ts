@@ -4,7 +4,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
-import { cliDocumentJsonSchema, cliDocumentKinds, workflowDocuments } from '../../sdk/documents/index.js';
+import { cliDocumentJsonSchema, cliDocumentKinds, workflowDocuments } from '@agentctl/sdk/documents';
 import { baseEnv, runCli, runCliAsync, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, shellWorkflow, workflow } from '../cases/helpers.js';
 

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { ERROR_CODES } from '../../sdk/index.js';
+import { ERROR_CODES } from '@agentctl/sdk';
 import { baseEnv, ROOT, runCli, type CliResult } from '../support/cli.js';
 import { shellWords } from '../support/shell-words.js';
 

@@ -1,5 +1,5 @@
-// Every pack under packs/ is built as an outside author builds one: its own package.json, agentctl as a peer
-// dependency, sources that import only agentctl/sdk*. Its own `npm test` runs here, in a copy of its folder with its
+// Every pack under packs/ is built as an outside author builds one: its own package.json, @agentctl/sdk as a peer
+// dependency, sources that import only @agentctl/sdk* (its tests also @agentctl/testing). Its own `npm test` runs here, in a copy of its folder with its
 // dependencies installed (offline, see test/support/packs.ts), against the built agentctl.
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
@@ -33,10 +33,10 @@ describe('packs', () => {
       });
       after(() => rmSync(join(folder, '..'), { recursive: true, force: true }));
 
-      it('declares agentctl as a peer dependency and is an ES module', () => {
+      it('declares @agentctl/sdk as a peer dependency and is an ES module', () => {
         const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { type?: string; peerDependencies?: Record<string, string> };
         expect(manifest.type).to.equal('module');
-        expect(manifest.peerDependencies).to.have.property('agentctl');
+        expect(manifest.peerDependencies).to.have.property('@agentctl/sdk');
       });
 
       it('type-checks (// @ts-check) against the published declarations, which catch a mistake', function () {

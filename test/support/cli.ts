@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { cliDocumentSchema } from '../../sdk/documents/index.js';
+import { cliDocumentSchema } from '@agentctl/sdk/documents';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(ROOT, 'bin', 'agentctl.js');
@@ -101,7 +101,7 @@ export function workspace(files: Record<string, string> = {}): { dir: string; db
  */
 export function embeddedPackCli(pack: string): { ws: ReturnType<typeof workspace>; entry: string } {
   const ws = workspace({ 'pack.mjs': pack });
-  cpSync(join(ROOT, 'dist', 'sdk'), ws.file('sdk-copy'), { recursive: true });
+  cpSync(join(ROOT, 'sdk', 'dist'), ws.file('sdk-copy'), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), ws.file('node_modules'));
   const app = pathToFileURL(join(ROOT, 'dist', 'core', 'cli', 'app.js')).href;
   const entry = ws.write('entry.mjs', `import { main } from '${app}';\nimport pack from './pack.mjs';\nawait main(process.argv.slice(2), { plugins: [pack] });\n`);

@@ -1,5 +1,5 @@
 // The stable code of what a synchronous call throws, or undefined when it returns.
-import type { AgentctlError } from '../../sdk/index.js';
+import type { AgentctlError } from '@agentctl/sdk';
 
 export function codeOf(body: () => unknown): string | undefined {
   try {

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import networkPlugin from '../../builtins/network-policy/plugin.js';
 import { Host } from '../../core/host.js';
-import { isEffectFailure, type EffectFailure, type ModelProvider, type ModelRequest, type NetworkClient, type PluginDefinition, type ProviderCallContext } from '../../sdk/index.js';
+import { isEffectFailure, type EffectFailure, type ModelProvider, type ModelRequest, type NetworkClient, type PluginDefinition, type ProviderCallContext } from '@agentctl/sdk';
 
 export interface RecordingServer {
   readonly url: string;

@@ -29,9 +29,9 @@ import {
   type RedactOptions,
   type SecretResolver,
   type ToolKind,
-} from 'agentctl/sdk';
-import { serveExtension } from 'agentctl/sdk/process';
-import { ActionKindTester, createTestHost, ProviderTester, runAction, SecretResolverTester, type ActionCase, type ActionResult, type InvalidActionCase } from 'agentctl/sdk/testing';
+} from '@agentctl/sdk';
+import { serveExtension } from '@agentctl/sdk/process';
+import { ActionKindTester, createTestHost, ProviderTester, runAction, SecretResolverTester, type ActionCase, type ActionResult, type InvalidActionCase } from '@agentctl/cli/testing';
 
 /** True when A and B are the same type (not merely assignable both ways). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

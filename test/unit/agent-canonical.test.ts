@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { canonicalJson, type JsonValue } from '../../sdk/index.js';
+import { canonicalJson, type JsonValue } from '@agentctl/sdk';
 import { CanonicalMemo } from '../../core/agents/canonical.js';
 
 /** The effect input of turn `turn` of a conversation, shaped like the agent loop's. */

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathS
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
-import { isAgentctlError } from '../../sdk/index.js';
+import { isAgentctlError } from '@agentctl/sdk';
 import { ArtifactStore, exportBytes, parseDigest } from '../../core/store/artifacts.js';
 
 const code = async (promise: Promise<unknown>) => {

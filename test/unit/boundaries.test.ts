@@ -35,49 +35,61 @@ function target(file: SourceFile, specifier: string): { local: string } | { pack
 }
 
 const within = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
+/** agentctl's own packages (`@agentctl/*`) and the name it had before them (`agentctl`, `agentctl/sdk`...). */
+const isOwnPackage = (name: string) => name.startsWith('@agentctl/') || name === 'agentctl' || name.startsWith('agentctl/');
+/** The SDK's entry points: the one way into agentctl for a builtin or a pack. */
+const SDK_ENTRIES = new Set(['@agentctl/sdk', '@agentctl/sdk/documents', '@agentctl/sdk/process']);
 const pluginFolder = (path: string) => path.split('/').slice(0, 2).join('/');
 
 type Rule = (file: SourceFile) => string[];
 
-/** sdk/ owns the contract: it imports nothing of core/ or builtins/, not even through the package's own name. */
+/** sdk/ owns the contract: it imports nothing of core/ or builtins/, not even through a package name. */
 const sdkRule: Rule = (file) =>
   importsOf(file.text).flatMap((specifier) => {
     const to = target(file, specifier);
     if ('local' in to) return within(to.local, 'sdk') ? [] : [`${file.path} imports ${specifier}`];
-    return to.package === 'agentctl' || to.package.startsWith('agentctl/') ? [`${file.path} imports ${specifier}`] : [];
+    return isOwnPackage(to.package) ? [`${file.path} imports ${specifier}`] : [];
   });
 
 /**
- * A builtin imports the SDK and its own folder only (the index names the plugin folders). Its tests may also use the
- * published test kit, `agentctl/sdk/testing`, as an outside author does.
+ * Outside sdk/, the SDK is imported by its package name only, never by path: the CLI, its builtins and every pack
+ * then share the one module instance `@agentctl/sdk` resolves to.
+ */
+const sdkByNameRule: Rule = (file) =>
+  importsOf(file.text).flatMap((specifier) => {
+    const to = target(file, specifier);
+    return 'local' in to && within(to.local, 'sdk') ? [`${file.path} imports ${specifier}`] : [];
+  });
+
+/**
+ * A builtin imports the SDK (by name) and its own folder only (the index names the plugin folders). Its tests may also
+ * use the test kit, `@agentctl/cli/testing` (what `@agentctl/testing` re-exports), as an outside author does.
  */
 const builtinRule: Rule = (file) =>
   importsOf(file.text).flatMap((specifier) => {
     const to = target(file, specifier);
     if ('package' in to) {
-      const own = to.package === 'agentctl' || to.package.startsWith('agentctl/');
-      return own && !(isTest(file) && to.package === 'agentctl/sdk/testing') ? [`${file.path} imports ${specifier}`] : [];
+      const allowed = SDK_ENTRIES.has(to.package) || (isTest(file) && to.package === '@agentctl/cli/testing');
+      return isOwnPackage(to.package) && !allowed ? [`${file.path} imports ${specifier}`] : [];
     }
-    if (within(to.local, 'sdk')) return [];
     if (file.path === 'builtins/index.ts' && /^builtins\/[^/]+\/plugin$/.test(to.local.replace(/\.js$/, ''))) return [];
     return within(to.local, pluginFolder(file.path)) ? [] : [`${file.path} imports ${specifier}`];
   });
 
-const SDK_ENTRIES = new Set(['agentctl/sdk', 'agentctl/sdk/process']);
 const isPackTest = (path: string) => /\.test\.[cm]?[jt]s$/.test(path) || /^packs\/[^/]+\/test\//.test(path);
 
-/** The packages a pack declares in its own package.json, besides agentctl. */
+/** The packages a pack declares in its own package.json, besides agentctl's own. */
 function packDependencies(pack: string): Set<string> {
   const manifest = JSON.parse(readFileSync(join(ROOT, pack, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
-  return new Set(['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].flatMap((field) => Object.keys(manifest[field] ?? {})).filter((name) => name !== 'agentctl'));
+  return new Set(['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].flatMap((field) => Object.keys(manifest[field] ?? {})).filter((name) => !isOwnPackage(name)));
 }
 
 /** A package's name from a bare specifier (`@scope/name/sub` → `@scope/name`). */
 const packageName = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
 /**
- * A pack is built as an outside author builds one: it imports agentctl only through `agentctl/sdk` and
- * `agentctl/sdk/process` (its tests also `agentctl/sdk/testing`), node's own modules, the packages its package.json
+ * A pack is built as an outside author builds one: it imports agentctl only through `@agentctl/sdk` and its
+ * `/documents` and `/process` (its tests also `@agentctl/testing`), node's own modules, the packages its package.json
  * declares, and files of its own folder — never core/, sdk/ or builtins/ by path.
  */
 function packRule(dependencies: (pack: string) => Set<string>): Rule {
@@ -85,10 +97,10 @@ function packRule(dependencies: (pack: string) => Set<string>): Rule {
     importsOf(file.text).flatMap((specifier) => {
       const to = target(file, specifier);
       if ('local' in to) return within(to.local, pluginFolder(file.path)) ? [] : [`${file.path} imports ${specifier}`];
-      if (SDK_ENTRIES.has(to.package) || (to.package === 'agentctl/sdk/testing' && isPackTest(file.path))) return [];
+      if (SDK_ENTRIES.has(to.package) || (to.package === '@agentctl/testing' && isPackTest(file.path))) return [];
       if (to.package.startsWith('node:')) return [];
       const own = packageName(to.package);
-      return own !== 'agentctl' && dependencies(pluginFolder(file.path)).has(own) ? [] : [`${file.path} imports ${specifier}`];
+      return !isOwnPackage(own) && dependencies(pluginFolder(file.path)).has(own) ? [] : [`${file.path} imports ${specifier}`];
     });
 }
 
@@ -138,11 +150,16 @@ describe('code boundaries', () => {
     expect(tree('sdk').flatMap(sdkRule)).to.deep.equal([]);
   });
 
-  it('builtins/ import only sdk/ and their own folder', () => {
+  it('builtins/ import only @agentctl/sdk and their own folder', () => {
     expect(tree('builtins').flatMap(builtinRule)).to.deep.equal([]);
   });
 
-  it('packs/ import agentctl only through agentctl/sdk*, besides node modules, their declared dependencies and their own folder', () => {
+  it('outside sdk/, the SDK is imported as @agentctl/sdk, never by path', () => {
+    const sources = ['core', 'builtins', 'test', 'bench'].flatMap(tree).filter((file) => file.path !== 'test/unit/boundaries.test.ts');
+    expect(sources.flatMap(sdkByNameRule)).to.deep.equal([]);
+  });
+
+  it('packs/ import agentctl only through @agentctl/sdk*, besides node modules, their declared dependencies and their own folder', () => {
     const files = [...packFiles(join(ROOT, 'packs'))];
     expect(files.map((file) => file.path)).to.include('packs/hello/index.mjs');
     expect(files.flatMap(packRule(packDependencies))).to.deep.equal([]);
@@ -163,20 +180,25 @@ describe('code boundaries', () => {
     const file = (path: string, text: string): SourceFile => ({ path, text });
     expect(sdkRule(file('sdk/x.ts', "import { Host } from '../core/host.js';"))).to.have.length(1);
     expect(sdkRule(file('sdk/x.ts', "export { a } from '../builtins/write/plugin.js';"))).to.have.length(1);
-    expect(sdkRule(file('sdk/x.ts', "const m = await import('agentctl/sdk/testing');"))).to.have.length(1);
+    expect(sdkRule(file('sdk/x.ts', "const m = await import('@agentctl/cli/testing');"))).to.have.length(1);
+    expect(sdkRule(file('sdk/x.ts', "import { main } from 'agentctl';"))).to.have.length(1);
+    expect(sdkByNameRule(file('core/x.ts', "import { z } from '../sdk/index.js';"))).to.have.length(1);
+    expect(sdkByNameRule(file('core/x.ts', "import { z } from '@agentctl/sdk';"))).to.deep.equal([]);
     expect(builtinRule(file('builtins/write/plugin.ts', "import { Store } from '../../core/store/store.js';"))).to.have.length(1);
     expect(builtinRule(file('builtins/write/plugin.ts', "import { resolveCommand } from '../isolation-process/plugin.js';"))).to.have.length(1);
-    expect(builtinRule(file('builtins/write/plugin.ts', "import { runAction } from 'agentctl/sdk/testing';"))).to.have.length(1);
-    expect(builtinRule(file('builtins/write/write.test.ts', "import { runAction } from 'agentctl/sdk/testing';"))).to.deep.equal([]);
+    expect(builtinRule(file('builtins/write/plugin.ts', "import { runAction } from '@agentctl/cli/testing';"))).to.have.length(1);
+    expect(builtinRule(file('builtins/write/write.test.ts', "import { runAction } from '@agentctl/cli/testing';"))).to.deep.equal([]);
+    expect(builtinRule(file('builtins/write/plugin.ts', "import { z } from '@agentctl/sdk';"))).to.deep.equal([]);
     const pack = packRule(() => new Set(['yaml']));
     expect(pack(file('packs/x/index.mjs', "import { Host } from '../../core/host.js';"))).to.have.length(1);
     expect(pack(file('packs/x/index.mjs', "import { definePlugin } from '../../sdk/index.js';"))).to.have.length(1);
+    expect(pack(file('packs/x/index.mjs', "import { main } from '@agentctl/cli';"))).to.have.length(1);
     expect(pack(file('packs/x/index.mjs', "import { main } from 'agentctl/dist/core/cli/app.js';"))).to.have.length(1);
     expect(pack(file('packs/x/index.mjs', "import agentctl from 'agentctl';"))).to.have.length(1);
-    expect(pack(file('packs/x/index.mjs', "import { runAction } from 'agentctl/sdk/testing';"))).to.have.length(1);
+    expect(pack(file('packs/x/index.mjs', "import { runAction } from '@agentctl/testing';"))).to.have.length(1);
     expect(pack(file('packs/x/index.mjs', "import left from 'left-pad';"))).to.have.length(1);
-    expect(pack(file('packs/x/test/x.test.mjs', "import { runAction } from 'agentctl/sdk/testing';"))).to.deep.equal([]);
-    expect(pack(file('packs/x/index.mjs', "import { z } from 'agentctl/sdk';\nimport { readFile } from 'node:fs/promises';\nimport { parse } from 'yaml';\nimport { a } from './lib/a.mjs';"))).to.deep.equal([]);
+    expect(pack(file('packs/x/test/x.test.mjs', "import { runAction } from '@agentctl/testing';"))).to.deep.equal([]);
+    expect(pack(file('packs/x/index.mjs', "import { z } from '@agentctl/sdk';\nimport { readFile } from 'node:fs/promises';\nimport { parse } from 'yaml';\nimport { a } from './lib/a.mjs';"))).to.deep.equal([]);
     expect(coreRule(file('core/setup.ts', "import { builtinPlugins } from '../builtins/index.js';"))).to.have.length(1);
     expect(namingRule(['builtin.write'])(file('core/x.ts', "if (kind === 'builtin.write') {}"))).to.have.length(1);
     expect(namingRule([])(file('core/x.ts', 'switch (task.kind) {}'))).to.have.length(1);
@@ -188,10 +210,18 @@ describe('code boundaries', () => {
     expect(HOST_VERSION).to.equal(manifest.version);
   });
 
-  it('package.json publishes the test kit from core/testing under agentctl/sdk/testing', () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { default: string }> };
-    expect(manifest.exports['./sdk']!.default).to.equal('./dist/sdk/index.js');
-    expect(manifest.exports['./sdk/testing']!.default).to.equal('./dist/core/testing/index.js');
+  it('the CLI package publishes the test kit from core/testing, which @agentctl/testing re-exports, and carries its SDK', () => {
+    type Manifest = { name: string; exports: Record<string, { default: string }>; dependencies: Record<string, string>; bundleDependencies: string[] };
+    const read = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as Manifest;
+    const cli = read('package.json');
+    const sdk = read('sdk/package.json');
+    expect(cli.name).to.equal('@agentctl/cli');
+    expect(cli.exports['./testing']!.default).to.equal('./dist/core/testing/index.js');
+    expect(cli.dependencies['@agentctl/sdk']).to.equal(sdk.version);
+    expect(cli.bundleDependencies).to.deep.equal(['@agentctl/sdk']);
+    expect(sdk.exports['.']!.default).to.equal('./dist/index.js');
+    expect(Object.keys(sdk.dependencies).sort()).to.deep.equal(['ajv', 'zod']);
+    expect(readFileSync(join(ROOT, 'testing', 'index.js'), 'utf8')).to.contain("export * from '@agentctl/cli/testing';");
   });
 });
 
@@ -208,7 +238,7 @@ describe('start-up cost', () => {
     expect(result.dockerode).to.equal(0);
   });
 
-  it('the built CLI app is one bundle: of dist/ it imports only sdk/ (and its documents/) and its chunks, and it loads lazy packages lazily', () => {
+  it('the built CLI app is one bundle: of dist/ it imports only its chunks, the SDK by its package name, and it loads lazy packages lazily', () => {
     const folder = join(ROOT, 'dist', 'core', 'cli');
     const bundle = ['app.js', ...readdirSync(folder).filter((name) => /^app\.chunk-[A-Z0-9]+\.js$/.test(name))];
     const statics: string[] = [];
@@ -220,9 +250,9 @@ describe('start-up cost', () => {
       dynamics.push(...[...text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map((match) => match[1]!));
     }
     const local = [...statics, ...dynamics].filter((specifier) => specifier.startsWith('.'));
-    expect(local.filter((specifier) => !/^\.\.\/\.\.\/sdk\/(?:[a-z-]+\/)?[a-z-]+\.js$/.test(specifier) && !/^\.\/app\.chunk-[A-Z0-9]+\.js$/.test(specifier))).to.deep.equal([]);
+    expect(local.filter((specifier) => !/^\.\/app\.chunk-[A-Z0-9]+\.js$/.test(specifier))).to.deep.equal([]);
     const packages = new Set(statics.filter((specifier) => !specifier.startsWith('.') && !specifier.startsWith('node:')));
-    expect([...packages].sort()).to.deep.equal(['better-sqlite3', 'yargs', 'zod']);
-    expect(new Set(dynamics.filter((specifier) => !specifier.startsWith('.')))).to.deep.equal(new Set(['cosmiconfig', 'dockerode', 'esbuild', 'undici']));
+    expect([...packages].sort()).to.deep.equal(['@agentctl/sdk', '@agentctl/sdk/documents', 'better-sqlite3', 'yargs', 'zod']);
+    expect(new Set(dynamics.filter((specifier) => !specifier.startsWith('.')))).to.deep.equal(new Set(['@agentctl/sdk/documents', 'cosmiconfig', 'dockerode', 'esbuild', 'undici']));
   });
 });

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { cliDocumentJsonSchema, cliDocumentKinds } from '../../sdk/documents/index.js';
-import { jsonSchemaValidator, type JsonValue } from '../../sdk/index.js';
+import { cliDocumentJsonSchema, cliDocumentKinds } from '@agentctl/sdk/documents';
+import { jsonSchemaValidator, type JsonValue } from '@agentctl/sdk';
 import { ROOT } from '../support/cli.js';
 
 describe('CLI document kinds', () => {

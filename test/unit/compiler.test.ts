@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AgentctlError } from '../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import { compileText } from '../../core/compiler/compile.js';
 import { composeHost } from '../../core/cli/composition.js';
 

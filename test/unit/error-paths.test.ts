@@ -9,7 +9,7 @@ import { compileText } from '../../core/compiler/compile.js';
 import { SecretVault } from '../../core/runner/secrets.js';
 import { bareHost } from '../../core/testing/bare-host.js';
 import { ProviderTester, runAction } from '../../core/testing/index.js';
-import { defineActionKind, defineIsolation, definePlugin, type DispatchContext, type EffectProfile, type JsonValue, type ModelProvider } from '../../sdk/index.js';
+import { defineActionKind, defineIsolation, definePlugin, type DispatchContext, type EffectProfile, type JsonValue, type ModelProvider } from '@agentctl/sdk';
 import { codeOf } from '../support/errors.js';
 
 const identity = { version: '1.0.0', hostRange: '*' } as const;

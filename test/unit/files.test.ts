@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createFileService } from '../../core/files/service.js';
-import { isEffectFailure, type FileService } from '../../sdk/index.js';
+import { isEffectFailure, type FileService } from '@agentctl/sdk';
 
 /** The code of what `promise` rejects with (asserting it rejects with an EffectFailure `failed`). */
 async function failureCode(promise: Promise<unknown>): Promise<string> {

@@ -1,7 +1,7 @@
 // The compiler's refusals of foreach, matrix, loop, router and sub-workflow constructs, each with its code and path.
 import { expect } from 'chai';
 import { stringify } from 'yaml';
-import { AgentctlError, type Diagnostic } from '../../sdk/index.js';
+import { AgentctlError, type Diagnostic } from '@agentctl/sdk';
 import { compileText } from '../../core/compiler/compile.js';
 import { matrixCells } from '../../core/compiler/expand.js';
 import { composeHost } from '../../core/cli/composition.js';

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { codeOf } from '../support/errors.js';
 import { z } from 'zod';
-import { AgentctlError } from '../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import { Host } from '../../core/host.js';
 import { composeHost } from '../../core/cli/composition.js';
-import { defineActionKind, definePlugin, defineSpecSection } from '../../sdk/index.js';
+import { defineActionKind, definePlugin, defineSpecSection } from '@agentctl/sdk';
 
 const kind = (name: string, hostRange = '^0.1.0') =>
   defineActionKind({

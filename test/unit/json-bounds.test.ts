@@ -1,7 +1,7 @@
 // The bounds JSON answers from outside are read with (64 levels, as workflow documents), and the serializer every
 // digest is taken with, which must write any value the ledger may hold without overflowing the stack.
 import { expect } from 'chai';
-import { canonicalJson, JsonDepthError, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonAnswer, type JsonValue } from '../../sdk/index.js';
+import { canonicalJson, JsonDepthError, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonAnswer, type JsonValue } from '@agentctl/sdk';
 
 /** The recursive definition canonicalJson had: the iterative one must write exactly the same text. */
 function reference(value: JsonValue): string {

@@ -8,7 +8,7 @@ import plugin from '../../builtins/network-policy/plugin.js';
 import { createNetworkClient } from '../../builtins/network-policy/client.js';
 import { acceptUrl, hostMatches } from '../../builtins/network-policy/url-policy.js';
 import { nonPublicClass } from '../../builtins/network-policy/address-class.js';
-import { isNetworkFailure, type AgentctlError, type HttpRequest, type NetworkClient, type NetworkFailure, type NetworkSettings } from '../../sdk/index.js';
+import { isNetworkFailure, type AgentctlError, type HttpRequest, type NetworkClient, type NetworkFailure, type NetworkSettings } from '@agentctl/sdk';
 import { ROOT } from '../support/cli.js';
 import { closedPort, makeTestPki, startServer, startTlsServer, type RecordingServer, type TestPki } from '../support/network.js';
 

@@ -1,7 +1,7 @@
 // Human-mode output of text a child or a task produced: control characters and CI commands are shown, never obeyed.
 import { expect } from 'chai';
 import { formatDiagnostics, neutralize, palette } from '../../core/cli/output.js';
-import { AgentctlError, diagnostic } from '../../sdk/index.js';
+import { AgentctlError, diagnostic } from '@agentctl/sdk';
 
 describe('neutralize', () => {
   it('escapes terminal control sequences, DEL, C1 controls and bidirectional overrides', () => {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 // The host's plugin contract: plugins registered as embedded ones (main(args, {plugins})), not as packs.
 import { embeddedTestHost as createTestHost } from '../../core/testing/host.js';
 import { runEmbedded as runAction } from '../../core/testing/run-action.js';
-import { AgentctlError, defineActionKind, definePlugin, diagnostic, type PluginApi } from '../../sdk/index.js';
+import { AgentctlError, defineActionKind, definePlugin, diagnostic, type PluginApi } from '@agentctl/sdk';
 import { codeOf } from '../support/errors.js';
 
 const plugin = (name: string, setup: (api: PluginApi) => void, extra: Partial<Parameters<typeof definePlugin>[0]> = {}) =>

@@ -1,4 +1,4 @@
-// agentctl/sdk/process, the Node helper extension authors import: spawned as an extension would be, from the built
+// @agentctl/sdk/process, the Node helper extension authors import: spawned as an extension would be, from the built
 // package (the script imports it by the package name).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ const PROTOCOL = 'agentctl.dev/process-extension/v1';
 
 const launch = (mode: string, stdin = '') => spawnSync(process.execPath, [SCRIPT, 'first', mode], { input: stdin, encoding: 'utf8', env: {} });
 
-describe('agentctl/sdk/process (serveExtension)', () => {
+describe('@agentctl/sdk/process (serveExtension)', () => {
   it('answers --agentctl-handshake with one JSON line: protocolVersion, name, schemas and capabilities', () => {
     const result = launch('--agentctl-handshake');
     expect(result.status).to.equal(0);
@@ -43,7 +43,7 @@ describe('agentctl/sdk/process (serveExtension)', () => {
   }
 
   it('imports nothing, so a copy of the compiled file runs on its own', () => {
-    const compiled = readFileSync(join(ROOT, 'dist', 'sdk', 'process.js'), 'utf8');
+    const compiled = readFileSync(join(ROOT, 'sdk', 'dist', 'process.js'), 'utf8');
     expect(compiled).not.to.match(/^\s*import\s/m);
     expect(compiled).not.to.match(/\brequire\(/);
   });

@@ -1,7 +1,7 @@
 // Provider kind `anthropic` through a real Host, a real HTTP client and a local server speaking the Messages API.
 import { expect } from 'chai';
 import anthropicPlugin from '../../builtins/provider-anthropic/plugin.js';
-import type { ModelProvider, ModelRequest } from '../../sdk/index.js';
+import type { ModelProvider, ModelRequest } from '@agentctl/sdk';
 import { startAnthropicServer, type AnthropicServer } from '../support/anthropic-server.js';
 import { providerHarness } from '../support/provider-harness.js';
 

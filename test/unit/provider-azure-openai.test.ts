@@ -2,7 +2,7 @@
 // `api-key` header, against a local server that speaks the Responses API.
 import { expect } from 'chai';
 import openAiPlugin from '../../builtins/provider-openai/plugin.js';
-import type { ModelProvider } from '../../sdk/index.js';
+import type { ModelProvider } from '@agentctl/sdk';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
 import { providerHarness } from '../support/provider-harness.js';
 

@@ -1,7 +1,7 @@
 // Provider kind `google` through a real Host, a real HTTP client and a local server speaking the Gemini API.
 import { expect } from 'chai';
 import googlePlugin from '../../builtins/provider-google/plugin.js';
-import type { ModelProvider, ModelRequest } from '../../sdk/index.js';
+import type { ModelProvider, ModelRequest } from '@agentctl/sdk';
 import { startGoogleServer, type GoogleServer } from '../support/google-server.js';
 import { providerHarness } from '../support/provider-harness.js';
 

@@ -1,7 +1,7 @@
 // Provider kind `openai` through a real Host, a real HTTP client and a local server speaking the Responses API.
 import { expect } from 'chai';
 import openAiPlugin from '../../builtins/provider-openai/plugin.js';
-import type { ModelProvider, ModelRequest } from '../../sdk/index.js';
+import type { ModelProvider, ModelRequest } from '@agentctl/sdk';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
 import { providerHarness } from '../support/provider-harness.js';
 

@@ -9,7 +9,7 @@ import { composeHost } from '../../core/cli/composition.js';
 import { Store } from '../../core/store/store.js';
 import { inspectRun } from '../../core/store/inspection.js';
 import { z } from 'zod';
-import { AgentctlError, defineActionKind, definePlugin, diagnostic, type PluginDefinition } from '../../sdk/index.js';
+import { AgentctlError, defineActionKind, definePlugin, diagnostic, type PluginDefinition } from '@agentctl/sdk';
 import { runAction } from '../../core/testing/index.js';
 
 const document = `apiVersion: agentctl.dev/v1

@@ -21,8 +21,9 @@ describe('public SDK declarations', () => {
     let root = '';
     beforeEach(() => {
       root = temporaryFolder('agentctl-api-');
-      cpSync(join(ROOT, 'package.json'), join(root, 'package.json'));
-      for (const folder of ['dist/sdk', 'dist/core/testing']) {
+      mkdirSync(join(root, 'sdk'));
+      for (const manifest of ['package.json', 'sdk/package.json']) cpSync(join(ROOT, manifest), join(root, manifest));
+      for (const folder of ['sdk/dist', 'dist/core/testing']) {
         mkdirSync(join(root, folder), { recursive: true });
         cpSync(join(ROOT, folder), join(root, folder), { recursive: true, filter: (path) => !path.endsWith('.js') });
       }
@@ -33,17 +34,17 @@ describe('public SDK declarations', () => {
 
     it('a changed signature, naming the file', () => {
       expect(run().status, 'an unchanged copy passes').to.equal(0);
-      edit('dist/sdk/plugin.d.ts', (text) => text.replace('readonly hostRange: string;', 'readonly hostRange?: string;'));
+      edit('sdk/dist/plugin.d.ts', (text) => text.replace('readonly hostRange: string;', 'readonly hostRange?: string;'));
       const result = run();
       expect(result.status).to.equal(1);
-      expect(result.stderr).to.contain('in dist/sdk/plugin.d.ts').and.to.contain('readonly hostRange?: string;');
+      expect(result.stderr).to.contain('in sdk/dist/plugin.d.ts').and.to.contain('readonly hostRange?: string;');
     });
 
     it('an export without TSDoc', () => {
-      edit('dist/sdk/json.d.ts', (text) => `${text}\nexport declare const undocumentedThing: number;\n`);
+      edit('sdk/dist/json.d.ts', (text) => `${text}\nexport declare const undocumentedThing: number;\n`);
       const result = run();
       expect(result.status).to.equal(1);
-      expect(result.stderr).to.contain('dist/sdk/json.d.ts: undocumentedThing has no TSDoc comment');
+      expect(result.stderr).to.contain('sdk/dist/json.d.ts: undocumentedThing has no TSDoc comment');
     });
 
     it('a public declaration that reaches a core module', () => {

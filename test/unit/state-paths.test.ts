@@ -3,7 +3,7 @@ import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { expect } from 'chai';
-import { definePlugin, type PolicyRequest, type ResolvedPolicy } from '../../sdk/index.js';
+import { definePlugin, type PolicyRequest, type ResolvedPolicy } from '@agentctl/sdk';
 import { runAction } from '../../core/testing/index.js';
 import { corePolicy } from '../../core/policy/engine.js';
 import { statePaths } from '../../core/store/state-paths.js';

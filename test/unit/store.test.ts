@@ -180,7 +180,7 @@ describe('store', () => {
 
     it('every transition in the table names known states, and terminal states have no way out', async () => {
       const { RUN_TRANSITIONS, TASK_TRANSITIONS, EFFECT_TRANSITIONS } = await import('../../core/store/transitions.js');
-      const { RUN_STATES, TASK_STATES, EFFECT_STATES } = await import('../../sdk/index.js');
+      const { RUN_STATES, TASK_STATES, EFFECT_STATES } = await import('@agentctl/sdk');
       for (const [table, states] of [[RUN_TRANSITIONS, RUN_STATES], [TASK_TRANSITIONS, TASK_STATES], [EFFECT_TRANSITIONS, EFFECT_STATES]] as const) {
         expect(Object.keys(table).sort()).to.deep.equal([...states].sort());
         for (const next of Object.values(table) as string[][]) for (const state of next) expect(states as readonly string[]).to.include(state);

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertInvalid, assertValid } from '../../core/testing/action-kind-tester.js';
 import { createTestHost, ProviderTester, runAction, SecretResolverTester, useDatabase, useWorkspace, type ActionResult } from '../../core/testing/index.js';
-import { AgentctlError, defineIsolation, definePlugin, defineProvider, defineSecretResolver, defineTool, EffectFailure, isAgentctlError, z, type ModelProvider } from '../../sdk/index.js';
+import { AgentctlError, defineIsolation, definePlugin, defineProvider, defineSecretResolver, defineTool, EffectFailure, isAgentctlError, z, type ModelProvider } from '@agentctl/sdk';
 import { codeOf } from '../support/errors.js';
 
 const identity = { version: '1.0.0', hostRange: '*' } as const;

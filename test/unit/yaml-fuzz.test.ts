@@ -2,7 +2,7 @@
 // (exit 2), never an internal error. A representative workflow is written as block YAML with, at a position chosen by
 // a seeded generator, a YAML tag, an anchor and alias, or a merge key; the compiler runs in-process on each case.
 import { expect } from 'chai';
-import { AgentctlError, ERROR_CODES, EXIT, isCoreErrorCode } from '../../sdk/index.js';
+import { AgentctlError, ERROR_CODES, EXIT, isCoreErrorCode } from '@agentctl/sdk';
 import { compileText } from '../../core/compiler/compile.js';
 import { composeHost } from '../../core/cli/composition.js';
 

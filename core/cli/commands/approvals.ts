@@ -1,6 +1,6 @@
 // `agentctl approvals list RUN | approve ID | reject ID`: the operator's side of a paused run.
 import type { CommandModule } from 'yargs';
-import { AgentctlError } from '../../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import { parser } from '../../store/inspection.js';
 import { approvalRecord } from '../../store/ledger-records.js';
 import { Store, type Row } from '../../store/store.js';

@@ -1,6 +1,6 @@
 // `artifacts list|inspect|verify|export|gc`: the blobs tasks wrote, read from the database and the store beside it.
 import type { CommandModule } from 'yargs';
-import { AgentctlError, diagnostic } from '../../../sdk/index.js';
+import { AgentctlError, diagnostic } from '@agentctl/sdk';
 import { ArtifactStore, blobProblem, exportBytes, parseDigest } from '../../store/artifacts.js';
 import type { BlobRecord, ReferenceRecord } from '../../store/maintenance.js';
 import { Store } from '../../store/store.js';

@@ -2,7 +2,7 @@
 // available here — without reading a secret file's content or running a helper, and without a database.
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, secretKindLabel, secretReferenceTarget, type CompiledPlan, type Diagnostic, type JsonValue, type SecretReference } from '../../../sdk/index.js';
+import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, secretKindLabel, secretReferenceTarget, type CompiledPlan, type Diagnostic, type JsonValue, type SecretReference } from '@agentctl/sdk';
 import { AGENT_KIND } from '../../agents/kind.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';

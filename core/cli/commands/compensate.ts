@@ -2,7 +2,7 @@
 // as a new run linked to it; `--plan` shows what would run and writes nothing.
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError } from '../../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import { runObservers } from '../run-observers.js';
 import { compensateRun, compensationBlocked, compensationSource, hasWork, planCompensation, refusal, type CompensationPlan } from '../../runner/compensate.js';
 import type { RunResult } from '../../runner/run.js';

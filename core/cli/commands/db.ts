@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CommandModule } from 'yargs';
-import { AgentctlError } from '../../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import { databaseError } from '../../store/database.js';
 import { MIGRATIONS } from '../../store/migrations.js';
 import { Store } from '../../store/store.js';

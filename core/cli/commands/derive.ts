@@ -1,7 +1,7 @@
 // `agentctl retry FILE RUN`, `repair FILE RUN` and `fork RUN`: new runs derived from a recorded one.
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, type CapturedVars, type JsonValue } from '../../../sdk/index.js';
+import { AgentctlError, type CapturedVars, type JsonValue } from '@agentctl/sdk';
 import type { PackLoadOptions } from '../../packs/load.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';

@@ -4,7 +4,7 @@
 // is read: a file is judged by its metadata, a credential by the resolver's check-only mode.
 import { constants, accessSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, resolve } from 'node:path';
-import { errorMessage, isAgentctlError, type CompiledPlan, type JsonObject, type SecretReference } from '../../../sdk/index.js';
+import { errorMessage, isAgentctlError, type CompiledPlan, type JsonObject, type SecretReference } from '@agentctl/sdk';
 import type { Host } from '../../host.js';
 import type { TaskPolicyView } from '../../policy-preview.js';
 import { referenceForm } from '../../runner/secrets.js';

@@ -4,7 +4,7 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, EXIT, type IsolationHostReport, type JsonObject } from '../../../sdk/index.js';
+import { AgentctlError, EXIT, type IsolationHostReport, type JsonObject } from '@agentctl/sdk';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { preflightProblems } from '../../runner/run.js';

@@ -2,7 +2,7 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, EXIT, type CompiledPlan, type CompiledTask } from '../../../sdk/index.js';
+import { AgentctlError, EXIT, type CompiledPlan, type CompiledTask } from '@agentctl/sdk';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME, type SourceDocument } from '../../compiler/source.js';
 import { policyDiagnostics, previewPolicy } from '../../policy-preview.js';
@@ -172,7 +172,7 @@ export const schemaCommand = (compose: Compose): CommandModule<GlobalArgs, Schem
     let schema: Record<string, unknown>;
     let kind = 'WorkflowSchema';
     if (argv.kind !== undefined) {
-      const { cliDocumentJsonSchema, cliDocumentKinds } = await import('../../../sdk/documents/index.js');
+      const { cliDocumentJsonSchema, cliDocumentKinds } = await import('@agentctl/sdk/documents');
       const found = cliDocumentJsonSchema(argv.kind);
       if (!found) {
         const near = closest(argv.kind, cliDocumentKinds());

@@ -1,7 +1,7 @@
 // `agentctl effects list RUN | inspect EFFECT | reconcile EFFECT`: the operator's view of the ledger's effects, in
 // the reference's shapes (EffectList, EffectInspection, EffectReconciliation) with agentctl's fields beside them.
 import type { Argv, CommandModule } from 'yargs';
-import { AgentctlError, errorMessage, jsonSchemaProblems, type JsonValue } from '../../../sdk/index.js';
+import { AgentctlError, errorMessage, jsonSchemaProblems, type JsonValue } from '@agentctl/sdk';
 import { readBoundedFile } from '../../compiler/source.js';
 import { parser } from '../../store/inspection.js';
 import { liveness } from '../../store/liveness.js';

@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { readBoundedFile } from '../../compiler/source.js';
 import { compileText } from '../../compiler/compile.js';
 import { readVarOverrides } from '../../compiler/vars-files.js';
-import type { CompiledPlan, JsonValue } from '../../../sdk/index.js';
+import type { CompiledPlan, JsonValue } from '@agentctl/sdk';
 import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { collectVars, type InputArgs } from '../inputs.js';

@@ -1,6 +1,6 @@
 // `gc` (old finished runs, then the blobs nothing refers to any more) and `artifacts gc` (those blobs alone).
 import type { CommandModule } from 'yargs';
-import { AgentctlError, isAgentctlError, errorMessage } from '../../../sdk/index.js';
+import { AgentctlError, isAgentctlError, errorMessage } from '@agentctl/sdk';
 import { ArtifactStore } from '../../store/artifacts.js';
 import { collectArtifacts, type ArtifactGcReport } from '../../store/artifact-garbage.js';
 import { Store } from '../../store/store.js';

@@ -1,6 +1,6 @@
 // `inspect RUN` and `runs list`: read-only views of the database.
 import type { CommandModule } from 'yargs';
-import { AgentctlError } from '../../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import { inspectRun, listRuns, stateLabel, type RunInspection } from '../../store/inspection.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';

@@ -3,7 +3,7 @@
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError } from '../../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import { processKinds } from '../../compiler/compile.js';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
 import type { LoadedConfig } from '../../config/discover.js';

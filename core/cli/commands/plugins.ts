@@ -1,7 +1,7 @@
 // `plugins list` (builtins and packs with what each contributes) and `plugins order --hook NAME` (a hook's taps in
 // the order the hook calls them).
 import type { CommandModule } from 'yargs';
-import { AgentctlError, POLICY_STAGES } from '../../../sdk/index.js';
+import { AgentctlError, POLICY_STAGES } from '@agentctl/sdk';
 import type { HookTap } from '../../host.js';
 import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs } from '../handler.js';

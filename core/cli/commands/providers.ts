@@ -3,7 +3,7 @@
 // reference's live check; agentctl has none and refuses it (see docs/cli.md#providers).
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError } from '../../../sdk/index.js';
+import { AgentctlError } from '@agentctl/sdk';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { capabilityNames } from '../../plan-document.js';

@@ -2,7 +2,7 @@
 // RepairPlan, RetryOutcome, RepairOutcome, CompensationPlan, CompensationOutcome; see sdk/documents/run.ts). The
 // planners keep their own types; these functions only translate, adding agentctl's fields beside the reference's.
 import { basename } from 'node:path';
-import type { CompiledPlan, JsonValue } from '../../../sdk/index.js';
+import type { CompiledPlan, JsonValue } from '@agentctl/sdk';
 import { AGENT_KIND } from '../../agents/kind.js';
 import type { CompensationPlan } from '../../runner/compensate.js';
 import type { Block, Derivation, PlannedTask } from '../../runner/derive-plan.js';

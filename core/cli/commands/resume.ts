@@ -2,7 +2,7 @@
 // workspace it started in, or in the one `--workspace` names (the checkout of a later CI job).
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, type CapturedVars, type CompiledPlan, type JsonValue } from '../../../sdk/index.js';
+import { AgentctlError, type CapturedVars, type CompiledPlan, type JsonValue } from '@agentctl/sdk';
 import { compileText } from '../../compiler/compile.js';
 import { runObservers } from '../run-observers.js';
 import { sourceOutputs } from '../../runner/compensate.js';

@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, EXIT } from '../../../sdk/index.js';
+import { AgentctlError, EXIT } from '@agentctl/sdk';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { runObservers } from '../run-observers.js';

@@ -3,7 +3,7 @@
 // reuse checks, so the analysis finds nothing to upgrade and the upgrade writes nothing. Both print the reference's
 // documents (LegacyRunUpgradeAnalysis, LegacyRunUpgrade) so a script that runs them before a repair works unchanged.
 import type { CommandModule } from 'yargs';
-import { AgentctlError, type CompiledTask } from '../../../sdk/index.js';
+import { AgentctlError, type CompiledTask } from '@agentctl/sdk';
 import { parser } from '../../store/inspection.js';
 import { SCHEMA_VERSION } from '../../store/migrations.js';
 import { Store, type Row } from '../../store/store.js';

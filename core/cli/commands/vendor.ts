@@ -5,7 +5,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, errorMessage } from '../../../sdk/index.js';
+import { AgentctlError, errorMessage } from '@agentctl/sdk';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
 import { pinned } from '../../packs/code-lock.js';
 import { SDK_EXTERNALS } from '../../packs/host-sdk.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // An agentctl process extension: counts the lines, words and characters of a text and lists its most frequent
 // words. It only reads its input, so the action can declare it pure.
-import { serveExtension } from 'agentctl/sdk/process';
+import { serveExtension } from '@agentctl/sdk/process';
 
 const inputSchema = {
   type: 'object',

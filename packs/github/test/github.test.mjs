@@ -1,6 +1,6 @@
 // @ts-check
 import assert from 'node:assert/strict';
-import { ActionKindTester } from 'agentctl/sdk/testing';
+import { ActionKindTester } from '@agentctl/testing';
 import { github } from '../index.mjs';
 import { LOOPBACK_POLICY, mocha, startGithub } from './github-server.mjs';
 

@@ -1,5 +1,5 @@
 // @ts-check
-import { ActionKindTester } from 'agentctl/sdk/testing';
+import { ActionKindTester } from '@agentctl/testing';
 import { hello } from '../index.mjs';
 
 new ActionKindTester({ plugins: [hello] }).run('hello.greet', {

@@ -1,6 +1,6 @@
 // @ts-check
 import assert from 'node:assert/strict';
-import { ActionKindTester } from 'agentctl/sdk/testing';
+import { ActionKindTester } from '@agentctl/testing';
 import { http } from '../index.mjs';
 import { LOOPBACK_POLICY, mocha, startServer } from './server.mjs';
 
@@ -46,7 +46,7 @@ describe('http.request against a loopback server', () => {
   after(() => server.close());
   beforeEach(() => void server.requests.splice(0));
 
-  const effectsOf = (/** @type {import('agentctl/sdk/testing').ActionResult} */ result) => result.inspection?.effects ?? [];
+  const effectsOf = (/** @type {import('@agentctl/testing').ActionResult} */ result) => result.inspection?.effects ?? [];
 
   it('GET: one idempotent network effect, JSON body parsed, safe headers only, secret header values never recorded', async () => {
     const result = await tester.runCase('http.request', {
