@@ -5,7 +5,7 @@
 const HOST = {
   sdk: '@agentctl/sdk',
   documents: '@agentctl/sdk/documents',
-  process: '@agentctl/sdk/process',
+  processHelpers: '@agentctl/sdk/process',
   testing: '@agentctl/cli/testing',
 } as const;
 
@@ -13,11 +13,11 @@ const HOST = {
 const PACK_SPECIFIERS: Readonly<Record<string, keyof typeof HOST>> = {
   '@agentctl/sdk': 'sdk',
   '@agentctl/sdk/documents': 'documents',
-  '@agentctl/sdk/process': 'process',
+  '@agentctl/sdk/process': 'processHelpers',
   '@agentctl/testing': 'testing',
   'agentctl/sdk': 'sdk',
   'agentctl/sdk/documents': 'documents',
-  'agentctl/sdk/process': 'process',
+  'agentctl/sdk/process': 'processHelpers',
   'agentctl/sdk/testing': 'testing',
 };
 
