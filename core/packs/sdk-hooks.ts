@@ -27,7 +27,10 @@ export function initialize(data: { readonly modules: SdkModules }): void {
   modules = { ...data.modules };
 }
 
-/** A mapped specifier is the host's module, without looking at the importer's folder; anything else resolves as usual. */
+/**
+ * A mapped specifier is the host's module, without looking at the importer's folder; anything else resolves as usual.
+ * The host's SDK modules are ES modules, so the format is given rather than looked up again.
+ */
 export function resolve(specifier: string, context: unknown, nextResolve: NextResolve): ResolveResult | Promise<ResolveResult> {
   const url = Object.hasOwn(modules, specifier) ? modules[specifier] : undefined;
   return url === undefined ? nextResolve(specifier, context) : { url, format: 'module', shortCircuit: true };
