@@ -5,13 +5,14 @@
 //
 // What stays outside the bundle, loaded as before:
 // - @agentctl/sdk: the public contract has a single module instance per process, the one packs import;
+// - dist/core/packs/sdk-hooks.js, the module-resolution hook Node loads by its own URL (on a hooks thread on Node 20);
 // - every npm package but those in BUNDLED: zod (packs and the SDK build schemas with it), yargs (it finds its
 //   message files from its own location), native and lazily loaded packages, and any package added later;
 // - dist/core/cli/main.js, the entry, which answers `--version` without loading the app.
 // BUNDLED are CommonJS packages of many small files that only core/ uses, so the bundle's copy is the only one a
 // command loads. Every other file of dist/ is still emitted by tsc and importable on its own (@agentctl/testing).
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -20,6 +21,7 @@ const OUT = join(ROOT, 'dist', 'core', 'cli');
 const APP = join(OUT, 'app.js');
 const CHUNK = /^app\.chunk-[A-Z0-9]+\.js$/;
 const BUNDLED = new Set(['yaml', 'semver', 'tapable']);
+const OWN_FILES = [join(ROOT, 'dist', 'core', 'packs', 'sdk-hooks.js')];
 const MARK = '// agentctl: bundled by scripts/bundle-cli.mjs';
 // The bundled CommonJS packages call require() (for node: modules too): an ES module has none of its own.
 const REQUIRE = "import { createRequire as __agentctlCreateRequire } from 'node:module';\nconst require = __agentctlCreateRequire(import.meta.url);";
@@ -35,6 +37,13 @@ const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsW
 const boundaries = {
   name: 'agentctl-boundaries',
   setup(builder) {
+    // OWN_FILES stay imports, rewritten relative to the folder of app.js (its chunks are in it too).
+    builder.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const target = resolve(args.resolveDir, args.path);
+      if (!OWN_FILES.includes(target)) return undefined;
+      const path = relative(OUT, target).split(sep).join('/');
+      return { path: path.startsWith('.') ? path : `./${path}`, external: true };
+    });
     // A package stays an import unless it is in BUNDLED; what a bundled package requires is bundled with it.
     builder.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:') || args.importer.includes(`${sep}node_modules${sep}`)) return undefined;

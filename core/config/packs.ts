@@ -9,6 +9,7 @@ import validVersion from 'semver/functions/valid.js';
 import validRange from 'semver/ranges/valid.js';
 import { AgentctlError, diagnostic, errorMessage, type AnyErrorCode, type Diagnostic, type PluginDefinition } from '@agentctl/sdk';
 import { PLUGIN_NAME } from '../host.js';
+import { useHostSdk } from '../packs/host-sdk.js';
 import { HOST_VERSION } from '../version.js';
 import type { LoadedConfig } from './discover.js';
 import { issueTo, type PackEntry } from './schema.js';
@@ -49,6 +50,8 @@ export const label = (entry: PackEntry): string => entry.name ?? entry.path!;
 async function loadPack(entry: PackEntry, configFile: string, beforeImport?: BeforeImport): Promise<LoadedPack> {
   const module = entryModule(entry, dirname(configFile), configFile);
   beforeImport?.(entry, module);
+  // The pack, and everything it imports, gets this agentctl's SDK whatever is installed around it.
+  await useHostSdk();
   let exports: Record<string, unknown>;
   try {
     exports = (await import(pathToFileURL(module).href)) as Record<string, unknown>;

@@ -8,6 +8,7 @@ import type { CommandModule } from 'yargs';
 import { AgentctlError, errorMessage } from '@agentctl/sdk';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
 import { pinned } from '../../packs/code-lock.js';
+import { SDK_EXTERNALS } from '../../packs/host-sdk.js';
 import { LOCK_FILE, type CodePackEntry, type LockEntry } from '../../packs/format.js';
 import { lockDocument, lockText, packRoot, resolveForLock } from '../../packs/load.js';
 import { handler, type GlobalArgs } from '../handler.js';
@@ -72,8 +73,9 @@ export const vendorCommand = (project: ProjectPacks): CommandModule<GlobalArgs, 
           format: 'esm',
           platform: 'node',
           target: 'node20',
-          // The host's SDK, never a copy: errors, schemas and hooks must be agentctl's own objects.
-          external: ['@agentctl/*', 'agentctl', 'agentctl/*'],
+          // The host's SDK, never a copy: errors, schemas and hooks must be agentctl's own objects. The run maps these
+          // names to the SDK of the agentctl that loads the bundle, wherever that is installed.
+          external: [...SDK_EXTERNALS],
           // Bundled CommonJS dependencies may call require(); ESM has none, so the bundle makes one.
           banner: { js: "import { createRequire as __agentctlCreateRequire } from 'node:module';\nconst require = __agentctlCreateRequire(import.meta.url);" },
           legalComments: 'none',
