@@ -1,9 +1,8 @@
 // The acceptance check of packs: a fresh project with agentctl installed, a local pack listed in agentctl.config.mjs,
 // and a workflow using the pack's action kind run through `npx agentctl run`.
 //
-// The real install (`npm pack` of this checkout, then `npm install` of the tarball) fetches the dependencies from the
-// registry and compiles better-sqlite3 when no prebuilt binary is cached: minutes, and the network. It runs only with
-// AGENTCTL_TEST_PACKAGE=1. The default suite runs the same project with the checkout linked as
+// The real installs of the packed packages (project dependency, global, npx) take minutes of npm: they are
+// test/install/npm-packages.test.ts, run by `npm run test:install`. This runs the same project with the checkout linked as
 // node_modules/@agentctl/cli, which is what npm's install leaves for the CLI to find (the package and
 // node_modules/.bin/agentctl).
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
@@ -51,19 +50,6 @@ describe('a project that installs agentctl and lists a local pack', () => {
     symlinkSync('../@agentctl/cli/bin/agentctl.js', project.file('node_modules/.bin/agentctl'));
     // npm hoists agentctl's dependencies next to it; the pack's peer dependency zod resolves there.
     symlinkSync(realpathSync(join(ROOT, 'node_modules', 'zod')), project.file('node_modules/zod'));
-    runThroughNpx(project);
-  });
-
-  it('runs it after npm install of the tarball npm pack makes (AGENTCTL_TEST_PACKAGE=1)', function () {
-    if (process.env.AGENTCTL_TEST_PACKAGE !== '1') this.skip();
-    this.timeout(20 * 60_000);
-    project = freshProject();
-    // dist/ is built by `npm test` before mocha starts; --ignore-scripts keeps npm pack from building it again.
-    const packed = sh('npm', ['pack', '--ignore-scripts', '--pack-destination', project.dir], { cwd: ROOT, timeout: 120_000 });
-    expect(packed.status, packed.stderr).to.equal(0);
-    const tarball = join(project.dir, packed.stdout.trim().split('\n').at(-1)!);
-    const installed = sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: project.dir, timeout: 15 * 60_000 });
-    expect(installed.status, installed.stderr).to.equal(0);
     runThroughNpx(project);
   });
 });
