@@ -17,11 +17,14 @@ function npm(args: string[], cwd: string): string {
   return result.stdout;
 }
 
-/** A fresh folder with the CLI installed from its packed tarball, install scripts skipped (so no binding is built). */
-function installWithoutScripts(tarball: string): string {
+/**
+ * A fresh folder with the CLI installed from its packed tarball, with the tarball of the SDK it depends on (as the
+ * registry would give it), install scripts skipped (so no binding is built); other packages from npm's cache first.
+ */
+function installWithoutScripts(tarballs: readonly string[]): string {
   const folder = mkdtempSync(join(tmpdir(), 'agentctl-installed-'));
   writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'project', private: true }));
-  npm(['install', '--ignore-scripts', '--offline', '--no-audit', '--no-fund', tarball], folder);
+  npm(['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs], folder);
   return folder;
 }
 
@@ -33,8 +36,9 @@ describe('native binding: the CLI installed without better-sqlite3\'s install sc
     this.timeout(600_000);
     packed = mkdtempSync(join(tmpdir(), 'agentctl-packed-'));
     // dist/ is built by `npm test` already; the tarball is what `npm publish` would upload.
-    const [{ filename }] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', packed], ROOT));
-    project = installWithoutScripts(join(packed, filename));
+    const tarballs = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', packed, '--workspace', 'sdk', '--include-workspace-root'], ROOT)) as { filename: string }[];
+    expect(tarballs.map((tarball) => tarball.filename).sort()).to.deep.equal(['agentctl-cli-0.1.0.tgz', 'agentctl-sdk-0.1.0.tgz']);
+    project = installWithoutScripts(tarballs.map((tarball) => join(packed, tarball.filename)));
   });
 
   after(() => {

@@ -11,18 +11,13 @@
 //
 // Minutes of npm: `npm run test:install` runs this file, after `npm test` in .ci/run.
 import { expect } from 'chai';
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporaryFolder } from '../../core/testing/fixtures.js';
-import { ROOT } from '../support/cli.js';
+import type { CliResult } from '../support/cli.js';
 import { outcome } from '../cases/helpers.js';
+import { ALLOW_SCRIPTS, localPrebuilds, npmFlags, packTarballs, run as runIn } from '../support/packages.js';
 import { startRegistry, type Registry } from '../support/registry.js';
-
-/** The install scripts a project approves (npm 11's `allowScripts`), as docs/dependencies.md recommends. */
-const ALLOW_SCRIPTS = { 'better-sqlite3': true, esbuild: true, 'cpu-features': false, ssh2: false, protobufjs: false };
-
-const PACKAGES = ['.', 'sdk', 'testing', 'packs/hello', 'packs/http', 'packs/github'] as const;
 
 const GREET = `apiVersion: agentctl.dev/v1alpha1
 kind: Workflow
@@ -42,31 +37,19 @@ spec:
     greeting: \${{ tasks.greet.output.greeting }}
 `;
 
-interface Run {
-  readonly status: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Run = CliResult;
 
 describe('npm packages: pack, install, run a workflow with a shipped pack', function () {
   this.timeout(10 * 60_000);
   let base = '';
-  const tarballs = new Map<string, string>();
+  let tarballs = new Map<string, string>();
   let env: NodeJS.ProcessEnv = {};
   let registry: Registry | undefined;
 
   // Asynchronous: the registry answers from this process while npm runs.
-  const run = (command: string, args: readonly string[], cwd: string, timeout = 5 * 60_000) =>
-    new Promise<Run>((done) => {
-      execFile(command, args, { cwd, env, encoding: 'utf8', timeout, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-        done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, signal: (error?.signal as NodeJS.Signals | undefined) ?? null, stdout, stderr });
-      });
-    });
-  /** npm's flags for these installs: the @agentctl scope from the loopback registry, the rest from the cache first. */
-  const npmFlags = () => [`--@agentctl:registry=${registry!.url}`, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+  const run = (command: string, args: readonly string[], cwd: string) => runIn(command, args, cwd, env);
   const npm = async (args: readonly string[], cwd: string): Promise<Run> => {
-    const result = await run('npm', [...args, ...npmFlags()], cwd);
+    const result = await run('npm', [...args, ...npmFlags(registry!.url)], cwd);
     expect(result.status, `npm ${args.join(' ')}\n${result.stderr}`).to.equal(0);
     return result;
   };
@@ -89,22 +72,9 @@ describe('npm packages: pack, install, run a workflow with a shipped pack', func
 
   before(async () => {
     base = realpathSync(temporaryFolder('agentctl-npm-'));
-    const prebuilds = join(base, 'prebuilds');
-    mkdirSync(prebuilds);
-    const sqlite = join(ROOT, 'node_modules', 'better-sqlite3');
-    const { version } = JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string };
-    const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-    expect(spawnSync('tar', ['-czf', join(prebuilds, name), '-C', sqlite, 'build/Release/better_sqlite3.node']).status).to.equal(0);
-    env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', npm_config_better_sqlite3_local_prebuilds: prebuilds, npm_config_update_notifier: 'false' };
+    env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', npm_config_update_notifier: 'false', ...(await localPrebuilds(join(base, 'prebuilds'))) };
     // dist/ and sdk/dist/ are built by `npm test` before mocha starts; --ignore-scripts keeps npm pack from building again.
-    const out = join(base, 'tarballs');
-    mkdirSync(out);
-    const workspaces = PACKAGES.filter((path) => path !== '.').flatMap((path) => ['--workspace', path]);
-    for (const args of [[], workspaces]) {
-      const packed = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', out, ...args], ROOT);
-      expect(packed.status, packed.stderr).to.equal(0);
-    }
-    for (const file of readdirSync(out)) tarballs.set(file.replace(/-\d+\.\d+\.\d+\.tgz$/, ''), join(out, file));
+    tarballs = await packTarballs(join(base, 'tarballs'), env);
     expect([...tarballs.keys()].sort()).to.deep.equal(['agentctl-cli', 'agentctl-pack-github', 'agentctl-pack-hello', 'agentctl-pack-http', 'agentctl-sdk', 'agentctl-testing']);
     registry = await startRegistry([...tarballs.values()]);
   });
@@ -148,7 +118,7 @@ describe('npm packages: pack, install, run a workflow with a shipped pack', func
   it('through npx: npx --package @agentctl/cli agentctl runs the workflow, the CLI not installed in the project', async () => {
     const dir = project('npx-project');
     await npm(['install', '@agentctl/pack-hello'], dir);
-    const result = await run('npx', ['--yes', ...npmFlags(), '--package', '@agentctl/cli', 'agentctl', 'run', 'greet.yaml', '--input', 'who=Linus', '--output', 'json'], dir);
+    const result = await run('npx', ['--yes', ...npmFlags(registry!.url), '--package', '@agentctl/cli', 'agentctl', 'run', 'greet.yaml', '--input', 'who=Linus', '--output', 'json'], dir);
     expectGreeting(result, 'Linus');
     expect(existsSync(join(dir, 'node_modules', '@agentctl', 'cli'))).to.equal(false);
   });

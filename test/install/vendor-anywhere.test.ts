@@ -3,8 +3,9 @@
 // gets the SDK of the agentctl that loads it, by today's name (`@agentctl/sdk`) or the older one (`agentctl/sdk`), and
 // that SDK is the host's even when a copy is installed beside the pack.
 //
-// The install is real: dependencies come from npm's cache (`--offline`, else `--prefer-offline`) and better-sqlite3 is
-// compiled for this Node when no prebuilt binary is at hand, which can take minutes; it is done once for the file.
+// The install is real and done once for the file: `npm install -g @agentctl/cli` from a loopback registry that
+// publishes the packed tarballs, everything else from npm's cache first, and better-sqlite3's binding from a local
+// prebuild of the one this checkout built (test/support/packages.ts). Minutes of npm: `npm run test:install` runs it.
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,8 @@ import { pathToFileURL } from 'node:url';
 import { temporaryFolder } from '../../core/testing/fixtures.js';
 import { errorDocument, outcome, workflow } from '../cases/helpers.js';
 import { baseEnv, ROOT, type CliResult } from '../support/cli.js';
+import { localPrebuilds, npmFlags, packTarballs, run } from '../support/packages.js';
+import { startRegistry } from '../support/registry.js';
 
 const HELLO_WORKFLOW = workflow({
   actions: { greet: { kind: 'hello.greet' } },
@@ -53,18 +56,20 @@ describe('packs load wherever agentctl runs (the CLI installed globally from its
     return path;
   };
 
-  before(function () {
+  before(async function () {
     this.timeout(30 * 60_000);
     base = realpathSync(temporaryFolder('agentctl-anywhere-'));
     prefix = join(base, 'global');
+    const env = { ...baseEnv(), npm_config_update_notifier: 'false', ...(await localPrebuilds(join(base, 'prebuilds'))) };
     // dist/ is built before the tests run; --ignore-scripts keeps npm pack from building it again.
-    const packed = sh('npm', ['pack', '--ignore-scripts', '--pack-destination', base], ROOT, 5 * 60_000);
-    expect(packed.status, packed.stderr).to.equal(0);
-    const tarball = join(base, packed.stdout.trim().split('\n').at(-1)!);
-    const install = (mode: string) => sh('npm', ['install', '-g', '--prefix', prefix, mode, '--no-audit', '--no-fund', tarball], base, 25 * 60_000);
-    let installed = install('--offline');
-    if (installed.status !== 0) installed = install('--prefer-offline');
-    expect(installed.status, installed.stderr).to.equal(0);
+    const tarballs = await packTarballs(join(base, 'tarballs'), env);
+    const registry = await startRegistry([...tarballs.values()]);
+    try {
+      const installed = await run('npm', ['install', '--global', '--prefix', prefix, '@agentctl/cli', ...npmFlags(registry.url)], base, env, 25 * 60_000);
+      expect(installed.status, installed.stderr).to.equal(0);
+    } finally {
+      await registry.close();
+    }
     expect(cli(['--version'], base).status).to.equal(0);
   });
   after(() => rmSync(base, { recursive: true, force: true }));
