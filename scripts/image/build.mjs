@@ -13,6 +13,7 @@ import { ensureBases } from './bases.mjs';
 import { assertContainerfile } from './containerfile.mjs';
 import { answers, engine, engineEnv, imageId, pipe, stream } from './engine.mjs';
 import { makeSbom } from './sbom.mjs';
+import { webAddress } from './source-label.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const IMAGE = 'agentctl:local';
@@ -33,8 +34,7 @@ export function labelValues() {
   const head = git(['rev-parse', 'HEAD']);
   const dirty = head !== '' && git(['status', '--porcelain', '--untracked-files=no']) !== '';
   const repository = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
-  const source = (repository ?? git(['remote', 'get-url', 'origin'])).replace(/^git\+/, '')
-    || `https://www.npmjs.com/package/${pkg.name}`;
+  const source = webAddress(repository ?? git(['remote', 'get-url', 'origin'])) ?? `https://www.npmjs.com/package/${pkg.name}`;
   return { VERSION: pkg.version, REVISION: head === '' ? 'unknown' : `${head}${dirty ? '-dirty' : ''}`, SOURCE: source };
 }
 

@@ -7,6 +7,8 @@ import { expect } from 'chai';
 import { ROOT } from '../support/cli.js';
 // @ts-expect-error: a plain ES module of the build scripts, without type declarations
 import { containerfileProblems, REQUIRED_LABELS } from '../../scripts/image/containerfile.mjs';
+// @ts-expect-error: a plain ES module of the build scripts, without type declarations
+import { webAddress } from '../../scripts/image/source-label.mjs';
 
 const check = containerfileProblems as (text: string) => string[];
 const text = readFileSync(join(ROOT, 'Containerfile'), 'utf8');
@@ -102,5 +104,13 @@ describe('Containerfile', () => {
     expect(readFileSync(join(ROOT, '.dockerignore'), 'utf8')).to.equal(ignore);
     const entries = ignore.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
     expect(entries).to.include.members(['.git', '**/node_modules', '**/dist', 'test', 'docs', 'examples', '**/*.db', '**/.npmrc', '**/*.pem']);
+  });
+
+  it('the source label is a web address without credentials, or none for a local remote', () => {
+    expect(webAddress('git+https://github.com/acme/agentctl.git')).to.equal('https://github.com/acme/agentctl');
+    expect(webAddress('git@github.com:acme/agentctl.git')).to.equal('https://github.com/acme/agentctl');
+    expect(webAddress('https://ci:s3cret-token@gitlab.example.com/acme/agentctl.git')).to.equal('https://gitlab.example.com/acme/agentctl');
+    expect(webAddress('/srv/checkouts/agentctl')).to.equal(undefined);
+    expect(webAddress('')).to.equal(undefined);
   });
 });
