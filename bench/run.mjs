@@ -332,7 +332,7 @@ async function measureResume() {
   if (paused.doc.data.state !== 'paused' || pausedTasks.filter((s) => s === 'succeeded').length !== half) {
     throw new Error(`the run to resume did not pause after ${half} tasks: ${JSON.stringify(paused.doc.data).slice(0, 300)}`);
   }
-  const approvals = (await agentctl(['approvals', 'list', runId, '--db', template], { env })).doc.data.approvals;
+  const approvals = (await agentctl(['approvals', 'list', runId, '--db', template], { env })).doc.data; // ApprovalList: the array itself
   if (approvals.length !== 1 || approvals[0].taskId !== `t${half + 1}`) throw new Error(`expected one approval for t${half + 1}: ${JSON.stringify(approvals)}`);
   await agentctl(['approvals', 'approve', approvals[0].approvalId, '--reason', 'benchmark', '--actor', 'bench', '--db', template], { env });
   // The template's connection is closed: the database is one file again (no -wal), so a copy is the whole ledger.
