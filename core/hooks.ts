@@ -47,9 +47,12 @@ export function createHooks() {
     commit: new AsyncSeriesHook<[CommitEvent, CommitSink]>(['event', 'sink'], 'commit'),
     /** Resolve a secret reference, keyed by reference form; one owner per form. Failure policy: a throw fails preflight. */
     secretResolver: new HookMap(
-      (form: string) => new AsyncSeriesBailHook<[SecretReference, SecretResolverContext], string | undefined>(['reference', 'context'], `secret:${form}`),
+      (form: string) => new AsyncSeriesBailHook<[SecretReference, SecretLookup], string | undefined>(['reference', 'context'], `secret:${form}`),
     ),
   });
 }
 
 export type Hooks = ReturnType<typeof createHooks>;
+
+/** What the core asks a secret resolver with: the host adds its process service (plugin-api.ts) unless one is given. */
+export type SecretLookup = Omit<SecretResolverContext, 'process'> & { readonly process?: SecretResolverContext['process'] };
