@@ -54,5 +54,7 @@ export function createHooks() {
 
 export type Hooks = ReturnType<typeof createHooks>;
 
-/** What the core asks a secret resolver with: the host adds its process service (plugin-api.ts) unless one is given. */
-export type SecretLookup = Omit<SecretResolverContext, 'process'> & { readonly process?: SecretResolverContext['process'] };
+/** The service the host adds to a secret resolver's context (plugin-api.ts). */
+type ResolverProcess = Pick<SecretResolverContext, keyof { process: unknown }>;
+/** What the core asks a secret resolver with: the host adds its process service unless one is given. */
+export type SecretLookup = Omit<SecretResolverContext, keyof ResolverProcess> & Partial<ResolverProcess>;
