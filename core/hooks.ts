@@ -47,9 +47,14 @@ export function createHooks() {
     commit: new AsyncSeriesHook<[CommitEvent, CommitSink]>(['event', 'sink'], 'commit'),
     /** Resolve a secret reference, keyed by reference form; one owner per form. Failure policy: a throw fails preflight. */
     secretResolver: new HookMap(
-      (form: string) => new AsyncSeriesBailHook<[SecretReference, SecretResolverContext], string | undefined>(['reference', 'context'], `secret:${form}`),
+      (form: string) => new AsyncSeriesBailHook<[SecretReference, SecretLookup], string | undefined>(['reference', 'context'], `secret:${form}`),
     ),
   });
 }
 
 export type Hooks = ReturnType<typeof createHooks>;
+
+/** The service the host adds to a secret resolver's context (plugin-api.ts). */
+type ResolverProcess = Pick<SecretResolverContext, keyof { process: unknown }>;
+/** What the core asks a secret resolver with: the host adds its process service unless one is given. */
+export type SecretLookup = Omit<SecretResolverContext, keyof ResolverProcess> & Partial<ResolverProcess>;

@@ -10,6 +10,7 @@ import { createHooks, type Hooks } from './hooks.js';
 import { pluginApi, type PluginRecord, type PluginRegistrar } from './plugin-api.js';
 import { ErrorCodeRegistry } from './plugin-errors.js';
 import { createProcessService } from './process-service.js';
+import { withIsolationOptions } from './isolation-options.js';
 import { HOST_VERSION } from './version.js';
 
 /** The kinds that are agentctl's own: agent tasks and control tasks. */
@@ -123,6 +124,9 @@ export class Host implements PluginRegistrar {
   /** Closes registration after checking that every dispatch tap belongs to its kind's owner. */
   ready(): this {
     for (const { kind, plugin } of this.#dispatchTaps) this.assertOwner(kind, plugin);
+    // Isolation options: process kinds take the options block of every registered mode (isolation-options.ts).
+    const modes = [...this.#isolation.values()].map((entry) => entry.value);
+    for (const [name, entry] of this.#kinds) this.#kinds.set(name, { ...entry, value: withIsolationOptions(entry.value, modes) });
     this.#ready = true;
     return this;
   }

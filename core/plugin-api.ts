@@ -11,6 +11,7 @@ import {
   type HttpRequest,
   type IsolationMode,
   type IsolationOptions,
+  type ProcessMount,
   type JsonValue,
   type ModelProvider,
   type ModelRequest,
@@ -26,13 +27,16 @@ import {
   type PolicyTapOptions,
   type PolicyVote,
   type PreflightContext,
+  type ProcessService,
   type ProcessSpec,
+  type SecretReference,
   type SecretResolver,
   type SpecSection,
   type TapOnly,
   type TapOptions,
 } from '@agentctl/sdk';
-import type { CommitSink, Hooks, PolicyBallot } from './hooks.js';
+import type { CommitSink, Hooks, PolicyBallot, SecretLookup } from './hooks.js';
+import { dispatchProcessService } from './process-service.js';
 import type { ErrorCodeRegistry } from './plugin-errors.js';
 import { CORE_SPEC_KEYS } from './compiler/envelope.js';
 
@@ -67,6 +71,10 @@ export interface PluginRegistrar {
   claim<T>(registry: 'kind' | 'isolation' | 'provider' | 'tool' | 'network' | 'section', key: string, value: T, plugin: string): void;
   claimSecretForm(form: string, plugin: string): void;
   deferOwnerCheck(kind: string, plugin: string): void;
+  /** The isolation modes behind the process service a secret resolver is given. */
+  readonly process: ProcessService;
+  isolationMode(mode: string): IsolationMode | undefined;
+  isolationModes(): string[];
 }
 
 interface Tappable {
@@ -141,7 +149,9 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord, options?:
       open(`registered secret form ${form}`);
       host.claimSecretForm(form, plugin);
       record.secretForms.push(form);
-      facade(host.hooks.secretResolver.for(form) as unknown as Tappable, `secret:${form}`).tapPromise(plugin, resolver as never);
+      // A resolver runs a helper through the host's process service (its limits, timeout and tree kill), never its own spawn.
+      const withProcess = (reference: SecretReference, context: SecretLookup) => resolver(reference, { ...context, process: context.process ?? dispatchProcessService(host, context.signal) });
+      facade(host.hooks.secretResolver.for(form) as unknown as Tappable, `secret:${form}`).tapPromise(plugin, withProcess as never);
     },
     registerIsolation: (mode: IsolationMode) => {
       open(`registered isolation mode ${mode?.mode}`);
@@ -228,6 +238,19 @@ function wrapIsolation(host: PluginRegistrar, plugin: string, mode: IsolationMod
   return Object.freeze({
     mode: mode.mode,
     description: mode.description,
+    // The options block is data (a key and a schema) the host merges into process kinds' schemas when it is ready.
+    ...(mode.options ? { options: mode.options } : {}),
+    ...(mode.refuseMount
+      ? {
+          refuseMount: (mount: ProcessMount) => {
+            try {
+              return mode.refuseMount!(mount);
+            } catch (error) {
+              throw host.errorCodes.normalize(error, plugin, hook);
+            }
+          },
+        }
+      : {}),
     resolveCommand: (command: string) => {
       try {
         return mode.resolveCommand(command);

@@ -1,5 +1,6 @@
 // The host's process service: kinds hand it a process spec; the isolation mode named by the spec runs it.
-import { AgentctlError, type DispatchProcessService, type IsolationMode, type IsolationOptions, type ProcessService, type ProcessSpec } from '@agentctl/sdk';
+import { AgentctlError, type DispatchProcessService, type IsolatedAction, type IsolationMode, type IsolationOptions, type ProcessMount, type ProcessService, type ProcessSpec } from '@agentctl/sdk';
+import { optionsOf } from './isolation-options.js';
 
 interface ModeSource {
   isolationMode(mode: string): IsolationMode | undefined;
@@ -10,7 +11,12 @@ export function createProcessService(host: ModeSource): ProcessService {
   return Object.freeze({
     hasMode: (isolation: string) => host.isolationMode(isolation) !== undefined,
     resolveCommand: (isolation: string, command: string) => modeOf(host, isolation).resolveCommand(command),
-    prepare: async (isolation: string, options: IsolationOptions | undefined, signal: AbortSignal) => (await modeOf(host, isolation).prepare?.(options, signal)) ?? {},
+    optionsOf: (action: IsolatedAction) => optionsOf(modeOf(host, action.isolation), action),
+    prepare: async (isolation: string, options: IsolationOptions | undefined, signal: AbortSignal, mounts: readonly ProcessMount[] = []) => {
+      const mode = modeOf(host, isolation);
+      refuseMounts(mode, mounts);
+      return (await mode.prepare?.(options, signal)) ?? {};
+    },
   });
 }
 
@@ -18,8 +24,25 @@ export function createProcessService(host: ModeSource): ProcessService {
 export function dispatchProcessService(host: ModeSource & { process: ProcessService }, taskSignal: AbortSignal): DispatchProcessService {
   return Object.freeze({
     ...host.process,
-    run: (spec: ProcessSpec, signal: AbortSignal = taskSignal) => modeOf(host, spec.isolation).run(spec, signal),
+    run: async (spec: ProcessSpec, signal: AbortSignal = taskSignal) => {
+      const mode = modeOf(host, spec.isolation);
+      // Checked again here: a kind that skipped `prepare` still never runs a mount its mode cannot honour.
+      refuseMounts(mode, spec.mounts ?? []);
+      return mode.run(spec, signal);
+    },
   });
+}
+
+/** A mount the mode cannot honour is refused before anything runs; a mode that says nothing about mounts takes none. */
+function refuseMounts(mode: IsolationMode, mounts: readonly ProcessMount[]): void {
+  for (const mount of mounts) {
+    const reason = mode.refuseMount ? mode.refuseMount(mount) : 'it takes no mounts';
+    if (reason === undefined) continue;
+    const source = 'workspace' in mount.source ? `workspace path ${mount.source.workspace}` : `artifact ${mount.source.artifact}`;
+    throw new AgentctlError('AGENTCTL_E_MOUNT_UNSUPPORTED', `isolation ${mode.mode} cannot mount ${source} at ${mount.target}${mount.readOnly ? ' read-only' : ''}: ${reason}`, {
+      help: 'run the action under an isolation mode that can honour the mount (`agentctl plan` shows its mounts), or change the mount',
+    });
+  }
 }
 
 function modeOf(host: ModeSource, isolation: string): IsolationMode {

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { EffectAccess, EffectOptions, EffectProfile, EffectRequest } from './effects.js';
 import type { FileService } from './files.js';
-import type { DispatchProcessService, IsolationOptions, ProcessLimits, ProcessService } from './isolation.js';
+import type { DispatchProcessService, IsolationOptions, ProcessLimits, ProcessMount, ProcessService } from './isolation.js';
 import type { JsonValue } from './json.js';
 import type { NetworkClient } from './network.js';
 import type { SecretReference, TaskSecrets } from './secrets.js';
@@ -86,6 +86,8 @@ export interface ProcessDescription {
   readonly options?: IsolationOptions;
   /** Files the process declares as its output, kept in the artifact store when it succeeds. */
   readonly artifacts?: readonly string[];
+  /** What the process sees besides its working directory, workspace sources as written. */
+  readonly mounts?: readonly ProcessMount[];
   readonly limits: ProcessLimits;
   /**
    * How many processes of these limits one effect of the action may start (default 1): the run's process-output

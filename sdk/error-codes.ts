@@ -87,6 +87,7 @@ export const ERROR_CODES = define({
   AGENTCTL_E_SECRET_PROCESS_ENCODING: { exitCode: EXIT.usage, summary: 'A {process: ...} secret helper\'s output is not valid UTF-8.', help: 'make the helper print the secret as UTF-8 text' },
   AGENTCTL_E_UNKNOWN_ISOLATION: { exitCode: EXIT.usage, summary: 'No registered plugin provides this isolation mode.', help: 'use an isolation mode a registered plugin provides (`agentctl plugins list`), such as process' },
   AGENTCTL_E_COMMAND_NOT_FOUND: { exitCode: EXIT.usage, summary: 'A process command does not resolve to an executable file.', help: 'use an absolute path, or a command installed in /usr/local/bin, /usr/bin or /bin' },
+  AGENTCTL_E_MOUNT_UNSUPPORTED: { exitCode: EXIT.usage, summary: 'The isolation mode cannot honour a mount the process asks for.', help: 'run the action under an isolation mode that can honour the mount (`agentctl plan` shows its mounts), or change the mount' },
   AGENTCTL_E_COMPILE_REJECTED: { exitCode: EXIT.usage, summary: 'A compile plugin rejected the workflow.', help: 'fix what the compile plugin named, or remove the plugin from the configuration' },
   AGENTCTL_E_RUN_NOT_FOUND: { exitCode: EXIT.usage, summary: 'No run with this id exists in the database.', help: 'check the run id and --db; `agentctl runs list` shows the runs in a database' },
   AGENTCTL_E_RUN_NOT_RESUMABLE: { exitCode: EXIT.usage, summary: 'The run ended succeeded or failed and cannot be resumed.', help: 'replay, retry, repair or fork a finished run; only a paused, interrupted or cancelled run resumes' },

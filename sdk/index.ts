@@ -23,13 +23,17 @@ export type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
 export {
   processLimitFields,
   type DispatchProcessService,
+  type IsolatedAction,
   type IsolationHostReport,
   type IsolationMode,
   type IsolationOptions,
+  type IsolationOptionsDeclaration,
+  type MountSource,
   type OutputLimits,
   type ProcessCapture,
   type ProcessEnd,
   type ProcessLimits,
+  type ProcessMount,
   type ProcessResult,
   type ProcessService,
   type ProcessSpec,
@@ -74,16 +78,8 @@ export { jsonSchemaProblems, jsonSchemaValidator } from './json-schema.js';
 export { OutputCapture, type OutputOverflow } from './output-capture.js';
 export { decodeOutput, outputCut, processFailure, redactedOutput, tail, type ProcessReading } from './process-outcome.js';
 export {
-  checkProcessAction,
   commandPreflight,
-  CONTAINER_ISOLATION,
-  containerOptionsSchema,
-  ENGINE_VARIABLE_PREFIXES,
-  ENGINE_VARIABLES,
-  isEngineVariable,
-  isolationOptionsOf,
   outputLimitsOf,
-  PINNED_IMAGE,
   processAccessOf,
   processActionFields,
   processDescriptionOf,
@@ -91,9 +87,19 @@ export {
   processLimitsOf,
   processSecretReferences,
   processString,
-  type ContainerOptions,
   type ProcessActionFields,
 } from './process-action.js';
+export {
+  describeProcess,
+  mountAccessOf,
+  prepareProcess,
+  processEffectAccess,
+  processMountSchema,
+  type PreparedProcess,
+  type ProcessDescribeOptions,
+  type ProcessDispatchContext,
+  type ProcessLaunch,
+} from './process-prelude.js';
 export type { CapturedVars, CompensationSettings, CompensationTarget, CompiledAction, CompiledAgent, CompiledCompensation, CompiledPlan, CompiledProvider, CompiledTask, CompiledTool, ControlNode, ModelPricing, PricingTable, RunBudgets, RuntimeSettings, TaskExpansion, TaskNamespace } from './plan.js';
 export {
   definePlugin,

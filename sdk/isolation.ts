@@ -36,6 +36,42 @@ export const processLimitFields = {
 /** The action's options for its isolation mode (the `container` block for `container`), defaults applied. */
 export type IsolationOptions = Readonly<Record<string, JsonValue>>;
 
+/**
+ * Where a mount's content comes from: a path in the workspace (as written in a description, resolved to an absolute
+ * path inside the workspace in a process spec), or a stored artifact by its digest (`sha256:<64 hex>`).
+ */
+export type MountSource = { readonly workspace: string } | { readonly artifact: string };
+
+/** Something a process sees at `target` (an absolute path in its own file system view), read-only or not. */
+export interface ProcessMount {
+  readonly source: MountSource;
+  readonly target: string;
+  readonly readOnly: boolean;
+}
+
+/** What the process fields of an action look like to a mode's cross-field check. */
+export interface IsolatedAction {
+  readonly isolation: string;
+  readonly env: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The options block an isolation mode takes in a process action: `isolation: container` reads the `container:` block.
+ * The host adds the block of every registered mode to each process kind's action schema, so a kind never names one.
+ */
+export interface IsolationOptionsDeclaration {
+  /** The action field that holds the block, e.g. `container`. A block is refused unless the action selects its mode. */
+  readonly key: string;
+  /**
+   * The block's schema, strict, with its defaults. It is given `undefined` when the action has no block: a required
+   * block fails there (reported as a missing field), an optional one gives its schema a default. It parses its own
+   * output again (the compiled plan is read back before the process runs).
+   */
+  readonly schema: z.ZodType<IsolationOptions | undefined>;
+  /** Checks across the action's fields under this mode (e.g. environment names the engine owns), as issues at their paths. */
+  readonly checkAction?: (action: IsolatedAction, context: z.RefinementCtx) => void;
+}
+
 /** One process to run, fully resolved and already authorized by policy. */
 export interface ProcessSpec {
   /** The isolation mode that runs it, e.g. `process`. */
@@ -56,6 +92,8 @@ export interface ProcessSpec {
   readonly env: Readonly<Record<string, string>>;
   /** Bytes written to the child's stdin, which is then closed; without it stdin is /dev/null. */
   readonly stdin?: Uint8Array;
+  /** What the process sees besides its working directory; a workspace source is an absolute path inside the workspace. */
+  readonly mounts?: readonly ProcessMount[];
   readonly timeoutMs: number;
   readonly limits: OutputLimits;
 }
@@ -103,6 +141,13 @@ export interface IsolationMode {
   /** The key actions name in `isolation:`, e.g. `process`. */
   readonly mode: string;
   readonly description: string;
+  /** The options block the mode takes in an action (e.g. `container:`); without it an action gives the mode none. */
+  readonly options?: IsolationOptionsDeclaration;
+  /**
+   * Why this mode cannot honour `mount`, or undefined when it can. The host refuses a spec with a mount the mode cannot
+   * honour before `prepare` (AGENTCTL_E_MOUNT_UNSUPPORTED); a mode without this method honours no mount.
+   */
+  refuseMount?(mount: ProcessMount): string | undefined;
   /** What will be executed for a command as written, or undefined when it does not resolve. */
   resolveCommand(command: string): string | undefined;
   /**
@@ -123,8 +168,16 @@ export interface ProcessService {
   hasMode(isolation: string): boolean;
   /** What `command` resolves to under `isolation`, or undefined. Throws AGENTCTL_E_UNKNOWN_ISOLATION for an unknown mode. */
   resolveCommand(isolation: string, command: string): string | undefined;
-  /** The mode's `prepare` (an empty record for a mode without one): where processes with these options will run. */
-  prepare(isolation: string, options: IsolationOptions | undefined, signal: AbortSignal): Promise<JsonObject>;
+  /**
+   * The action's options for its mode: the block under the mode's key, parsed by the mode's schema (defaults applied);
+   * undefined for a mode that takes no options. Throws AGENTCTL_E_UNKNOWN_ISOLATION for an unknown mode.
+   */
+  optionsOf(action: IsolatedAction): IsolationOptions | undefined;
+  /**
+   * The mode's `prepare` (an empty record for a mode without one): where processes with these options will run.
+   * Refuses first, with AGENTCTL_E_MOUNT_UNSUPPORTED, a mount the mode cannot honour.
+   */
+  prepare(isolation: string, options: IsolationOptions | undefined, signal: AbortSignal, mounts?: readonly ProcessMount[]): Promise<JsonObject>;
 }
 
 /** The process service as a dispatch function gets it: it can also run a process, under the task's signal. */

@@ -1,53 +1,23 @@
 // The fields every process-family action shares (builtin.shell.exec, extension.process, a pack's own process kinds):
-// the command and how it runs, the isolation mode with its `container` block, and the limits. One schema, so the
-// workflow format is the same for every kind that starts a process.
+// the command and how it runs, the isolation mode, and the limits. One schema, so the workflow format is the same for
+// every kind that starts a process. A mode's options block (`container:`) is the mode's own: the host adds the block
+// of every registered mode to a schema with these fields (IsolationMode.options).
 import { z } from 'zod';
 import type { ProcessDescription } from './action-kind.js';
 import type { ProcessAccess } from './effects.js';
 import { diagnostic } from './errors.js';
 import type { PreflightContext } from './hooks.js';
-import { processLimitFields, type IsolationOptions, type OutputLimits, type ProcessLimits } from './isolation.js';
+import { processLimitFields, type OutputLimits, type ProcessLimits, type ProcessMount, type ProcessService } from './isolation.js';
 import type { JsonObject } from './json.js';
 import { secretReferenceSchema, type SecretReference, type TaskSecrets } from './secrets.js';
-
-const MiB = 1024 * 1024;
-const GiB = 1024 * MiB;
 
 /** A string the kernel can pass to a process: no NUL byte. */
 export const processString = () => z.string().refine((text) => !text.includes('\0'), 'must not contain a NUL byte');
 
-/** `NAME@sha256:<64 hex>` or a local image id `sha256:<64 hex>`: a reference that cannot move. */
-export const PINNED_IMAGE = /^(?:[A-Za-z0-9][A-Za-z0-9._/:-]*@)?sha256:[0-9a-f]{64}$/;
-
-/** The `container` block of SPEC §6: a digest-pinned image, the engine, and the resource limits. */
-export const containerOptionsSchema = z
-  .strictObject({
-    image: z
-      .string()
-      .regex(PINNED_IMAGE, 'a container image must be pinned by digest: NAME@sha256:<64 hex> or sha256:<64 hex> (a tag can move)')
-      .describe('The image, pinned by digest; it must already be present: it is never pulled.'),
-    runtime: z.enum(['auto', 'docker', 'podman']).default('auto').describe('The engine: auto tries Docker, then Podman; an explicit engine never falls back.'),
-    memoryLimitBytes: z.number().int().min(16 * MiB).max(16 * GiB).default(256 * MiB).describe('Memory limit, 16 MiB to 16 GiB.'),
-    cpuLimitMillis: z.number().int().min(1).max(64000).default(1000).describe('CPU limit in thousandths of a CPU, 1 to 64000.'),
-    pidsLimit: z.number().int().min(1).max(4096).default(64).describe('Most processes (and threads) at once, 1 to 4096.'),
-  })
-  .describe('Where and how a container-isolated action runs (with isolation: container only).');
-
-/** The `container` block of a process action, after its schema applied the defaults. */
-export type ContainerOptions = z.output<typeof containerOptionsSchema>;
-
 /**
- * Variables a container engine sets or reads itself: an action under container isolation may not set them, so what
- * runs never depends on which engine ran it, and an action cannot point a client inside at another engine.
+ * The fields of a process action, for a kind to spread into its own strict schema. The host recognizes a process kind
+ * by the `command` and `isolation` fields of its schema and adds there the options block of every registered mode.
  */
-export const ENGINE_VARIABLES: readonly string[] = ['PATH', 'HOME', 'HOSTNAME', 'TERM', 'TMPDIR', 'USER', 'container', 'XDG_RUNTIME_DIR', 'NOTIFY_SOCKET'];
-/** Prefixes of the engines' own variables (DOCKER_HOST, CONTAINER_HOST, CONTAINERS_CONF, PODMAN_USERNS, ...). */
-export const ENGINE_VARIABLE_PREFIXES: readonly string[] = ['DOCKER_', 'CONTAINER_', 'CONTAINERS_', 'PODMAN_', 'BUILDAH_'];
-
-/** Whether an environment variable name is a container engine's own, which a container action may not set. */
-export const isEngineVariable = (name: string) => ENGINE_VARIABLES.includes(name) || ENGINE_VARIABLE_PREFIXES.some((prefix) => name.startsWith(prefix));
-
-/** The fields of a process action, for a kind to spread into its own strict schema and check with `checkProcessAction`. */
 export const processActionFields = {
   command: processString()
     .min(1)
@@ -64,32 +34,8 @@ export const processActionFields = {
     .regex(/^[a-z][a-z0-9-]*$/, 'an isolation mode is a lower-case name such as process or container')
     .default('process')
     .describe('The isolation mode that runs the process: process (a child process; not a sandbox) or container (a digest-pinned image through Docker or Podman).'),
-  container: containerOptionsSchema.optional(),
   ...processLimitFields,
 };
-
-/** The name of the isolation mode the `container` block belongs to. */
-export const CONTAINER_ISOLATION = 'container';
-
-/**
- * The checks across fields of a process action: a `container` block goes with `isolation: container` and only
- * with it, and a container's environment does not set the engines' own variables. For `.superRefine`.
- */
-export function checkProcessAction(action: { isolation: string; container?: unknown; env: Record<string, unknown> }, context: z.RefinementCtx): void {
-  const contained = action.isolation === CONTAINER_ISOLATION;
-  if (contained && action.container === undefined) {
-    context.addIssue({ code: 'custom', path: ['container'], message: 'isolation: container needs a container block with at least image (NAME@sha256:<64 hex> or sha256:<64 hex>)' });
-  }
-  if (!contained && action.container !== undefined) {
-    context.addIssue({ code: 'custom', path: ['container'], message: `a container block applies only with isolation: container (this action uses isolation: ${action.isolation})` });
-  }
-  if (!contained) return;
-  for (const name of Object.keys(action.env)) {
-    if (isEngineVariable(name)) {
-      context.addIssue({ code: 'custom', path: ['env', name], message: `${name} is one of the container engines' own variables (set or read by Docker and Podman); an action under container isolation cannot set it` });
-    }
-  }
-}
 
 /** The process fields of an action, as its kind's schema parsed them. */
 export interface ProcessActionFields {
@@ -98,7 +44,6 @@ export interface ProcessActionFields {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | SecretReference>>;
   readonly isolation: string;
-  readonly container?: ContainerOptions | undefined;
   readonly timeoutSeconds?: number | undefined;
   readonly stdoutLimitBytes: number;
   readonly stderrLimitBytes: number;
@@ -108,10 +53,6 @@ export interface ProcessActionFields {
 /** The secret references among an action's env values, for the kind's `secretReferences`. */
 export const processSecretReferences = (action: ProcessActionFields): SecretReference[] =>
   Object.values(action.env).filter((value): value is SecretReference => typeof value !== 'string');
-
-/** The action's options for its isolation mode: the `container` block under container isolation, else none. */
-export const isolationOptionsOf = (action: ProcessActionFields): IsolationOptions | undefined =>
-  action.isolation === CONTAINER_ISOLATION && action.container ? { ...action.container } : undefined;
 
 /** The resource bounds of a process action; the timeout falls back to the task's (or the run's default). */
 export function processLimitsOf(action: ProcessActionFields, fallbackTimeoutSeconds: number): ProcessLimits {
@@ -135,9 +76,14 @@ export const processAccessOf = (action: ProcessActionFields, executable: string)
   isolation: action.isolation,
 });
 
-/** How `plan` shows the process of an action (`artifacts` and `processesPerEffect` are the kind's to add). */
-export const processDescriptionOf = (action: ProcessActionFields, executable: string | undefined, fallbackTimeoutSeconds: number): ProcessDescription => {
-  const options = isolationOptionsOf(action);
+/**
+ * How `plan` shows the process of an action (`artifacts` and `processesPerEffect` are the kind's to add): the
+ * executable as its mode resolves it (null when it does not, or the mode is unknown), the mode's options and the mounts.
+ */
+export function processDescriptionOf(action: ProcessActionFields, process: ProcessService, fallbackTimeoutSeconds: number, mounts: readonly ProcessMount[] = []): ProcessDescription {
+  const known = process.hasMode(action.isolation);
+  const executable = known ? process.resolveCommand(action.isolation, action.command) : undefined;
+  const options = known ? process.optionsOf(action) : undefined;
   return {
     command: action.command,
     executable: executable ?? null,
@@ -146,9 +92,10 @@ export const processDescriptionOf = (action: ProcessActionFields, executable: st
     environment: Object.keys(action.env),
     isolation: action.isolation,
     ...(options ? { options } : {}),
+    ...(mounts.length > 0 ? { mounts } : {}),
     limits: processLimitsOf(action, fallbackTimeoutSeconds),
   };
-};
+}
 
 /**
  * The child's environment, and what the effect records of it: a plain value as is, a secret by its reference and a

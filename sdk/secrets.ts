@@ -1,5 +1,6 @@
 // Secret references and the resolvers that turn them into values.
 import { z } from 'zod';
+import type { DispatchProcessService } from './isolation.js';
 import type { JsonValue } from './json.js';
 import type { ResolvedPolicy } from './policy.js';
 
@@ -42,6 +43,11 @@ export interface SecretResolverContext {
    * running a helper, and return an empty string; refuse exactly as resolution would for what can be checked.
    */
   readonly checkOnly?: boolean;
+  /**
+   * The host's process service, bound to `signal`: a resolver that runs a helper runs it here (under an isolation mode
+   * such as `process`, with its limits, timeout, empty environment and whole-tree kill), never with a spawn of its own.
+   */
+  readonly process: DispatchProcessService;
 }
 
 /** Resolves one reference form (the key of the reference object) to a value, or throws an AgentctlError. */

@@ -5,19 +5,15 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import {
-  AgentctlError,
   canonicalJson,
   commandPreflight,
   defineActionKind,
+  describeProcess,
   EffectFailure,
-  isolationOptionsOf,
   jsonSchemaProblems,
-  outputLimitsOf,
-  processAccessOf,
-  processDescriptionOf,
-  processEnvironment,
+  prepareProcess,
+  processEffectAccess,
   processFailure,
-  processLimitsOf,
   processSecretReferences,
   redactedOutput,
   tail,
@@ -26,7 +22,6 @@ import {
   type JsonObject,
   type JsonValue,
   type ProcessResult,
-  type ProcessSpec,
 } from '@agentctl/sdk';
 import { handshakeDifference, oneObject, responseProblem } from './protocol.js';
 import { actionInputSchema, extensionProcessActionSchema, extensionProcessInputSchema, PROTOCOL_VERSION, type ExtensionProcessAction } from './schema.js';
@@ -50,9 +45,7 @@ export default defineActionKind({
   inputSchemaFor: actionInputSchema,
   secretReferences: processSecretReferences,
   describe(action, context) {
-    const executable = context.process.hasMode(action.isolation) ? context.process.resolveCommand(action.isolation, action.command) : undefined;
-    const effects = executable === undefined ? undefined : [{ operation: OPERATION, access: accessOf(action, executable) }];
-    const process = processDescriptionOf(action, executable, context.taskTimeoutSeconds ?? context.defaultTimeoutSeconds);
+    const { effects, process } = describeProcess(action, context, { operation: OPERATION, access: (executable) => accessOf(action, executable) });
     return { ...(effects ? { effects } : {}), process: { ...process, processesPerEffect: 2 } };
   },
   setup(api) {
@@ -62,33 +55,21 @@ export default defineActionKind({
 });
 
 /** What the effect asks policy for, as `describe` gives it before the run: starting the extension's process. */
-const accessOf = (action: ExtensionProcessAction, executable: string) => ({ tool: 'process.exec', process: processAccessOf(action, executable) });
+const accessOf = (action: ExtensionProcessAction, executable: string) => processEffectAccess(action, executable);
 
 const sha256 = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
 async function invoke(context: DispatchContext<ExtensionProcessAction, JsonValue>) {
   const { action, input } = context;
-  const executable = context.process.resolveCommand(action.isolation, action.command);
-  if (!executable) throw new AgentctlError('AGENTCTL_E_COMMAND_NOT_FOUND', `command "${action.command}" does not resolve to an executable under isolation ${action.isolation}`);
-  const limits = processLimitsOf(action, context.task.timeoutSeconds);
-  const { env, recorded } = processEnvironment(action, context.secrets);
-  const options = isolationOptionsOf(action);
-  // Where it will run (e.g. the engine and image of a container) is checked now, before the effect is recorded.
-  const placement = await context.process.prepare(action.isolation, options, context.signal);
+  const prepared = await prepareProcess(action, context, { args: action.args });
+  const { executable, limits } = prepared;
   // The task row holds the input itself; the effect records its digest, taken with secret values redacted so that
   // a short secret cannot be recovered from it.
   const inputText = canonicalJson(input as JsonValue);
   const request = {
     operation: OPERATION,
     input: {
-      command: action.command,
-      executable,
-      args: [...action.args],
-      cwd: action.cwd,
-      env: recorded,
-      isolation: action.isolation,
-      ...(Object.keys(placement).length > 0 ? { [action.isolation]: placement } : {}),
-      limits: { ...limits },
+      ...prepared.recorded,
       protocolVersion: action.protocolVersion,
       capabilities: [...action.capabilities],
       inputSchema: sha256(canonicalJson(action.inputSchema as JsonValue)),
@@ -99,18 +80,8 @@ async function invoke(context: DispatchContext<ExtensionProcessAction, JsonValue
   };
   const name = `extension ${context.actionName} (${basename(executable)})`;
   return context.effect(request, async (signal, effect) => {
-    const launch = (mode: 'handshake' | 'invoke', stdin?: Buffer): ProcessSpec => ({
-      isolation: action.isolation,
-      ...(options ? { options } : {}),
-      name: `${effect.id}-${mode}`,
-      executable,
-      args: [...action.args, `--agentctl-${mode}`],
-      cwd: context.resolvePath(action.cwd),
-      env,
-      ...(stdin ? { stdin } : {}),
-      timeoutMs: limits.timeoutSeconds * 1000,
-      limits: outputLimitsOf(limits),
-    });
+    const launch = (mode: 'handshake' | 'invoke', stdin?: Buffer) =>
+      prepared.spec({ name: `${effect.id}-${mode}`, args: [...action.args, `--agentctl-${mode}`], ...(stdin ? { stdin } : {}) });
     const reading = { name, timeoutSeconds: limits.timeoutSeconds, taskTimeoutSeconds: context.task.timeoutSeconds };
     handshake(await context.process.run(launch('handshake'), signal), context, reading);
     const requestDocument = JSON.stringify({ protocolVersion: PROTOCOL_VERSION, effectId: effect.id, input });

@@ -2,7 +2,7 @@
 // extension must confirm in its handshake (protocol version, schemas, capabilities) and the idempotency the action
 // declares for policy, plan and the ledger. The task input is checked against the action's own inputSchema.
 import { z } from 'zod';
-import { checkProcessAction, errorMessage, jsonSchemaValidator, processActionFields, type JsonValue } from '@agentctl/sdk';
+import { errorMessage, jsonSchemaValidator, processActionFields, type JsonValue } from '@agentctl/sdk';
 
 export const PROTOCOL_VERSION = 'agentctl.dev/process-extension/v1';
 
@@ -40,8 +40,7 @@ export const extensionProcessActionSchema = z
       .describe('Capability names, in order; the handshake must list exactly these.'),
     inputSchema: jsonSchema('inputSchema').describe("JSON Schema of the task's with; the handshake must declare the same schema."),
     outputSchema: jsonSchema('outputSchema').describe("JSON Schema of the extension's output; the handshake must declare the same schema."),
-  })
-  .superRefine(checkProcessAction);
+  });
 
 export type ExtensionProcessAction = z.output<typeof extensionProcessActionSchema>;
 

@@ -5,11 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
-import { OutputCapture, type ContainerOptions, type ProcessEnd, type ProcessResult, type ProcessSpec } from '@agentctl/sdk';
+import { OutputCapture, type ProcessEnd, type ProcessResult, type ProcessSpec } from '@agentctl/sdk';
 import { Demultiplexer } from './demux.js';
 import { ApiTimeout, call, describeAddress, type Engine } from './engine.js';
 import { oomKilledInKernelLog } from './kernel-log.js';
 import { tmpfsMounts } from './mounts.js';
+import type { ContainerOptions } from './options.js';
 import type { Selection } from './select.js';
 
 /** The label every container agentctl creates carries; its value is the process name (the effect id). */
@@ -60,11 +61,18 @@ export function createRequest(spec: ProcessSpec, options: ContainerOptions, plac
       NanoCpus: options.cpuLimitMillis * 1_000_000,
       PidsLimit: options.pidsLimit,
       // The structured form: a path with ':' or ',' cannot be misread as bind options.
-      Mounts: [{ Type: 'bind', Source: spec.cwd, Target: '/workspace', ReadOnly: true }],
+      // The spec's mounts were checked by the mode (refuseContainerMount): read-only workspace paths, bound as they are.
+      Mounts: [{ Type: 'bind', Source: spec.cwd, Target: '/workspace', ReadOnly: true }, ...(spec.mounts ?? []).map(bindMount)],
       // /tmp, and a read-only cover over every other place the engine would make writable (mounts.ts).
       Tmpfs: tmpfsMounts(placement.engine.identity, placement.volumes),
     },
   };
+}
+
+/** A workspace mount as a bind: the source is the absolute path policy authorized, always read-only here. */
+function bindMount(mount: NonNullable<ProcessSpec['mounts']>[number]): Docker.MountSettings {
+  const source = 'workspace' in mount.source ? mount.source.workspace : '';
+  return { Type: 'bind', Source: source, Target: mount.target, ReadOnly: true };
 }
 
 type Stopping = Extract<ProcessEnd, { end: 'overflow' | 'timeout' | 'aborted' }>;

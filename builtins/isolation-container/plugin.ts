@@ -1,7 +1,23 @@
 // Isolation mode `container`: the process runs in a digest-pinned image through Docker or Podman (their API, through
 // dockerode), with a read-only root, no network, no capabilities, uid 65532 and memory, CPU and PID limits.
-import { AgentctlError, CONTAINER_ISOLATION, containerOptionsSchema, definePlugin, diagnostic, isAgentctlError, type ContainerOptions, type IsolationMode, type IsolationOptions, type JsonObject } from '@agentctl/sdk';
+import { AgentctlError, definePlugin, diagnostic, isAgentctlError, type IsolationMode, type IsolationOptions, type JsonObject, type ProcessMount } from '@agentctl/sdk';
+import { checkContainerAction, CONTAINER_ISOLATION, containerOptionsSchema, type ContainerOptions } from './options.js';
 import type { EngineSelector } from './select.js';
+
+/** Places the container has of its own (or the kernel's): a mount at or below one would hide or replace it. */
+const RESERVED_TARGETS = ['/workspace', '/tmp', '/proc', '/sys', '/dev'];
+
+/**
+ * Why a mount cannot be bound into a container. Only a workspace path, read-only: SPEC §6 gives a container no
+ * writable place but its /tmp, and the mode has no way to the artifact store yet.
+ */
+export function refuseContainerMount(mount: ProcessMount): string | undefined {
+  if (!('workspace' in mount.source)) return 'a container binds workspace paths only (no artifact mounts)';
+  if (!mount.readOnly) return "a container's only writable place is its /tmp: workspace paths are bound read-only";
+  if (mount.target === '/') return 'the root of a container is its image';
+  const reserved = RESERVED_TARGETS.find((target) => mount.target === target || mount.target.startsWith(`${target}/`));
+  return reserved === undefined ? undefined : `${reserved} is the container's own mount`;
+}
 
 /** The action's `container` block with its defaults; the schema already checked it, so this only fills defaults. */
 function containerOptions(options: IsolationOptions | undefined): ContainerOptions {
@@ -28,6 +44,8 @@ function containerIsolation(): IsolationMode {
   const selector = () => (selecting ??= import('./select.js').then((loaded) => new loaded.EngineSelector()));
   return {
     mode: CONTAINER_ISOLATION,
+    options: { key: CONTAINER_ISOLATION, schema: containerOptionsSchema, checkAction: checkContainerAction },
+    refuseMount: refuseContainerMount,
     description: 'a container of a digest-pinned image through Docker or Podman: read-only root, no network, no capabilities, uid 65532, memory/CPU/PID limits',
     // The command runs inside the image: it cannot be checked on the host. A bare name is found by the image's PATH.
     resolveCommand: (command) => command,

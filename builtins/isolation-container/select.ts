@@ -1,7 +1,8 @@
 // Choosing the engine for an action's `runtime` and image: `auto` tries Docker, then Podman, and takes the first that
 // has the exact image; an explicit engine never falls back. What answers is identified, so `runtime: docker` never
 // lands on Podman through a symlinked socket (nor the reverse). A selection is cached for the process lifetime.
-import { AgentctlError, type ContainerOptions } from '@agentctl/sdk';
+import { AgentctlError } from '@agentctl/sdk';
+import type { ContainerOptions } from './options.js';
 import { ENGINE_LABEL, engineAddress, type EngineName } from './address.js';
 import { describeAddress, inspectImage, probe, type Engine, type EngineProblem } from './engine.js';
 

@@ -2,7 +2,7 @@
 // output, a deadline and whole-tree kill. Not a sandbox: the child has agentctl's authority.
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { definePlugin, type IsolationHostReport } from '@agentctl/sdk';
+import { definePlugin, type IsolationHostReport, type ProcessMount } from '@agentctl/sdk';
 import { containment } from './containment.js';
 import { runProcess } from './spawn.js';
 
@@ -34,6 +34,17 @@ function hostReport(): IsolationHostReport {
   };
 }
 
+/**
+ * A child process has no file system view of its own: it sees a workspace path where it is, with agentctl's authority.
+ * So the only mount it honours is a writable one whose target is its source's own absolute path (policy judged it a write).
+ */
+export function refuseProcessMount(mount: ProcessMount): string | undefined {
+  if (!('workspace' in mount.source)) return 'a child process has no view of its own to put an artifact in';
+  if (mount.readOnly) return "a child process has agentctl's authority: nothing can be made read-only for it (use container isolation)";
+  if (mount.target !== mount.source.workspace) return `a child process sees the path only where it is (${mount.source.workspace}): use that as the target`;
+  return undefined;
+}
+
 export default definePlugin({
   name: 'builtin.isolation.process',
   version: '0.1.0',
@@ -44,6 +55,7 @@ export default definePlugin({
       mode: 'process',
       description: 'a child process with the agentctl user\'s authority; not a sandbox',
       resolveCommand,
+      refuseMount: refuseProcessMount,
       run: (spec, signal) => runProcess(spec, signal),
       hostReport,
     });

@@ -25,7 +25,7 @@ export default definePlugin({
       const parsed = parseReference(reference.process);
       const executable = resolveHelper(parsed.command, context);
       if (context.checkOnly) return '';
-      return secretText(await runHelper(executable, parsed, context.workspaceRoot, context.signal), parsed.command);
+      return secretText(await runHelper(executable, parsed, context), parsed.command);
     });
   },
 });

@@ -3,16 +3,12 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import {
-  AgentctlError,
   commandPreflight,
   defineActionKind,
-  isolationOptionsOf,
-  outputLimitsOf,
-  processAccessOf,
-  processDescriptionOf,
-  processEnvironment,
+  describeProcess,
+  prepareProcess,
+  processEffectAccess,
   processFailure,
-  processLimitsOf,
   processSecretReferences,
   redactedOutput,
   type DispatchContext,
@@ -32,10 +28,7 @@ export default defineActionKind({
   effect: { effectClass: 'process_execution', risk: 'high', idempotency: 'unknown' },
   secretReferences: processSecretReferences,
   describe(action, context) {
-    const executable = context.process.hasMode(action.isolation) ? context.process.resolveCommand(action.isolation, action.command) : undefined;
-    // The access does not depend on the task input (run-time args are data to the program, not to policy).
-    const effects = executable === undefined ? undefined : [{ operation: 'process.exec', access: accessOf(action, executable) }];
-    const process = processDescriptionOf(action, executable, context.taskTimeoutSeconds ?? context.defaultTimeoutSeconds);
+    const { effects, process } = describeProcess(action, context, { operation: 'process.exec', access: (executable) => accessOf(action, executable) });
     return { ...(effects ? { effects } : {}), process: { ...process, ...(action.artifacts.length > 0 ? { artifacts: action.artifacts } : {}) } };
   },
   setup(api) {
@@ -49,55 +42,26 @@ export default defineActionKind({
  * What the effect asks policy for; `describe` gives the same before the run. The declared output files are writes:
  * a command may only declare as its output what policy lets it write.
  */
-function accessOf(action: ShellExecAction, executable: string) {
-  return { tool: 'process.exec', process: processAccessOf(action, executable), ...(action.artifacts.length > 0 ? { writes: action.artifacts } : {}) };
-}
+const accessOf = (action: ShellExecAction, executable: string) => processEffectAccess(action, executable, { writes: action.artifacts });
 
 async function execute(context: DispatchContext<ShellExecAction, ShellExecInput>) {
   const { action, input } = context;
   // Run-time arguments come after the static ones: the action decides the program and its leading arguments.
   const args = [...action.args, ...input.args];
   const stdin = input.stdin === undefined ? undefined : Buffer.from(input.stdin, 'utf8');
-  const executable = context.process.resolveCommand(action.isolation, action.command);
-  if (!executable) throw new AgentctlError('AGENTCTL_E_COMMAND_NOT_FOUND', `command "${action.command}" does not resolve to an executable under isolation ${action.isolation}`);
-  const limits = processLimitsOf(action, context.task.timeoutSeconds);
-  const { env, recorded } = processEnvironment(action, context.secrets);
-  const options = isolationOptionsOf(action);
-  // Where it will run (e.g. the engine and image of a container) is checked now, before the effect is recorded.
-  const placement = await context.process.prepare(action.isolation, options, context.signal);
+  const prepared = await prepareProcess(action, context, { args });
   const request = {
     operation: 'process.exec',
     // stdin is recorded by size and digest, as a write records its content; the task row holds the rendered text.
     input: {
-      command: action.command,
-      executable,
-      args,
-      cwd: action.cwd,
-      env: recorded,
-      isolation: action.isolation,
-      ...(Object.keys(placement).length > 0 ? { [action.isolation]: placement } : {}),
-      limits: { ...limits },
+      ...prepared.recorded,
       ...(stdin === undefined ? {} : { stdin: { bytes: stdin.length, sha256: createHash('sha256').update(stdin).digest('hex') } }),
     },
-    access: accessOf(action, executable),
+    access: accessOf(action, prepared.executable),
   };
   return context.effect(request, async (signal, effect) => {
-    const result = await context.process.run(
-      {
-        isolation: action.isolation,
-        ...(options ? { options } : {}),
-        name: effect.id,
-        executable,
-        args,
-        cwd: context.resolvePath(action.cwd),
-        env,
-        ...(stdin === undefined ? {} : { stdin }),
-        timeoutMs: limits.timeoutSeconds * 1000,
-        limits: outputLimitsOf(limits),
-      },
-      signal,
-    );
-    const ended = outcome(result, context, basename(executable), limits.timeoutSeconds);
+    const result = await context.process.run(prepared.spec({ name: effect.id, args, ...(stdin === undefined ? {} : { stdin }) }), signal);
+    const ended = outcome(result, context, basename(prepared.executable), prepared.limits.timeoutSeconds);
     if (action.artifacts.length === 0) return ended;
     // Collected inside the effect, so the digests are part of its recorded result, as the bytes were when it ended.
     const artifacts: JsonObject[] = [];

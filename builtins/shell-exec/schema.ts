@@ -1,7 +1,7 @@
 // Fields of a builtin.shell.exec action, all static, so `plan` shows exactly what will run; and the task input
 // (`with`), the only way run-time values reach the child: arguments after the static ones, and text on stdin.
 import { z } from 'zod';
-import { checkProcessAction, processActionFields, processString } from '@agentctl/sdk';
+import { processActionFields, processString } from '@agentctl/sdk';
 
 /** Declared output files per action, and the size of each. */
 export const MAX_ARTIFACTS = 64;
@@ -17,8 +17,7 @@ export const shellExecActionSchema = z
       .describe(
         'Files the command writes, relative to the workspace root and below a writable root: after it exits with status 0 each is kept in the artifact store and listed in the task output; a missing one fails the task.',
       ),
-  })
-  .superRefine(checkProcessAction);
+  });
 
 export type ShellExecAction = z.output<typeof shellExecActionSchema>;
 

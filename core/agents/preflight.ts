@@ -1,7 +1,8 @@
 // Preflight of the agent tasks that will execute, before any run state exists: their provider credentials (a
 // missing one is exit 6), the network client of the run (customCa resolved and checked), and every provider URL
 // judged by the network policy and resolved. Nothing is sent.
-import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SecretReference, type SecretResolverContext, type SectionUrl } from '@agentctl/sdk';
+import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SecretReference, type SectionUrl } from '@agentctl/sdk';
+import type { SecretLookup } from '../hooks.js';
 import type { Host } from '../host.js';
 import type { SecretVault } from '../runner/secrets.js';
 import { AGENT_KIND, type AgentFields } from './kind.js';
@@ -34,7 +35,7 @@ export function asCredentialProblem(problem: Diagnostic): Diagnostic {
  * Builds the run's network client (for agent tasks and action kinds that use the network) and checks every provider
  * URL the executing agent tasks will reach, and every URL of the sections the executing kinds read.
  */
-export async function agentNetworkProblems(host: Host, plan: CompiledPlan, vault: SecretVault, executing: readonly CompiledTask[], context: SecretResolverContext, sectionUrls: readonly SectionUrl[] = []): Promise<Diagnostic[]> {
+export async function agentNetworkProblems(host: Host, plan: CompiledPlan, vault: SecretVault, executing: readonly CompiledTask[], context: SecretLookup, sectionUrls: readonly SectionUrl[] = []): Promise<Diagnostic[]> {
   const agents = executing.filter((task) => task.kind === AGENT_KIND).map((task) => plan.actions[task.action]!.fields as unknown as AgentFields);
   const urls = new Map<string, string>();
   for (const { provider } of agents) {

@@ -1,6 +1,7 @@
 // Secret resolution for the tasks that will execute, and redaction of every resolved value.
 import { createHmac } from 'node:crypto';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic, type NetworkClient, type SecretReference, type SecretResolverContext, type TaskSecrets } from '@agentctl/sdk';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type Diagnostic, type NetworkClient, type SecretReference, type TaskSecrets } from '@agentctl/sdk';
+import type { SecretLookup } from '../hooks.js';
 import type { Host } from '../host.js';
 import { MIN_SECRET_LENGTH, Redactor, tooShortToRedact } from './redactor.js';
 
@@ -59,7 +60,7 @@ export class SecretVault {
   }
 
   /** Resolves each distinct reference once. Problems are collected so the user sees all of them. */
-  async resolve(host: Host, references: readonly { reference: SecretReference; where: string }[], context: SecretResolverContext): Promise<Diagnostic[]> {
+  async resolve(host: Host, references: readonly { reference: SecretReference; where: string }[], context: SecretLookup): Promise<Diagnostic[]> {
     const problems: Diagnostic[] = [];
     const refused = new Set<string>();
     for (const { reference, where } of references) {

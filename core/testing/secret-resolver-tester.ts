@@ -1,6 +1,9 @@
 // The secret-resolver tester: a plugin registered alone in a real host, its resolver called through the host's keyed
 // hook exactly as preflight calls it, with a context whose fields a test chooses.
 import { policySchema, type PluginDefinition, type SecretReference, type SecretResolverContext } from '@agentctl/sdk';
+import { composeHost } from '../cli/composition.js';
+import type { Host } from '../host.js';
+import { dispatchProcessService } from '../process-service.js';
 import { bareHost } from './bare-host.js';
 
 /** What a test may set of a resolver's context: the policy as `spec.policy` fields (defaults applied). */
@@ -14,6 +17,8 @@ export interface SecretContextOverrides extends Partial<Omit<SecretResolverConte
  */
 export class SecretResolverTester {
   readonly #host: ReturnType<typeof bareHost>;
+  /** The bare host has no isolation mode: a resolver's helper runs under the builtin ones, as in agentctl. */
+  #modes: Host | undefined;
 
   constructor(plugin: PluginDefinition) {
     this.#host = bareHost([plugin]);
@@ -24,10 +29,12 @@ export class SecretResolverTester {
     const [form] = Object.keys(reference);
     if (form === undefined || !this.#host.hasSecretForm(form)) throw new Error(`the plugin under test registers no secret form ${String(form)}`);
     const { policy, ...rest } = overrides;
+    const signal = rest.signal ?? new AbortController().signal;
     const context: SecretResolverContext = {
       workspaceRoot: process.cwd(),
       environment: {},
-      signal: new AbortController().signal,
+      signal,
+      process: dispatchProcessService((this.#modes ??= composeHost()), signal),
       ...rest,
       policy: policySchema.parse(policy ?? {}),
     };

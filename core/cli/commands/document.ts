@@ -2,7 +2,7 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, EXIT, type CompiledPlan, type CompiledTask } from '@agentctl/sdk';
+import { AgentctlError, EXIT, type CompiledPlan, type CompiledTask, type MountSource } from '@agentctl/sdk';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME, type SourceDocument } from '../../compiler/source.js';
 import { policyDiagnostics, previewPolicy } from '../../policy-preview.js';
@@ -58,6 +58,9 @@ async function readWorkflow(file: string): Promise<{ name: string; text: string 
 }
 
 /** --workspace, shared by check and plan: where `run` would resolve paths, so policy is judged as it would be. */
+/** A mount's source in plan's text: `workspace PATH` or `artifact sha256:...`. */
+const mountSource = (source: MountSource) => ('workspace' in source ? `workspace ${source.workspace}` : `artifact ${source.artifact}`);
+
 function workspaceOption<T>(yargs: import('yargs').Argv<T>) {
   return yargs.option('workspace', { type: 'string', describe: "workspace folder for policy checks (default: the workflow file's folder; for -, the current folder)" });
 }
@@ -140,6 +143,7 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
       for (const process of view.processes) {
         const options = Object.entries(process.options ?? {}).map(([key, value]) => `${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
         lines.push(`process ${process.action}: ${process.executable ?? `${process.command} (not found)`} ${process.args.join(' ')}  [${[process.isolation, ...options].join(', ')}, timeout ${process.limits.timeoutSeconds}s, tasks ${process.tasks.join(', ')}]`);
+        for (const mount of process.mounts ?? []) lines.push(`  mount ${mountSource(mount.source)} at ${mount.target}${mount.readOnly ? ' (read-only)' : ''}`);
         for (const task of process.tasks.map((id) => view.tasks[id]!).filter((candidate) => Object.keys(candidate.input as object).length > 0)) {
           lines.push(`  task ${task.id} with ${JSON.stringify(task.input)}${task.inputPredictability === 'dynamic' ? ' (completed at run time)' : ''}`);
         }
