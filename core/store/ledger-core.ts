@@ -38,6 +38,16 @@ export function preparedOnce<K extends string>(db: SqliteDatabase, sql: Readonly
   return statements;
 }
 
+/** Statements prepared once per distinct SQL text: for a part whose SQL is built from its arguments (a filter, a table). */
+export function statementCache(db: SqliteDatabase): (sql: string) => Statement {
+  const cache = new Map<string, Statement>();
+  return (sql) => {
+    let statement = cache.get(sql);
+    if (!statement) cache.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
+}
+
 /** A guarded UPDATE per target state (`WHERE state IN (its predecessors)`, transitions.ts), prepared once per target. */
 export function guardedStatements<S extends string>(db: SqliteDatabase, sql: (from: string) => string, table: Readonly<Record<S, readonly S[]>>): (target: S) => Statement {
   const cache = new Map<S, Statement>();

@@ -29,6 +29,7 @@ export type { NewRun } from './runs.js';
 export type { TaskPatch } from './tasks.js';
 export type { ReconciliationEntry } from './reconciliations.js';
 export type { RecordedTask } from './linked-runs.js';
+export { ENDED_RUN_STATES, hasEnded, requireEnded, runNotFound } from './runs.js';
 export type { ApprovalRow, EffectRow, RecentRunRow, ReconciliationRow, Row, RunRow, TaskRow, UsageRow } from './rows.js';
 
 /**
