@@ -1,7 +1,7 @@
 // The effects part of the ledger: an effect's intent recorded (synced) before it is dispatched, then its outcome.
 import type { EffectProfile, EffectState, JsonValue } from '@agentctl/sdk';
 import { isLargeValue } from './garbage.js';
-import { guardedStatements, now, preparedOnce, type LedgerCore } from './ledger-core.js';
+import { groupCommit, guardedStatements, now, preparedOnce, type LedgerCore } from './ledger-core.js';
 import { outputDigestOf } from './lineage.js';
 import type { EffectRow, UsageRow } from './rows.js';
 import { EFFECT_TRANSITIONS, illegalTransition } from './transitions.js';
@@ -36,11 +36,16 @@ export class EffectLedger {
    * redacted and copied into the binding twice). Only objects of scalars qualify: their members say they are unchanged.
    */
   readonly #recordedResults = new WeakMap<object, RecordedResult & { redactions: number; members: unknown[] }>();
+  readonly #durable: <T>(body: () => T) => T;
+  readonly #soon: (body: () => void) => Promise<void>;
   readonly #statements;
   readonly #update;
 
-  constructor(core: LedgerCore) {
+  /** `durable` is the facade's durable transaction: every intent's sync goes through it. */
+  constructor(core: LedgerCore, durable: <T>(body: () => T) => T) {
     this.#core = core;
+    this.#durable = durable;
+    this.#soon = groupCommit(durable);
     this.#statements = preparedOnce(core.db, {
       select: `SELECT * FROM effects WHERE id = ?`,
       attemptHasEffects: `SELECT 1 FROM effects WHERE run_id = ? AND task_id = ? AND attempt = ? LIMIT 1`,
@@ -79,16 +84,16 @@ export class EffectLedger {
 
   /** Records an effect before it is dispatched, synced to disk. */
   recordEffect(effect: NewEffect, state: 'requested' | 'waiting_for_approval', extra?: () => void): void {
-    this.#core.durableTransaction(() => this.#insert(effect, state, extra));
+    this.#durable(() => this.#insert(effect, state, extra));
   }
 
   /**
    * Records an effect intent, synced to disk, with the intents other tasks asked for in the same turn of the event
-   * loop (group commit, LedgerCore.durableSoon). The promise settles after that commit, so every intent is durable
+   * loop (ledger-core.ts's group commit). The promise settles after that commit, so every intent is durable
    * before its own dispatch; an intent whose rows are refused fails alone.
    */
   recordEffectSoon(effect: NewEffect, extra?: () => void): Promise<void> {
-    return this.#core.durableSoon(() => this.#insert(effect, 'requested', extra));
+    return this.#soon(() => this.#insert(effect, 'requested', extra));
   }
 
   #insert(effect: NewEffect, state: 'requested' | 'waiting_for_approval', extra?: () => void): void {

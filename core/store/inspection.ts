@@ -4,7 +4,6 @@ import { AgentctlError, errorMessage, type JsonValue } from '@agentctl/sdk';
 import { liveness, type Liveness } from './liveness.js';
 import {
   approvalRecord,
-  artifactReference,
   checkpointRecord,
   effectRecord,
   protocolCallRecords,
@@ -13,6 +12,7 @@ import {
   reconciliationRecords,
   toolCallRecords,
 } from './ledger-records.js';
+import { artifactReference } from './artifact-records.js';
 import { runRecord, taskRecord } from './run-record.js';
 import { modelUsage } from '../agents/usage.js';
 import { budgetView } from './budget-view.js';

@@ -77,8 +77,6 @@ export class LedgerCore {
   readonly #immediate: (body: () => unknown) => unknown;
   /** Inside a durable transaction: a nested one is a savepoint of it. */
   #durable = false;
-  /** Durable bodies waiting for the next group commit (see `durableSoon`). */
-  #waiting: { body: () => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
   readonly #statements;
 
   constructor(path: string, options: { create: boolean; readonly?: boolean }) {
@@ -161,26 +159,28 @@ export class LedgerCore {
     }
   }
 
-  /**
-   * Runs `body` in a durable transaction with the bodies others asked for in the same turn of the event loop: one
-   * transaction and one sync for all of them (group commit). The promise settles after that commit; a body whose rows
-   * are refused fails alone (it is its own savepoint).
-   */
-  durableSoon(body: () => void): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#waiting.push({ body, resolve, reject });
-      if (this.#waiting.length === 1) setImmediate(() => this.#flush());
-    });
+  /** Appends an audit event of a run; call inside the transaction of the change it describes. */
+  audit(runId: string, event: AuditEvent): void {
+    this.#statements.insertAudit.run(runId, event.taskId ?? null, event.effectId ?? null, event.type, this.json(event.data ?? {}), now());
   }
+}
 
-  #flush(): void {
-    const batch = this.#waiting;
-    this.#waiting = [];
+/**
+ * Group commit: `soon(body)` runs `body` in a durable transaction with the bodies others asked for in the same turn of
+ * the event loop, one transaction and one sync for all of them. The promise settles after that commit; a body whose
+ * rows are refused fails alone (nested in the group's transaction, it is its own savepoint). `durable` is the
+ * facade's durable transaction (Store.durableTransaction), so each group is one outermost durable transaction.
+ */
+export function groupCommit(durable: <T>(body: () => T) => T): (body: () => void) => Promise<void> {
+  let waiting: { body: () => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  const flush = () => {
+    const batch = waiting;
+    waiting = [];
     if (batch.length === 1) {
       // Alone, a body is its own durable transaction: no savepoint is needed to undo it without the others.
       const only = batch[0]!;
       try {
-        this.durableTransaction(only.body);
+        durable(only.body);
       } catch (error) {
         only.reject(error);
         return;
@@ -190,10 +190,10 @@ export class LedgerCore {
     }
     let failures: unknown[];
     try {
-      failures = this.durableTransaction(() =>
-        batch.map((waiting) => {
+      failures = durable(() =>
+        batch.map((one) => {
           try {
-            this.durableTransaction(waiting.body);
+            durable(one.body);
             return undefined;
           } catch (error) {
             return error;
@@ -202,14 +202,14 @@ export class LedgerCore {
       );
     } catch (error) {
       const failure = databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
-      for (const waiting of batch) waiting.reject(failure);
+      for (const one of batch) one.reject(failure);
       return;
     }
-    batch.forEach((waiting, index) => (failures[index] === undefined ? waiting.resolve() : waiting.reject(failures[index])));
-  }
-
-  /** Appends an audit event of a run; call inside the transaction of the change it describes. */
-  audit(runId: string, event: AuditEvent): void {
-    this.#statements.insertAudit.run(runId, event.taskId ?? null, event.effectId ?? null, event.type, this.json(event.data ?? {}), now());
-  }
+    batch.forEach((one, index) => (failures[index] === undefined ? one.resolve() : one.reject(failures[index])));
+  };
+  return (body) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ body, resolve, reject });
+      if (waiting.length === 1) setImmediate(flush);
+    });
 }

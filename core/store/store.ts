@@ -66,7 +66,8 @@ export class Store {
     // No statement is prepared here: each part prepares its own on first use.
     this.claims = new CompensationClaims(core.db);
     this.runs = new RunLedger(core, this.claims);
-    this.effects = new EffectLedger(core);
+    // Late-bound: an intent's durable transaction is the facade's, as it always was.
+    this.effects = new EffectLedger(core, (body) => this.durableTransaction(body));
     this.tasks = new TaskLedger(core, this.effects);
     this.approvals = new ApprovalLedger(core);
     this.reconciliations = new ReconciliationLedger(core, this.effects, this.claims);
