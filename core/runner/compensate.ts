@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events';
 import { AgentctlError, diagnostic, type CompensationSettings, type CompiledPlan, type CompiledTask, type Disposition, type EffectClass, type JsonValue, type ResolvedPolicy } from '@agentctl/sdk';
 import { parser } from '../store/inspection.js';
 import type { Lineage } from '../store/lineage.js';
-import type { Row, Store } from '../store/store.js';
+import { hasEnded, requireEnded, type Row, type Store } from '../store/store.js';
 import { effectsByTask } from './derive-plan.js';
 import { newRunIdentity } from './identity.js';
 import { drive, newRunRecord, preflight, type RunRequest, type RunResult } from './run.js';
@@ -67,21 +67,13 @@ export interface CompensationPlan {
   readonly blocks: readonly CompensationBlock[];
 }
 
-const TERMINAL = ['succeeded', 'failed', 'cancelled'];
 const DEFAULTS: CompensationSettings = { onFailure: 'manual', approval: 'policy' };
 
 export const compensationTaskId = (sourceTaskId: string) => `compensate-${sourceTaskId}`;
 
 /** The source run, which must exist and have ended. */
 export function compensationSource(store: Store, runId: string): Row {
-  const source = store.runRow(runId);
-  if (!source) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
-  if (!TERMINAL.includes(String(source.state))) {
-    throw new AgentctlError('AGENTCTL_E_RUN_NOT_TERMINAL', `run ${runId} is ${String(source.state)}; only a succeeded, failed or cancelled run can be compensated`, {
-      help: 'resume the run (or let the process driving it finish) first, then compensate it',
-    });
-  }
-  return source;
+  return requireEnded(store.existingRun(runId), { to: 'compensated', help: 'resume the run (or let the process driving it finish) first, then compensate it' });
 }
 
 /** Plans the compensation of `source` from its durable effects. Reads only: `--plan` writes nothing. */
@@ -161,7 +153,7 @@ function earlierCompensations(store: Store, sourceRunId: string) {
   const applied = new Set<string>();
   for (const run of store.compensationRuns(sourceRunId)) {
     const runId = String(run.id);
-    const ended = TERMINAL.includes(String(run.state));
+    const ended = hasEnded(run.state);
     const plan = parser(runId)('runs', 'plan_json', run) as unknown as CompiledPlan;
     const targets = new Map(plan.tasks.filter((task) => task.compensates).map((task) => [task.id, task.compensates!]));
     const reconciled = store.latestReconciliations(runId);

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, EXIT, type Diagnostic, type JsonValue } from '@agentctl/sdk';
 import type { Host } from '../host.js';
-import type { RecordedTask, Row, RunState, Store, TaskState } from '../store/store.js';
+import { requireEnded, type RecordedTask, type Row, type RunState, type Store, type TaskState } from '../store/store.js';
 import { newRunIdentity } from './identity.js';
 import type { RunResult } from './run.js';
 
@@ -23,8 +23,6 @@ export interface ReplayResult extends Pick<RunResult, 'runId' | 'traceId' | 'sta
   /** Set when the source (and so the replay) ended failed or cancelled. */
   readonly error?: AgentctlError;
 }
-
-const TERMINAL: readonly string[] = ['succeeded', 'failed', 'cancelled'];
 
 /**
  * JSON with object keys sorted at every depth: one text per value, whatever order the keys were written in. The same
@@ -65,14 +63,7 @@ function assertNoDispatchers(host: Host): void {
 
 /** The source run, which must exist and be terminal. */
 function terminalSource(store: Store, runId: string): Row {
-  const run = store.runRow(runId);
-  if (!run) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
-  if (!TERMINAL.includes(String(run.state))) {
-    throw new AgentctlError('AGENTCTL_E_RUN_NOT_TERMINAL', `run ${runId} is ${String(run.state)}; only a succeeded, failed or cancelled run can be replayed`, {
-      help: 'finish the run first (resume it, or wait for the process driving it), then replay it',
-    });
-  }
-  return run;
+  return requireEnded(store.existingRun(runId), { to: 'replayed', help: 'finish the run first (resume it, or wait for the process driving it), then replay it' });
 }
 
 /**

@@ -1,6 +1,7 @@
 // The run budget ledger: reservations of worst-case amounts before an effect, reconciled to actual use after it.
 // Generic on purpose: a dimension is any string, so a new kind of usage needs no schema change.
 import type { SqliteDatabase } from './database.js';
+import { preparedOnce } from './ledger-core.js';
 
 /** Amounts by dimension, e.g. `{ processOutputBytes: 2097152 }`. */
 export type Amounts = Readonly<Record<string, number>>;
@@ -40,26 +41,22 @@ const now = () => new Date().toISOString();
  * task reproducing its effect ids) changes nothing.
  */
 export class BudgetLedger {
-  readonly #db: SqliteDatabase;
   readonly #transaction: <T>(body: () => T) => T;
   readonly #statements;
 
   constructor(db: SqliteDatabase, transaction: <T>(body: () => T) => T) {
-    this.#db = db;
     this.#transaction = transaction;
-    this.#statements = {
-      existing: db.prepare(`SELECT dimension FROM budget_reservations WHERE run_id = ? AND reservation_key = ?`),
-      totals: db.prepare(
-        `SELECT COALESCE(SUM(CASE WHEN state = 'consumed' THEN used ELSE 0 END), 0) AS used,
+    this.#statements = preparedOnce(db, {
+      existing: `SELECT dimension FROM budget_reservations WHERE run_id = ? AND reservation_key = ?`,
+      totals: `SELECT COALESCE(SUM(CASE WHEN state = 'consumed' THEN used ELSE 0 END), 0) AS used,
                 COALESCE(SUM(CASE WHEN state = 'active' THEN reserved ELSE 0 END), 0) AS reserved
          FROM budget_reservations WHERE run_id = ? AND dimension = ?`,
-      ),
-      insert: db.prepare(`INSERT INTO budget_reservations (run_id, reservation_key, dimension, reserved, used, state, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, 'active', ?, ?)`),
-      settle: db.prepare(`UPDATE budget_reservations SET state = 'consumed', used = ?, updated_at = ? WHERE run_id = ? AND reservation_key = ? AND dimension = ? AND state = 'active'`),
-      release: db.prepare(`UPDATE budget_reservations SET state = 'released', used = 0, updated_at = ? WHERE run_id = ? AND reservation_key = ? AND state = 'active'`),
-      byRun: db.prepare(`SELECT dimension, COALESCE(SUM(CASE WHEN state = 'consumed' THEN used ELSE 0 END), 0) AS used, COALESCE(SUM(CASE WHEN state = 'active' THEN reserved ELSE 0 END), 0) AS reserved FROM budget_reservations WHERE run_id = ? GROUP BY dimension ORDER BY dimension`),
-      active: db.prepare(`SELECT reservation_key AS key, dimension, reserved, used, state, created_at AS createdAt FROM budget_reservations WHERE run_id = ? AND state = 'active' ORDER BY created_at, reservation_key, dimension`),
-    };
+      insert: `INSERT INTO budget_reservations (run_id, reservation_key, dimension, reserved, used, state, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, 'active', ?, ?)`,
+      settle: `UPDATE budget_reservations SET state = 'consumed', used = ?, updated_at = ? WHERE run_id = ? AND reservation_key = ? AND dimension = ? AND state = 'active'`,
+      release: `UPDATE budget_reservations SET state = 'released', used = 0, updated_at = ? WHERE run_id = ? AND reservation_key = ? AND state = 'active'`,
+      byRun: `SELECT dimension, COALESCE(SUM(CASE WHEN state = 'consumed' THEN used ELSE 0 END), 0) AS used, COALESCE(SUM(CASE WHEN state = 'active' THEN reserved ELSE 0 END), 0) AS reserved FROM budget_reservations WHERE run_id = ? GROUP BY dimension ORDER BY dimension`,
+      active: `SELECT reservation_key AS key, dimension, reserved, used, state, created_at AS createdAt FROM budget_reservations WHERE run_id = ? AND state = 'active' ORDER BY created_at, reservation_key, dimension`,
+    });
   }
 
   /**

@@ -3,9 +3,9 @@
 // interrupted) ends `cancelled` at once, in the same transaction. A run that already ended is refused.
 import { AgentctlError, type RunState } from '@agentctl/sdk';
 import { mayHaveHappened } from './doubt.js';
+import { hasEnded } from './runs.js';
 import type { Row, Store } from './store.js';
 
-const ENDED: readonly string[] = ['succeeded', 'failed', 'cancelled'];
 const UNFINISHED_TASKS: readonly string[] = ['pending', 'ready', 'running', 'retry_scheduled'];
 
 export interface CancellationResult {
@@ -18,10 +18,9 @@ export interface CancellationResult {
 export function requestCancellation(store: Store, runId: string, isLive: (row: Row) => boolean): CancellationResult {
   return store.transaction(() => {
     // Read under the write lock: a driver that ends the run, or a resume that takes it, cannot slip in between.
-    const run = store.runRow(runId);
-    if (!run) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+    const run = store.existingRun(runId);
     const previousState = String(run.state) as RunState;
-    if (ENDED.includes(previousState)) {
+    if (hasEnded(previousState)) {
       throw new AgentctlError('AGENTCTL_E_RUN_ENDED', `run ${runId} already ended ${previousState}; there is nothing to cancel`, { help: `see how it ended: agentctl inspect ${runId}` });
     }
     store.audit(runId, { type: 'run.cancel_requested', data: { by: 'agentctl cancel', state: previousState } });

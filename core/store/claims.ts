@@ -4,6 +4,7 @@
 // run's effects) without the inverse having happened; one whose inverse happened, or may have, is held for good.
 import { AgentctlError } from '@agentctl/sdk';
 import type { SqliteDatabase } from './database.js';
+import { preparedOnce } from './ledger-core.js';
 
 export interface HeldClaim {
   readonly effectId: string;
@@ -30,33 +31,36 @@ const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | und
 
 /** Statements on `compensation_claims`; every writer runs inside the caller's transaction. */
 export class CompensationClaims {
-  readonly #db: SqliteDatabase;
+  readonly #statements;
 
   constructor(db: SqliteDatabase) {
-    this.#db = db;
+    this.#statements = preparedOnce(db, {
+      held: `SELECT c.source_effect_id, c.compensation_run_id, c.compensation_task_id, r.state FROM compensation_claims c JOIN runs r ON r.id = c.compensation_run_id
+        WHERE c.source_run_id = ? AND c.released_at IS NULL`,
+      take: `INSERT INTO compensation_claims (source_effect_id, source_run_id, compensation_run_id, compensation_task_id, claimed_at) VALUES (?, ?, ?, ?, ?)`,
+      release: `UPDATE compensation_claims AS c SET released_at = ? WHERE c.compensation_run_id = ? AND c.released_at IS NULL
+        AND (SELECT state FROM runs WHERE id = c.compensation_run_id) IN ('succeeded','failed','cancelled') AND NOT ${MAY_HAVE_APPLIED}`,
+      released: `SELECT c.seq, c.source_effect_id, c.compensation_task_id FROM compensation_claims c WHERE c.compensation_run_id = ? AND c.released_at IS NOT NULL
+        AND c.compensation_task_id IN (SELECT task_id FROM tasks WHERE run_id = c.compensation_run_id AND state = 'pending')`,
+      hold: `UPDATE compensation_claims SET released_at = NULL WHERE seq = ?`,
+      holder: `SELECT compensation_run_id FROM compensation_claims WHERE source_effect_id = ? AND released_at IS NULL`,
+    });
   }
 
   /** The claims held on a source run's effects, by source effect id. */
   held(sourceRunId: string): Map<string, HeldClaim> {
-    const rows = this.#db
-      .prepare(`SELECT c.source_effect_id, c.compensation_run_id, c.compensation_task_id, r.state FROM compensation_claims c JOIN runs r ON r.id = c.compensation_run_id
-        WHERE c.source_run_id = ? AND c.released_at IS NULL`)
-      .all(sourceRunId) as { source_effect_id: string; compensation_run_id: string; compensation_task_id: string; state: string }[];
+    const rows = this.#statements.held.all(sourceRunId) as { source_effect_id: string; compensation_run_id: string; compensation_task_id: string; state: string }[];
     return new Map(rows.map((row) => [row.source_effect_id, { effectId: row.source_effect_id, runId: row.compensation_run_id, taskId: row.compensation_task_id, runState: row.state }]));
   }
 
   /** Takes the claims of a new compensation run; a source effect another run holds is a bug of the caller's plan. */
   take(claims: readonly NewClaim[], at: string): void {
-    const insert = this.#db.prepare(`INSERT INTO compensation_claims (source_effect_id, source_run_id, compensation_run_id, compensation_task_id, claimed_at) VALUES (?, ?, ?, ?, ?)`);
-    for (const claim of claims) insert.run(claim.effectId, claim.sourceRunId, claim.compensationRunId, claim.compensationTaskId, at);
+    for (const claim of claims) this.#statements.take.run(claim.effectId, claim.sourceRunId, claim.compensationRunId, claim.compensationTaskId, at);
   }
 
   /** A compensation run has ended (or its effects were reconciled since): its claims whose inverse never happened are released. */
   release(runId: string, at: string): void {
-    this.#db
-      .prepare(`UPDATE compensation_claims AS c SET released_at = ? WHERE c.compensation_run_id = ? AND c.released_at IS NULL
-        AND (SELECT state FROM runs WHERE id = c.compensation_run_id) IN ('succeeded','failed','cancelled') AND NOT ${MAY_HAVE_APPLIED}`)
-      .run(at, runId);
+    this.#statements.release.run(at, runId);
   }
 
   /**
@@ -64,17 +68,13 @@ export class CompensationClaims {
    * one of those source effects meanwhile, the resume is refused: the inverse would run twice.
    */
   retake(runId: string): void {
-    const released = this.#db
-      .prepare(`SELECT c.seq, c.source_effect_id, c.compensation_task_id FROM compensation_claims c WHERE c.compensation_run_id = ? AND c.released_at IS NOT NULL
-        AND c.compensation_task_id IN (SELECT task_id FROM tasks WHERE run_id = c.compensation_run_id AND state = 'pending')`)
-      .all(runId) as { seq: number; source_effect_id: string; compensation_task_id: string }[];
-    const hold = this.#db.prepare(`UPDATE compensation_claims SET released_at = NULL WHERE seq = ?`);
+    const released = this.#statements.released.all(runId) as { seq: number; source_effect_id: string; compensation_task_id: string }[];
     for (const claim of released) {
       try {
-        hold.run(claim.seq);
+        this.#statements.hold.run(claim.seq);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        const holder = this.#db.prepare(`SELECT compensation_run_id FROM compensation_claims WHERE source_effect_id = ? AND released_at IS NULL`).get(claim.source_effect_id) as { compensation_run_id: string };
+        const holder = this.#statements.holder.get(claim.source_effect_id) as { compensation_run_id: string };
         throw new AgentctlError('AGENTCTL_E_COMPENSATION_CLAIMED', `run ${runId} cannot be resumed: task ${claim.compensation_task_id} would undo effect ${claim.source_effect_id}, which compensation run ${holder.compensation_run_id} has claimed since`, {
           help: `the source effect is compensated by run ${holder.compensation_run_id}: inspect it with agentctl inspect ${holder.compensation_run_id}`,
         });

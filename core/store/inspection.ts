@@ -4,7 +4,6 @@ import { AgentctlError, errorMessage, type JsonValue } from '@agentctl/sdk';
 import { liveness, type Liveness } from './liveness.js';
 import {
   approvalRecord,
-  artifactReference,
   checkpointRecord,
   effectRecord,
   protocolCallRecords,
@@ -13,6 +12,7 @@ import {
   reconciliationRecords,
   toolCallRecords,
 } from './ledger-records.js';
+import { artifactReference } from './artifact-records.js';
 import { runRecord, taskRecord } from './run-record.js';
 import { modelUsage } from '../agents/usage.js';
 import { budgetView } from './budget-view.js';
@@ -60,8 +60,7 @@ export function listRuns(store: Store, limit: number): RunSummary[] {
 export const stateLabel = (run: { state: unknown; liveness: Liveness | null }): string => (run.liveness === 'interrupted' ? `${String(run.state)} (interrupted)` : String(run.state));
 
 export function inspectRun(store: Store, runId: string) {
-  const run = store.runRow(runId);
-  if (!run) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+  const run = store.existingRun(runId);
   const parse = parser(runId);
   const audit = store.auditRows(runId);
   const rows = store.effectRows(runId);

@@ -1,5 +1,5 @@
 // Lineage of derived runs (retry, repair, fork, compensation): the rows that say where a run came from and why each reused task
-// could be reused. The Store writes them in the transaction that creates the run (see Store.createDerivedRun).
+// could be reused. The ledger writes them in the transaction that creates the run (linked-runs.ts).
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '@agentctl/sdk';
 import type { TaskArtifact } from './artifacts.js';
@@ -27,8 +27,3 @@ export interface ReusedTask {
   /** The source effects whose results this task stands on: reused, never dispatched again. */
   readonly sourceEffectIds: readonly string[];
 }
-
-export const INSERT_LINEAGE = `INSERT INTO run_lineage (run_id, source_run_id, mode, roots_json, reason, plan_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`;
-export const INSERT_REUSE = `INSERT INTO task_reuse (run_id, task_id, source_run_id, checks_json, source_effect_ids_json) VALUES (?, ?, ?, ?, ?)`;
-export const SELECT_LINEAGE = `SELECT * FROM run_lineage WHERE run_id = ?`;
-export const SELECT_REUSE = `SELECT r.* FROM task_reuse r JOIN tasks t USING (run_id, task_id) WHERE r.run_id = ? ORDER BY t.position`;

@@ -1,7 +1,7 @@
 // Whether anybody still drives a `running` run: a run whose owner died (SIGKILL, a crash, a lost ledger) is not a
 // healthy `running` one, and `runs list` and `inspect` say so.
 import { hostname } from 'node:os';
-import type { Row } from './store.js';
+import type { Row } from './rows.js';
 
 /** `active`: a live process holds the run's lease. `interrupted`: nobody drives the run any more. */
 export type Liveness = 'active' | 'interrupted';

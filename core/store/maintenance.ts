@@ -3,6 +3,7 @@
 // store are artifact-garbage.ts's.
 import { basename } from 'node:path';
 import { databaseError, type SqliteDatabase } from './database.js';
+import { statementCache, type Statement } from './ledger-core.js';
 
 export interface BlobRecord {
   readonly digest: string;
@@ -56,11 +57,16 @@ const REFERRED_BY_KEPT = `
   UNION SELECT c.run_id FROM reconciliations r JOIN effects e ON e.id = r.effect_id JOIN effects c ON c.id = r.compensation_effect_id WHERE e.run_id NOT IN gone AND c.run_id IN gone`;
 
 export class Maintenance {
+  /** Its SQL is built from filters and table names: each distinct statement is prepared once. */
+  readonly #prepare: (sql: string) => Statement;
+
   constructor(
     private readonly db: SqliteDatabase,
     private readonly path: string,
     private readonly transaction: <T>(body: () => T) => T,
-  ) {}
+  ) {
+    this.#prepare = statementCache(db);
+  }
 
   #read<T>(body: () => T): T {
     try {
@@ -77,23 +83,23 @@ export class Maintenance {
   /** Every table of the schema and its row count, by name. */
   tableCounts(): Record<string, number> {
     return this.#read(() => {
-      const names = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all() as string[];
-      return Object.fromEntries(names.map((name) => [name, Number(this.db.prepare(`SELECT COUNT(*) FROM "${name.replace(/"/g, '""')}"`).pluck().get())]));
+      const names = this.#prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all() as string[];
+      return Object.fromEntries(names.map((name) => [name, Number(this.#prepare(`SELECT COUNT(*) FROM "${name.replace(/"/g, '""')}"`).pluck().get())]));
     });
   }
 
   /** Runs that have budget reservations: the reference keeps one budget row per run. */
   budgetedRuns(): number {
-    return this.#read(() => Number(this.db.prepare(`SELECT COUNT(DISTINCT run_id) FROM budget_reservations`).pluck().get()));
+    return this.#read(() => Number(this.#prepare(`SELECT COUNT(DISTINCT run_id) FROM budget_reservations`).pluck().get()));
   }
 
   blobs(): BlobRecord[] {
-    return this.#read(() => (this.db.prepare(`${BLOBS} ORDER BY a.created_at, a.digest`).all() as Row[]).map(blobRecord));
+    return this.#read(() => (this.#prepare(`${BLOBS} ORDER BY a.created_at, a.digest`).all() as Row[]).map(blobRecord));
   }
 
   blob(digest: string): BlobRecord | undefined {
     return this.#read(() => {
-      const row = this.db.prepare(`${BLOBS} WHERE a.digest = ?`).get(digest) as Row | undefined;
+      const row = this.#prepare(`${BLOBS} WHERE a.digest = ?`).get(digest) as Row | undefined;
       return row && blobRecord(row);
     });
   }
@@ -102,24 +108,24 @@ export class Maintenance {
   references(filter: { runId?: string; taskId?: string; digest?: string } = {}): ReferenceRecord[] {
     const where = [filter.runId !== undefined && 'r.run_id = @runId', filter.taskId !== undefined && 'r.task_id = @taskId', filter.digest !== undefined && 'r.digest = @digest'].filter(Boolean);
     const sql = `${REFERENCES} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.run_id, r.task_id, r.path`;
-    return this.#read(() => (this.db.prepare(sql).all(filter) as Row[]).map(referenceRecord));
+    return this.#read(() => (this.#prepare(sql).all(filter) as Row[]).map(referenceRecord));
   }
 
   /** The creation time of the oldest run not yet finished, or null: blobs written since may be about to be referred to. */
   oldestLiveRun(): string | null {
-    return this.#read(() => (this.db.prepare(`SELECT MIN(created_at) FROM runs WHERE state NOT IN ${TERMINAL}`).pluck().get() as string | null) ?? null);
+    return this.#read(() => (this.#prepare(`SELECT MIN(created_at) FROM runs WHERE state NOT IN ${TERMINAL}`).pluck().get() as string | null) ?? null);
   }
 
   /** The digests some task refers to. */
   referencedDigests(): Set<string> {
-    return this.#read(() => new Set(this.db.prepare(`SELECT DISTINCT digest FROM task_artifacts`).pluck().all() as string[]));
+    return this.#read(() => new Set(this.#prepare(`SELECT DISTINCT digest FROM task_artifacts`).pluck().all() as string[]));
   }
 
   /** Forgets blobs whose files were removed, unless a task came to refer to one meanwhile. */
   forgetBlobs(digests: readonly string[]): void {
     if (digests.length === 0) return;
     this.transaction(() => {
-      this.db.prepare(`DELETE FROM artifacts WHERE digest IN (SELECT value FROM json_each(?)) AND digest NOT IN (SELECT digest FROM task_artifacts)`).run(JSON.stringify(digests));
+      this.#prepare(`DELETE FROM artifacts WHERE digest IN (SELECT value FROM json_each(?)) AND digest NOT IN (SELECT digest FROM task_artifacts)`).run(JSON.stringify(digests));
     });
   }
 
@@ -130,9 +136,9 @@ export class Maintenance {
    */
   collectRuns(before: string): RunCollection {
     return this.transaction(() => {
-      const old = this.db.prepare(`SELECT id FROM runs WHERE state IN ${TERMINAL} AND COALESCE(finished_at, updated_at) < ? ORDER BY id`).pluck().all(before) as string[];
+      const old = this.#prepare(`SELECT id FROM runs WHERE state IN ${TERMINAL} AND COALESCE(finished_at, updated_at) < ? ORDER BY id`).pluck().all(before) as string[];
       const gone = new Set(old);
-      const referred = this.db.prepare(REFERRED_BY_KEPT).pluck();
+      const referred = this.#prepare(REFERRED_BY_KEPT).pluck();
       // Keeping a run may make a run it refers to stay as well: repeat until nothing changes.
       for (let kept = referred.all({ ids: JSON.stringify([...gone]) }) as string[]; kept.length > 0; kept = referred.all({ ids: JSON.stringify([...gone]) }) as string[]) {
         for (const id of kept) gone.delete(id);
@@ -143,10 +149,10 @@ export class Maintenance {
         // still refers to a removed run (a table this code does not know) fails the whole collection.
         this.db.pragma('defer_foreign_keys = ON');
         const inGone = `(SELECT value FROM json_each(@ids))`;
-        this.db.prepare(`DELETE FROM reconciliations WHERE effect_id IN (SELECT id FROM effects WHERE run_id IN ${inGone})`).run({ ids });
-        this.db.prepare(`DELETE FROM compensation_claims WHERE compensation_run_id IN ${inGone} OR source_run_id IN ${inGone}`).run({ ids });
-        for (const table of this.#tablesWithRunId()) this.db.prepare(`DELETE FROM "${table}" WHERE run_id IN ${inGone}`).run({ ids });
-        this.db.prepare(`DELETE FROM runs WHERE id IN ${inGone}`).run({ ids });
+        this.#prepare(`DELETE FROM reconciliations WHERE effect_id IN (SELECT id FROM effects WHERE run_id IN ${inGone})`).run({ ids });
+        this.#prepare(`DELETE FROM compensation_claims WHERE compensation_run_id IN ${inGone} OR source_run_id IN ${inGone}`).run({ ids });
+        for (const table of this.#tablesWithRunId()) this.#prepare(`DELETE FROM "${table}" WHERE run_id IN ${inGone}`).run({ ids });
+        this.#prepare(`DELETE FROM runs WHERE id IN ${inGone}`).run({ ids });
       }
       return { removed: [...gone], kept: old.filter((id) => !gone.has(id)) };
     });
@@ -154,8 +160,8 @@ export class Maintenance {
 
   /** Every table with a `run_id` column: the rows a run owns. */
   #tablesWithRunId(): string[] {
-    const tables = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).pluck().all() as string[];
-    return tables.filter((name) => (this.db.prepare(`SELECT 1 FROM pragma_table_info(?) WHERE name = 'run_id'`).get(name) as unknown) !== undefined);
+    const tables = this.#prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).pluck().all() as string[];
+    return tables.filter((name) => (this.#prepare(`SELECT 1 FROM pragma_table_info(?) WHERE name = 'run_id'`).get(name) as unknown) !== undefined);
   }
 }
 

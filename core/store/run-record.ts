@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { JsonObject, JsonValue } from '@agentctl/sdk';
 import type { parser } from './inspection.js';
-import { artifactManifestEntry, errorText } from './ledger-records.js';
+import { artifactManifestEntry } from './artifact-records.js';
+import { errorText } from './ledger-records.js';
 import type { Liveness } from './liveness.js';
-import type { Row } from './store.js';
+import type { Row } from './rows.js';
 
 type Parse = ReturnType<typeof parser>;
 

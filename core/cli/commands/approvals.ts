@@ -52,7 +52,7 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
   handler: handler<ListArgs>(async (argv, output) => {
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
-      if (!store.runRow(argv.run)) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${argv.run} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+      store.existingRun(argv.run);
       // The document's data is the list itself, as the reference prints it: the pending approvals unless --all.
       const approvals = store
         .approvalRows(argv.run)

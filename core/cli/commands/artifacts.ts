@@ -76,9 +76,7 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
       .option('task', { type: 'string', implies: 'run', describe: "only this task's references (with --run)" }) as never,
   handler: handler<ListArgs>(async (argv, output) =>
     withStore(argv.db, async (store) => {
-      if (argv.run !== undefined && !store.runRow(argv.run)) {
-        throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${argv.run} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
-      }
+      if (argv.run !== undefined) store.existingRun(argv.run);
       const references = store.maintenance.references({ ...(argv.run !== undefined ? { runId: argv.run } : {}), ...(argv.task !== undefined ? { taskId: argv.task } : {}) });
       const blobs = store.maintenance.blobs();
       const artifacts = summaries(blobs, references, argv.run !== undefined);

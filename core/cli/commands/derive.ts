@@ -10,7 +10,7 @@ import { runObservers } from '../run-observers.js';
 import { deriveRun, blockedError } from '../../runner/derive.js';
 import { planDerivation, type Derivation, type DeriveMode, type RepairPlan } from '../../runner/derive-plan.js';
 import { parser } from '../../store/inspection.js';
-import { Store, type Row } from '../../store/store.js';
+import { requireEnded, Store, type Row } from '../../store/store.js';
 import type { Composition } from '../composition.js';
 import { allowPackChangeOption, asJson, recordConfig, restoreRunConfig } from '../run-config.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
@@ -36,8 +36,6 @@ interface DeriveArgs extends GlobalArgs, InputArgs {
   config?: string | false;
   workspace?: string;
 }
-
-const TERMINAL = ['succeeded', 'failed', 'cancelled'];
 
 export const retryCommand = (composition: Composition): CommandModule<GlobalArgs, DeriveArgs> => ({
   command: 'retry <file> <run>',
@@ -106,8 +104,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
   // --plan writes nothing: the database is opened read-only, as inspect opens it (no migration, no journal change).
   const store = Store.open(databasePath(argv.db), { create: false, ...(argv.plan ? { readonly: true } : {}) });
   try {
-    const source = store.runRow(argv.run);
-    if (!source) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${argv.run} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+    const source = store.existingRun(argv.run);
     // A compensation run runs a plan made from its source's effects, not its workflow: it is completed by compensating
     // the source again, which plans only what is not compensated yet.
     if (source.mode === 'compensation') {
@@ -115,11 +112,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
         help: `to finish compensating, run: agentctl compensate ${String(source.source_run_id)}`,
       });
     }
-    if (mode !== 'fork' && !TERMINAL.includes(String(source.state))) {
-      throw new AgentctlError('AGENTCTL_E_RUN_NOT_TERMINAL', `run ${argv.run} is ${String(source.state)}; only a succeeded, failed or cancelled run can be ${mode === 'retry' ? 'retried' : 'repaired'}`, {
-        help: 'resume the run first, or fork it (a fork runs everything fresh)',
-      });
-    }
+    if (mode !== 'fork') requireEnded(source, { to: mode === 'retry' ? 'retried' : 'repaired', help: 'resume the run first, or fork it (a fork runs everything fresh)' });
     // The config and packs the source run started with, found from its recorded workflow folder.
     const recorded = await restoreRunConfig(composition, argv, source);
     const host = composition.compose({ configure: (h) => !argv.plan && runObservers(output)(h) });

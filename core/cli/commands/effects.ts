@@ -19,8 +19,6 @@ type Outcome = 'applied' | 'not_applied' | 'compensated';
 const NEXT: Readonly<Record<Outcome, readonly Outcome[]>> = { applied: ['applied', 'compensated'], not_applied: ['not_applied'], compensated: ['compensated'] };
 const STATUSES = { applied: 'applied', 'not-applied': 'not_applied', compensated: 'compensated' } as const;
 
-const runNotFound = (runId: string) => new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
-
 /** A run's effects and the reconciliations of them, as records; each effect also carries its own reconciliations. */
 function runEffects(store: Store, run: Row) {
   const runId = String(run.id);
@@ -55,8 +53,7 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
   handler: handler<ListArgs>(async (argv, output) => {
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
-      const run = store.runRow(argv.run);
-      if (!run) throw runNotFound(argv.run);
+      const run = store.existingRun(argv.run);
       const all = runEffects(store, run);
       const effects = argv.task === undefined ? all.effects : all.effects.filter((effect) => effect.taskId === argv.task);
       emit(output, 'EffectList', { runId: argv.run, taskId: argv.task ?? null, effects, reconciliations: all.reconciliations }, () => effects.map(line).join('\n') || 'no effects');

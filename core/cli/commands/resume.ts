@@ -38,8 +38,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
     const timeout = timeoutSeconds(argv['timeout-seconds']);
     const store = Store.open(databasePath(argv.db), { create: false });
     try {
-      const row = store.runRow(argv.run);
-      if (!row) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${argv.run} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
+      const row = store.existingRun(argv.run);
       // The config and packs the run started with, found from its recorded workflow folder, not the current one.
       await restoreRunConfig(composition, argv, row);
       const host = composition.compose({ configure: runObservers(output) });

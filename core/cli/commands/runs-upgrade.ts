@@ -3,25 +3,20 @@
 // reuse checks, so the analysis finds nothing to upgrade and the upgrade writes nothing. Both print the reference's
 // documents (LegacyRunUpgradeAnalysis, LegacyRunUpgrade) so a script that runs them before a repair works unchanged.
 import type { CommandModule } from 'yargs';
-import { AgentctlError, type CompiledTask } from '@agentctl/sdk';
+import type { CompiledTask } from '@agentctl/sdk';
 import { parser } from '../../store/inspection.js';
 import { SCHEMA_VERSION } from '../../store/migrations.js';
-import { Store, type Row } from '../../store/store.js';
+import { requireEnded, Store, type Row } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
 
 export const LEGACY_UPGRADE_VERSION = 'agentctl.dev/legacy-upgrade/v1';
 
-const TERMINAL = ['succeeded', 'failed', 'cancelled'];
 
 /** The analysis of a terminal run: its succeeded tasks are current; the others cannot be reused by any upgrade. */
 export function analyzeRun(store: Store, runId: string) {
-  const run = store.runRow(runId);
-  if (!run) throw new AgentctlError('AGENTCTL_E_RUN_NOT_FOUND', `run ${runId} does not exist in this database`, { help: 'list runs with `agentctl runs list`' });
-  if (!TERMINAL.includes(String(run.state))) {
-    throw new AgentctlError('AGENTCTL_E_RUN_NOT_TERMINAL', `run ${runId} is ${String(run.state)}: only a run that ended is analyzed for upgrade`, { help: 'resume the run, or let it finish, first' });
-  }
+  const run = requireEnded(store.existingRun(runId), { to: 'analyzed for upgrade', help: 'resume the run, or let it finish, first' });
   const tasks = store.taskRows(runId).map((task) => taskAnalysis(task));
   const unavailable = tasks.filter((task) => !task.alreadyCurrent).map((task) => task.taskId);
   const plan = parser(runId)('runs', 'plan_json', run) as { tasks?: CompiledTask[] } | null;

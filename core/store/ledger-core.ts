@@ -1,0 +1,215 @@
+// The ledger's core: the one database handle, its transactions, the redaction of what is written and the append of
+// audit events. Every part of the ledger (runs.ts, tasks.ts, effects.ts, ...) receives this core and owns its statements.
+import type Database from 'better-sqlite3';
+import { isAgentctlError, type AuditEventType, type JsonValue } from '@agentctl/sdk';
+import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
+import { collectGarbage, isLargeValue } from './garbage.js';
+import { predecessorList } from './transitions.js';
+
+export interface AuditEvent {
+  /** One of the SDK's audit event names: a new kind of event is declared there first. */
+  readonly type: AuditEventType;
+  readonly taskId?: string;
+  readonly effectId?: string;
+  readonly data?: Record<string, JsonValue>;
+}
+
+export const now = () => new Date().toISOString();
+
+/** A prepared statement; parameters are checked by SQLite. */
+export type Statement = Database.Statement<unknown[]>;
+
+/**
+ * Statements by name, each prepared the first time it is used and kept: a part names its SQL once, and no call
+ * prepares a statement again. Preparing on first use keeps a prepare failure inside the caller's transaction or read.
+ */
+export function preparedOnce<K extends string>(db: SqliteDatabase, sql: Readonly<Record<K, string>>): Readonly<Record<K, Statement>> {
+  const statements = {} as Record<K, Statement>;
+  for (const name of Object.keys(sql) as K[]) {
+    Object.defineProperty(statements, name, {
+      configurable: true,
+      get: () => {
+        const statement = db.prepare(sql[name]);
+        Object.defineProperty(statements, name, { value: statement });
+        return statement;
+      },
+    });
+  }
+  return statements;
+}
+
+/** Statements prepared once per distinct SQL text: for a part whose SQL is built from its arguments (a filter, a table). */
+export function statementCache(db: SqliteDatabase): (sql: string) => Statement {
+  const cache = new Map<string, Statement>();
+  return (sql) => {
+    let statement = cache.get(sql);
+    if (!statement) cache.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
+}
+
+/** A guarded UPDATE per target state (`WHERE state IN (its predecessors)`, transitions.ts), prepared once per target. */
+export function guardedStatements<S extends string>(db: SqliteDatabase, sql: (from: string) => string, table: Readonly<Record<S, readonly S[]>>): (target: S) => Statement {
+  const cache = new Map<S, Statement>();
+  return (target) => {
+    let statement = cache.get(target);
+    if (!statement) cache.set(target, (statement = db.prepare(sql(predecessorList(table, target)))));
+    return statement;
+  };
+}
+
+/**
+ * One open database. Every JSON document (plan, inputs, outputs, results, errors, audit data) is redacted value by
+ * value before it is serialized, and every free-text column (workflow source, paths, operation, approval reasons) as
+ * text, as a last line of defence: secret values must never reach the file even if a plugin forgot to redact, or a
+ * run input repeats a secret. The handle is shared with the ledger's parts only; it never leaves core/store/.
+ */
+export class LedgerCore {
+  readonly db: SqliteDatabase;
+  /** The database file, absolute. */
+  readonly path: string;
+  #redact: <T>(value: T) => T = (value) => value;
+  /** Changes whenever the redactor learns a value: JSON written before then may hold what it would now hide. */
+  #redactions: () => number = () => 0;
+  /** A large value was serialized: its dead copies are collected when the transaction ends. */
+  #collectAfterCommit = false;
+  /** One transaction function for every body: better-sqlite3 builds four wrappers each time one is made. */
+  readonly #immediate: (body: () => unknown) => unknown;
+  /** Inside a durable transaction: a nested one is a savepoint of it. */
+  #durable = false;
+  readonly #statements;
+
+  constructor(path: string, options: { create: boolean; readonly?: boolean }) {
+    this.path = path;
+    this.db = openDatabase(path, options);
+    this.#immediate = this.db.transaction((body: () => unknown) => body()).immediate;
+    this.#statements = preparedOnce(this.db, {
+      insertAudit: `INSERT INTO audit_events (run_id, task_id, effect_id, type, data_json, at) VALUES (?, ?, ?, ?, ?, ?)`,
+      synchronousFull: 'PRAGMA synchronous = FULL',
+      synchronousNormal: 'PRAGMA synchronous = NORMAL',
+    });
+  }
+
+  /** Sets the value redactor; `redactions` counts what it redacts (while it is 0, the redactor changes nothing). */
+  setRedactor(redact: <T>(value: T) => T, redactions: () => number): void {
+    this.#redact = redact;
+    this.#redactions = redactions;
+  }
+
+  /** How many values the redactor has redacted so far (see `setRedactor`). */
+  redactions(): number {
+    return this.#redactions();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  json(value: JsonValue | undefined): string | null {
+    if (value === undefined) return null;
+    if (!isLargeValue(value)) return JSON.stringify(this.#redact(value));
+    // What made this value (a process's output buffer) is dead by now: free it before the copies are made, and the
+    // copies themselves once the transaction ends.
+    collectGarbage();
+    this.#collectAfterCommit = true;
+    return JSON.stringify(this.#redact(value));
+  }
+
+  text(value: string): string {
+    return this.#redact(value);
+  }
+
+  /** Runs `body` in one IMMEDIATE transaction (a savepoint inside another); database failures become exit-5 errors. */
+  transaction<T>(body: () => T): T {
+    try {
+      return this.#immediate(body) as T;
+    } catch (error) {
+      if (isAgentctlError(error)) throw error;
+      throw databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
+    } finally {
+      if (this.#collectAfterCommit) {
+        this.#collectAfterCommit = false;
+        collectGarbage();
+      }
+    }
+  }
+
+  /** A read outside a transaction; a damaged file is AGENTCTL_E_DB_CORRUPT, never an internal error. */
+  read<T>(body: () => T): T {
+    try {
+      return body();
+    } catch (error) {
+      throw databaseError(error, `database ${this.path} cannot be read`, 'AGENTCTL_E_DB_OPEN');
+    }
+  }
+
+  /**
+   * Like `transaction`, but the commit is synced to disk before returning (for effect intents). Inside another durable
+   * transaction it is a savepoint of that one, whose commit is the synced one.
+   */
+  durableTransaction<T>(body: () => T): T {
+    if (this.#durable) return this.transaction(body);
+    this.#statements.synchronousFull.run();
+    this.#durable = true;
+    try {
+      return this.transaction(body);
+    } finally {
+      this.#durable = false;
+      this.#statements.synchronousNormal.run();
+    }
+  }
+
+  /** Appends an audit event of a run; call inside the transaction of the change it describes. */
+  audit(runId: string, event: AuditEvent): void {
+    this.#statements.insertAudit.run(runId, event.taskId ?? null, event.effectId ?? null, event.type, this.json(event.data ?? {}), now());
+  }
+}
+
+/**
+ * Group commit: `soon(body)` runs `body` in a durable transaction with the bodies others asked for in the same turn of
+ * the event loop, one transaction and one sync for all of them. The promise settles after that commit; a body whose
+ * rows are refused fails alone (nested in the group's transaction, it is its own savepoint). `durable` is the
+ * facade's durable transaction (Store.durableTransaction), so each group is one outermost durable transaction.
+ */
+export function groupCommit(durable: <T>(body: () => T) => T): (body: () => void) => Promise<void> {
+  let waiting: { body: () => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  const flush = () => {
+    const batch = waiting;
+    waiting = [];
+    if (batch.length === 1) {
+      // Alone, a body is its own durable transaction: no savepoint is needed to undo it without the others.
+      const only = batch[0]!;
+      try {
+        durable(only.body);
+      } catch (error) {
+        only.reject(error);
+        return;
+      }
+      only.resolve();
+      return;
+    }
+    let failures: unknown[];
+    try {
+      failures = durable(() =>
+        batch.map((one) => {
+          try {
+            durable(one.body);
+            return undefined;
+          } catch (error) {
+            return error;
+          }
+        }),
+      );
+    } catch (error) {
+      const failure = databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
+      for (const one of batch) one.reject(failure);
+      return;
+    }
+    batch.forEach((one, index) => (failures[index] === undefined ? one.resolve() : one.reject(failures[index])));
+  };
+  return (body) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ body, resolve, reject });
+      if (waiting.length === 1) setImmediate(flush);
+    });
+}
