@@ -13,6 +13,7 @@ import { UNSAFE_REQUESTED_SQL, type RunDrive } from './doubt.js';
 import type { TaskArtifact } from './artifacts.js';
 import { INSERT_LINEAGE, INSERT_REUSE, outputDigestOf, SELECT_LINEAGE, SELECT_REUSE, type Lineage, type ReusedTask } from './lineage.js';
 import { EFFECT_TRANSITIONS, illegalTransition, predecessorList, RUN_TRANSITIONS, TASK_TRANSITIONS } from './transitions.js';
+import { EventSequence } from './event-sequence.js';
 
 /** A row as SQLite returns it. */
 export type Row = Record<string, string | number | null>;
@@ -123,6 +124,8 @@ export class Store {
   #intents: { effect: NewEffect; extra?: (() => void) | undefined; resolve: () => void; reject: (error: unknown) => void }[] = [];
   /** Inside a durable transaction: a nested one is a savepoint of it. */
   #durable = false;
+  /** The audit events of each commit, in order, for the commit observers (core/runner/publisher.ts). */
+  readonly events = new EventSequence();
   /** The database file, absolute. */
   readonly path: string;
   /** The database, its companions and the artifact store: policy refuses them to every task. */
@@ -250,9 +253,14 @@ export class Store {
 
   /** Runs `body` in one IMMEDIATE transaction; database failures become exit-5 errors. */
   transaction<T>(body: () => T): T {
+    const mark = this.events.mark();
     try {
-      return this.#immediate(body) as T;
+      const result = this.#immediate(body) as T;
+      // Only the outermost commit makes its events facts; a savepoint's wait for it.
+      if (!this.#db.inTransaction) this.events.release();
+      return result;
     } catch (error) {
+      this.events.rollback(mark);
       if (isAgentctlError(error)) throw error;
       throw databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
     } finally {
@@ -288,8 +296,15 @@ export class Store {
     }
   }
 
+  /** Appends an audit row, and queues it for the commit observers when anyone observes (see `events`). */
   audit(runId: string, event: AuditEvent): void {
-    this.#statements.insertAudit.run(runId, event.taskId ?? null, event.effectId ?? null, event.type, this.json(event.data ?? {}), now());
+    const at = now();
+    const data = event.data ?? {};
+    const row = this.#statements.insertAudit.run(runId, event.taskId ?? null, event.effectId ?? null, event.type, this.json(data), at);
+    if (!this.events.observed) return;
+    const { taskId, effectId } = event;
+    this.events.append({ seq: Number(row.lastInsertRowid), at, runId, type: event.type, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data: this.#redact(data) });
+    if (!this.#db.inTransaction) this.events.release();
   }
 
   createRun(run: NewRun): void {
@@ -385,8 +400,9 @@ export class Store {
         state,
         at: now(),
       });
-      this.audit(effect.runId, { type: `effect.${state}`, taskId: effect.taskId, effectId: effect.id, data: { operation: effect.operation } });
+      // After `extra`: the task becomes running (and an approval is asked) before its effect is requested.
       extra?.();
+      this.audit(effect.runId, { type: `effect.${state}`, taskId: effect.taskId, effectId: effect.id, data: { operation: effect.operation } });
     });
   }
 
@@ -437,12 +453,13 @@ export class Store {
     batch.forEach((intent, index) => (failures[index] === undefined ? intent.resolve() : intent.reject(failures[index])));
   }
 
-  updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string } = {}): void {
+  /** `facts` are the audit event's data (e.g. the operation, and the code of a failure). */
+  updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string; facts?: Record<string, JsonValue> } = {}): void {
     const redactions = this.#redactions();
     const result = this.json(update.result);
     this.transaction(() => {
       this.#changeEffect(effectId, state, { result, error: this.json(update.error), at: now() });
-      this.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}) });
+      this.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}), ...(update.facts ? { data: update.facts } : {}) });
     });
     const members = state === 'succeeded' && result !== null ? scalarMembers(update.result) : undefined;
     // The digest the task row records if its output is this result, taken while the text is at hand.
@@ -810,7 +827,7 @@ export class Store {
       this.#db
         .prepare(`UPDATE runs SET state = 'running', error_json = NULL, finished_at = NULL, lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?`)
         .run(this.leaseOwner, Date.now() + LEASE_MS, at, runId);
-      this.audit(runId, { type: 'run.resumed', data: { from: state, owner: this.leaseOwner } });
+      this.audit(runId, { type: 'run.resumed', data: { from: state, owner: this.leaseOwner, workflow: String(row.workflow_name), traceId: String(row.trace_id) } });
       if (workspace !== undefined && workspace !== String(row.workspace)) {
         this.#db.prepare(`UPDATE runs SET workspace = ? WHERE id = ?`).run(workspace, runId);
         this.audit(runId, { type: 'run.workspace_moved', data: { from: String(row.workspace), to: workspace } });
@@ -847,9 +864,9 @@ export class Store {
   }
 
   /** The approved effect goes back to `requested` with the task's first record; call inside a transaction. */
-  releaseApprovedEffect(runId: string, effectId: string, taskId: string): void {
+  releaseApprovedEffect(runId: string, effectId: string, taskId: string, operation: string): void {
     this.#changeEffect(effectId, 'requested', { result: null, error: null, at: now() });
-    this.audit(runId, { type: 'effect.requested', taskId, effectId, data: { approved: true } });
+    this.audit(runId, { type: 'effect.requested', taskId, effectId, data: { approved: true, operation } });
   }
 
   reconciliationRows(effectId: string): Row[] {
