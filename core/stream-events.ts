@@ -9,8 +9,9 @@ import type { JsonValue } from '@agentctl/sdk';
 const MAX_PAYLOAD_TEXT = 4096;
 
 /**
- * The events the stream prints and the payload fields of each (`all`: every field): the reference's stream. Observers
- * see every audit event; the stream keeps its own, so its lines do not change when the ledger records more.
+ * The events the stream prints (the `eventType` list of docs/cli.md) and the payload fields of each (`all`: every
+ * field). Observers see every audit event; the stream keeps its own set, so its lines do not change when the ledger
+ * records more (e.g. `artifact.recorded`).
  */
 const OUTCOME = ['attempt', 'durationMs', 'code', 'blockedBy'] as const;
 const EFFECT = ['operation', 'code'] as const;
@@ -78,7 +79,7 @@ export function installStreamEvents(host: Host, write: (line: string) => void): 
       truncated,
       sourceRunId: null,
       sourceSequence: null,
-      createdAt: event.at ?? new Date().toISOString(),
+      createdAt: new Date().toISOString(),
     };
     write(`${JSON.stringify({ apiVersion: CLI_API_VERSION, kind: 'StreamEvent', ok: true, data, diagnostics: [] })}\n`);
   });
