@@ -256,7 +256,7 @@ export class Store {
     const mark = this.events.mark();
     try {
       const result = this.#immediate(body) as T;
-      // Only the outermost commit makes its events facts; a savepoint's wait for it.
+      // Only the outermost commit makes its events facts; a savepoint's events wait for it.
       if (!this.#db.inTransaction) this.events.release();
       return result;
     } catch (error) {
