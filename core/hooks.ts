@@ -13,6 +13,12 @@ import type {
   SecretResolverContext,
 } from '@agentctl/sdk';
 
+/**
+ * An event as the `commit` hook carries it. The publisher (runner/publisher.ts) always sets `at`; the hook itself also
+ * takes an event made by hand without one (the host's own tests call it directly).
+ */
+export type ObservedEvent = Omit<CommitEvent, 'at'> & { readonly at?: string };
+
 /** Collects what commit observers threw, so one failing observer never hides an event from the others. */
 export interface CommitSink {
   fail(error: unknown): void;
@@ -41,10 +47,13 @@ export function createHooks() {
      */
     dispatch: new HookMap((kind: string) => new AsyncSeriesBailHook<[DispatchContext], JsonValue | undefined>(['context'], `dispatch:${kind}`)),
     /**
-     * Observe a fact after its durable commit. Failure policy: each observer's error goes to the sink and becomes a
-     * warning; every observer still sees the event; nothing undoes the commit.
+     * Observe a fact after its durable commit (and the notices between them), in `seq` order, off the effects'
+     * critical path: only the run's publisher (runner/publisher.ts) delivers events, never the code that records them.
+     * Failure policy: observers run in order, each bounded by a timeout (5 s); a throw or a timeout becomes one warning
+     * of the run per observer, a timed-out observer sees no later event of the run, every other observer still sees
+     * every event, and nothing undoes the commit or delays or fails an effect.
      */
-    commit: new AsyncSeriesHook<[CommitEvent, CommitSink]>(['event', 'sink'], 'commit'),
+    commit: new AsyncSeriesHook<[ObservedEvent, CommitSink]>(['event', 'sink'], 'commit'),
     /** Resolve a secret reference, keyed by reference form; one owner per form. Failure policy: a throw fails preflight. */
     secretResolver: new HookMap(
       (form: string) => new AsyncSeriesBailHook<[SecretReference, SecretLookup], string | undefined>(['reference', 'context'], `secret:${form}`),

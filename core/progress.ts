@@ -1,5 +1,5 @@
 // Human progress on stderr, attached once as a commit-hook observer (never on stdout).
-import { neutralize } from './cli/output.js';
+import { neutralize } from './text.js';
 import type { Host } from './host.js';
 
 const SHOWN = new Set(['task.running', 'task.succeeded', 'task.failed', 'task.skipped', 'task.cancelled', 'task.waiting_for_approval', 'task.retry_scheduled', 'policy.denied']);

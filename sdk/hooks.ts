@@ -22,8 +22,18 @@ export interface PreflightContext {
   report(diagnostic: Diagnostic): void;
 }
 
-/** The payload of the `commit` hook: a fact that is already durable. */
+/**
+ * The payload of the `commit` hook: a fact that is already durable (an audit event of the ledger), or a notice that
+ * is not one (`plugin.log`, an agent's `stream.*` pieces). Observers receive both in the order they happened.
+ */
 export interface CommitEvent {
+  /**
+   * The audit event's sequence number in the ledger (`audit_events.seq`): strictly increasing in commit order.
+   * Absent on a notice, which is never recorded.
+   */
+  readonly seq?: number;
+  /** When the fact was recorded, or the notice given (ISO 8601). */
+  readonly at: string;
   readonly type: string;
   readonly runId: string;
   readonly taskId?: string;

@@ -1,6 +1,10 @@
 // The CLI's only writers: one JSON document per invocation in json mode; a summary and diagnostics in human mode.
 import { CLI_API_VERSION } from '../version.js';
+// Lives below the CLI and progress alike; re-exported for the CLI's writers.
+import { neutralize } from '../text.js';
 import { AgentctlError, ERROR_CODES, errorMessage, isAgentctlError, isCoreErrorCode, type Diagnostic, type JsonValue } from '@agentctl/sdk';
+
+export { neutralize };
 
 export type OutputMode = 'human' | 'json';
 
@@ -28,27 +32,6 @@ const paint = (enabled: boolean, code: number) => (text: string) => (enabled ? `
 
 export function palette(color: boolean) {
   return { red: paint(color, 31), green: paint(color, 32), yellow: paint(color, 33), dim: paint(color, 2), bold: paint(color, 1) };
-}
-
-// C0 controls but tab and newline, DEL, C1 controls, bidirectional overrides and isolates, line and paragraph separators.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-// What CI runners read as a command at the start of a line, after blanks: GitHub Actions `::error::` and `##[group]`,
-// Azure Pipelines `##vso[...]`, TeamCity `##teamcity[...]`.
-const CI_COMMAND = /^([ \t]*)([:#])(?=:|#(?:vso|teamcity)?\[)/gm;
-
-const escaped = (character: string) => {
-  const code = character.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-};
-
-/**
- * Text that came from a child process or a task, made safe to show in human mode on a terminal or in a CI log:
- * control characters are shown escaped (ESC as `\x1b`, a lone carriage return as `\x0d`; CRLF becomes a newline),
- * and a line a CI runner would take as a command (`::error::`, `::add-mask::`, `##[group]`, `##vso[...]`) has its
- * first character escaped, so it is printed, never obeyed. Tabs and newlines are kept.
- */
-export function neutralize(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(CONTROL, escaped).replace(CI_COMMAND, (_match, blanks: string, first: string) => `${blanks}${escaped(first)}`);
 }
 
 /**

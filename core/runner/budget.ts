@@ -74,8 +74,6 @@ export class RunBudget {
     private readonly store: Store,
     private readonly runId: string,
     private readonly budgets: RunBudgets | undefined,
-    /** Tells commit observers about a recorded refusal. */
-    private readonly notify: (data: Record<string, JsonValue>, taskId?: string) => void = () => undefined,
   ) {
     this.limits = ledgerLimits(budgets);
   }
@@ -95,7 +93,6 @@ export class RunBudget {
   refused(error: BudgetExceeded, taskId: string | undefined, key?: string): Record<string, JsonValue> {
     const data: Record<string, JsonValue> = { ...error.denial, field: fieldOf(error.denial.dimension), ...(key ? { key } : {}), message: error.message };
     this.store.transaction(() => this.store.audit(this.runId, { type: 'budget.exceeded', ...(taskId ? { taskId } : {}), data }));
-    this.notify(data, taskId);
     return data;
   }
 

@@ -10,6 +10,7 @@ import { effectsByTask } from './derive-plan.js';
 import { newRunIdentity } from './identity.js';
 import { drive, newRunRecord, preflight, type RunRequest, type RunResult } from './run.js';
 import { Scheduler } from './scheduler.js';
+import { RunPublisher } from './publisher.js';
 import { SecretVault } from './secrets.js';
 import type { SourceEffect } from './reuse-checks.js';
 
@@ -286,10 +287,11 @@ export async function compensateRun(request: CompensateRequest): Promise<RunResu
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
 
   const { runId, traceId } = newRunIdentity();
+  const publisher = new RunPublisher(request.host, store, runId);
   const { plan, run } = claimAndCreate(request, source, runId, traceId);
   const roots = plan.tasks.map((task) => task.compensates!.taskId);
   const dispositions: Record<string, Disposition> = Object.fromEntries(plan.tasks.map((task) => [task.id, 'executed' as Disposition]));
-  const result = await drive(run, { runId, traceId, scheduler: new Scheduler(plan.tasks), outputs: sourceOutputs(store, sourceRunId), attempts: new Map(), dispositions, vault }, 'run.started');
+  const result = await drive(run, { runId, traceId, scheduler: new Scheduler(plan.tasks), outputs: sourceOutputs(store, sourceRunId), attempts: new Map(), dispositions, vault, publisher });
   return { ...result, details: { mode: 'compensation', sourceRunId, compensated: roots } };
 }
 

@@ -8,6 +8,7 @@ import type { Derivation } from './derive-plan.js';
 import { newRunIdentity } from './identity.js';
 import { drive, newRunRecord, preflight, type RunRequest, type RunResult } from './run.js';
 import { Scheduler } from './scheduler.js';
+import { RunPublisher } from './publisher.js';
 import { SecretVault } from './secrets.js';
 
 export interface DeriveRequest extends RunRequest {
@@ -51,6 +52,7 @@ export async function deriveRun(request: DeriveRequest): Promise<RunResult> {
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
 
   const { runId, traceId } = newRunIdentity();
+  const publisher = new RunPublisher(request.host, store, runId);
   const { mode, sourceRunId, roots } = derivation.plan;
   const lineage: Lineage = { mode, sourceRunId, roots, ...(request.reason === undefined ? {} : { reason: request.reason }), plan: derivation.plan as unknown as JsonValue };
   store.createDerivedRun({ ...newRunRecord(request, runId, traceId), sourceRunId }, derivation.reused, lineage);
@@ -63,7 +65,7 @@ export async function deriveRun(request: DeriveRequest): Promise<RunResult> {
     dispositions[task.taskId] = 'reused';
   }
   for (const task of fresh) dispositions[task.id] = 'executed';
-  const result = await drive(request, { runId, traceId, scheduler, outputs, attempts: new Map(), dispositions, vault }, 'run.started');
+  const result = await drive(request, { runId, traceId, scheduler, outputs, attempts: new Map(), dispositions, vault, publisher });
   const details = { mode, sourceRunId, roots: [...roots], reused: [...reusedIds], executed: fresh.map((task) => task.id) };
   return { ...result, details };
 }

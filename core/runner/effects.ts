@@ -73,8 +73,6 @@ export interface EffectScope {
   readonly approver?: Approver;
   /** Written in the same transaction as the task's first recorded effect (the task becomes `running`). */
   readonly firstRecord: () => void;
-  /** Notifies observers after each durable commit. */
-  readonly committed: (type: string, data: Record<string, JsonValue>, effectId?: string) => Promise<void>;
   /** Set when an outcome could not be recorded, even if the kind's code caught the error: the task must not go on. */
   readonly ledger: { lost?: OutcomeNotRecorded };
 }
@@ -134,18 +132,15 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
       const recorded = recordedEffect(scope, existing);
       if ('value' in recorded) return recorded.value as T;
       if (actor.signal.aborted) throw new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
-      const release = recorded.approved ? () => scope.store.releaseApprovedEffect(scope.runId, id, scope.taskId) : undefined;
-      const first = !recorded_.value;
+      const release = recorded.approved ? () => scope.store.releaseApprovedEffect(scope.runId, id, scope.taskId, request.operation) : undefined;
       // A recorded effect not yet started is dispatched now: it reserves (once: the key is its id) like a fresh one.
       await reserving(actor, () => scope.store.durableTransaction(reserved(actor, id, request.operation, withFirstRecord(release))));
-      if (first) await scope.committed('task.running', { attempt: scope.attempt });
       return start(actor, record, perform);
     }
 
     const verdict = await decide(scope, actor.kind, request, profile, approval);
     if (verdict.decision === 'deny') {
       scope.store.transaction(() => scope.store.audit(scope.runId, { type: 'policy.denied', taskId: scope.taskId, data: { operation: request.operation, code: verdict.diagnostic.code, message: verdict.diagnostic.message } }));
-      await scope.committed('policy.denied', { operation: request.operation, code: verdict.diagnostic.code });
       throw new AgentctlError(verdict.diagnostic.code, verdict.diagnostic.message, { diagnostics: [{ ...verdict.diagnostic, taskId: scope.taskId }] });
     }
     if (options.unchanged) {
@@ -168,11 +163,9 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
         ? new AgentctlError('AGENTCTL_E_TASK_TIMEOUT', `${request.operation} was not started: the task deadline passed`)
         : new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
     }
-    const first = !recorded_.value;
     // Durable before dispatch; intents of tasks running side by side share one commit and one sync. The reservation
     // commits with the `requested` record, or neither does: a refused effect is never recorded.
     await reserving(actor, () => scope.store.recordEffectSoon(record, reserved(actor, id, request.operation, withFirstRecord(approved))));
-    if (first) await scope.committed('task.running', { attempt: scope.attempt });
     return start(actor, record, perform);
   }
 
@@ -197,9 +190,7 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
   async function start<T extends JsonValue>(actor: EffectActor, record: { id: string; operation: string }, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>): Promise<T> {
     const id = record.id;
     const request = { operation: record.operation };
-    await scope.committed('effect.requested', { operation: request.operation }, id);
-    scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId });
-    await scope.committed('effect.started', { operation: request.operation }, id);
+    scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId, facts: request });
     // The outcome write: if the ledger refuses it, the effect happened (or may have) without a record of how it ended.
     const recordOutcome = (outcome: 'succeeded' | 'failed' | 'uncertain', update: Parameters<Store['updateEffect']>[3]) => {
       try {
@@ -216,14 +207,12 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
       const outcome = isEffectFailure(error) ? error.outcome : 'uncertain';
       const details = isEffectFailure(error) ? error.details : null;
       const code = String(error.code);
-      recordOutcome(outcome, { result: details, error: { code, message: scope.redact(errorMessage(error)) } });
+      recordOutcome(outcome, { result: details, error: { code, message: scope.redact(errorMessage(error)) }, facts: { ...request, code } });
       actor.budget?.settle(id);
-      await scope.committed(`effect.${outcome}`, { operation: request.operation, code }, id);
       throw error;
     }
-    recordOutcome('succeeded', { result });
+    recordOutcome('succeeded', { result, facts: request });
     actor.budget?.settle(id);
-    await scope.committed('effect.succeeded', { operation: request.operation }, id);
     return result;
   }
 }

@@ -9,12 +9,13 @@ import { renderValue, TemplateError, type TemplateScope } from '../compiler/temp
 import { planVars, taskScope } from './scope.js';
 import { routeSkip } from './control.js';
 import type { NewRun, Row, RunState, Store, TaskState } from '../store/store.js';
-import { ApprovalPending, OutcomeNotRecorded, type Approver } from './effects.js';
+import { OutcomeNotRecorded, type Approver } from './effects.js';
 import { newRunIdentity } from './identity.js';
 import { executeTask, type TaskOutcome } from './task.js';
 import { Scheduler } from './scheduler.js';
 import { SecretVault } from './secrets.js';
 import { RunBudget, type BudgetExceeded } from './budget.js';
+import { RunPublisher } from './publisher.js';
 import { sectionUses } from '../compiler/sections.js';
 import { failWithoutIsolation, isolationUnavailable } from './unavailable-isolation.js';
 
@@ -106,6 +107,8 @@ export interface DriverStart {
   readonly attempts: ReadonlyMap<string, number>;
   readonly dispositions: Record<string, Disposition>;
   readonly vault: SecretVault;
+  /** Listening since before the run's first record of this invocation (its `run.started` or `run.resumed`). */
+  readonly publisher: RunPublisher;
 }
 
 /** The run record of a new run of `request.plan`: its workflow, plan and inputs, and every task `pending`. */
@@ -156,9 +159,10 @@ export async function executeRun(request: RunRequest, preflighted?: SecretVault)
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
 
   const { runId, traceId } = newRunIdentity();
+  const publisher = new RunPublisher(request.host, store, runId);
   store.createRun(newRunRecord(request, runId, traceId));
   const dispositions = Object.fromEntries(plan.tasks.map((task) => [task.id, 'executed' as Disposition]));
-  return drive(request, { runId, traceId, scheduler: new Scheduler(plan.tasks), outputs: {}, attempts: new Map(), dispositions, vault }, 'run.started');
+  return drive(request, { runId, traceId, scheduler: new Scheduler(plan.tasks), outputs: {}, attempts: new Map(), dispositions, vault, publisher });
 }
 
 /**
@@ -179,6 +183,7 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
   const reopens = (id: string, state: string) => !finished.has(state) || (failedInDoubt && (state === 'skipped' || (state === 'failed' && inDoubt.has(id))));
   await preflight(request, vault, plan.tasks.filter((task) => reopens(task.id, before.get(task.id) ?? 'pending')));
   store.setRedactor(vault.redactor.redactValue, () => vault.redactor.size);
+  const publisher = new RunPublisher(request.host, store, runId);
   store.acquireRun(runId, request.isLive, request.workspaceRoot);
 
   const run = store.runRow(runId)!;
@@ -207,7 +212,7 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
     });
     attempts.set(taskId, spent ? attempt + 1 : attempt);
   }
-  return drive(request, { runId, traceId: String(run.trace_id), scheduler, outputs, attempts, dispositions, vault }, 'run.resumed');
+  return drive(request, { runId, traceId: String(run.trace_id), scheduler, outputs, attempts, dispositions, vault, publisher });
 }
 
 /**
@@ -215,26 +220,14 @@ export async function resumeRun(request: RunRequest & { readonly runId: string; 
  * and their outcomes commit in plan order through a cursor, each as soon as every task before it has committed. A
  * task's dependents become ready when it commits, so nothing runs on a result the ledger does not hold.
  */
-export async function drive(request: RunRequest, start: DriverStart, opening: 'run.started' | 'run.resumed'): Promise<RunResult> {
+export async function drive(request: RunRequest, start: DriverStart): Promise<RunResult> {
   const { host, store, plan } = request;
-  const { runId, traceId, scheduler, outputs, vault } = start;
-  const commitErrors: string[] = [];
-  const committed = async (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => {
-    // Nobody observes (no plugin taps the hook and no progress is shown): nothing to build or call.
-    if (!host.hooks.commit.isUsed()) return;
-    const sink = { fail: (error: unknown) => void commitErrors.push(errorMessage(error)) };
-    try {
-      // Plugin observers' errors go to the sink through their facade; the core's own observers may still throw.
-      // Observers print what they see (progress, `--output jsonl`): a secret value never reaches them.
-      const facts = vault.redactor.redactValue(data);
-      await host.hooks.commit.promise(Object.freeze({ type, runId, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data: facts }), sink);
-    } catch (error) {
-      sink.fail(error);
-    }
-  };
-  await committed(opening, { workflow: plan.name, traceId });
+  const { runId, traceId, scheduler, outputs, vault, publisher } = start;
+  // What observers see of the run is what the ledger commits (start.publisher); only notices, never recorded, are
+  // given here. Observers print what they see (progress, `--output jsonl`): a secret value never reaches them.
+  const notice = (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => publisher.notice(type, vault.redactor.redactValue(data), taskId, effectId);
   // Budgets: the ledger of this run, and its wall clock (an expiry aborts `signal`, never the caller's).
-  const budget = new RunBudget(store, runId, plan.runtime.budgets, (data, taskId) => void committed('budget.exceeded', data, taskId));
+  const budget = new RunBudget(store, runId, plan.runtime.budgets);
   const wall = budget.wallClock(() => String(store.runRow(runId)!.created_at), request.signal);
   const signal = wall.signal;
 
@@ -261,7 +254,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
   const askedToStop = () => (cancelRequested ||= store.cancelRequested(runId));
   let broken: { error: unknown } | undefined;
 
-  const commit = async (result: TaskOutcome) => {
+  const commit = (result: TaskOutcome) => {
     const skips = store.transaction(() => {
       commitOutcome(store, runId, result);
       const skipped = scheduler.complete(result.task.id, result.state);
@@ -270,7 +263,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
         // A router's destination skipped on the way (a sub-workflow's output boundary) keeps the router's decision.
         const decision = skip.task.route ? routeSkip(skip.task, outputs[skip.task.route.router]?.output) : undefined;
         if (decision !== undefined) outputs[skip.task.id] = { output: decision };
-        store.writeTask(runId, skip.task.id, { state: 'skipped', ...(decision === undefined ? {} : { output: decision }), error: { code: 'AGENTCTL_E_DEPENDENCY_FAILED', message: `skipped: ${reason}` }, finished: true }, { type: 'task.skipped', data: { reason } });
+        store.writeTask(runId, skip.task.id, { state: 'skipped', ...(decision === undefined ? {} : { output: decision }), error: { code: 'AGENTCTL_E_DEPENDENCY_FAILED', message: `skipped: ${reason}` }, finished: true }, { type: 'task.skipped', data: { reason, blockedBy: skip.blockedBy } });
       }
       return skipped;
     });
@@ -278,11 +271,8 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
     for (const skip of skips) settled[scheduler.position(skip.task.id)] = true;
     // A skipped task's output is its recorded decision (a false when's condition and result): readable, e.g. by spec.outputs.
     if (result.state === 'succeeded' || result.state === 'skipped') outputs[result.task.id] = { output: result.output ?? null };
-    await committed(`task.${result.state}`, { attempt: result.attempt, durationMs: result.durationMs, ...(result.error ? { code: result.error.code } : {}) }, result.task.id);
     if (stops(result) && !failure) failure = result;
     if (result.state === 'waiting_for_approval' && !pausedBy) pausedBy = result;
-    if (result.error instanceof ApprovalPending) await committed('approval.requested', { approvalId: result.error.approvalId }, result.task.id, result.error.effectId);
-    for (const skip of skips) await committed('task.skipped', { blockedBy: skip.blockedBy }, skip.task.id);
   };
   // Tasks that wait behind a paused task cannot run in this invocation: the cursor passes them, so independent work
   // behind them still commits and unblocks its dependents.
@@ -300,7 +290,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
         }
         if (!result) break;
         buffered.delete(cursor);
-        await commit(result);
+        commit(result);
       }
       cursor += 1;
     }
@@ -309,7 +299,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
     const position = scheduler.position(task.id);
     const attempt = start.attempts.get(task.id);
     const routerOutput = task.route && Object.hasOwn(outputs, task.route.router) ? { routerOutput: outputs[task.route.router]!.output } : {};
-    const body = executeTask({ host, store, plan, task, runId, scope: taskScope(plan, task, outputs), ...routerOutput, signal, budget, vault, committed, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
+    const body = executeTask({ host, store, plan, task, runId, scope: taskScope(plan, task, outputs), ...routerOutput, signal, budget, vault, notice, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
     running.set(
       position,
       body.then(
@@ -348,7 +338,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
     for (const position of [...buffered.keys()].sort((a, b) => a - b)) {
       const result = buffered.get(position)!;
       buffered.delete(position);
-      await commit(result);
+      commit(result);
     }
   } catch (error) {
     // A bug or a database failure mid-run: leave an explained record behind if the database still works. An effect
@@ -361,6 +351,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
       // the original error is the one to report
     }
     if (isAgentctlError(error)) Object.assign(error, { runId, traceId });
+    await publisher.settle();
     throw error;
   } finally {
     clearInterval(renewTimer);
@@ -372,8 +363,14 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
   // that came while the last task ran changes nothing: the run ended as it would have.
   if (pausedBy) askedToStop();
   const unfinished = plan.tasks.some((task) => ['pending', 'ready', 'waiting_for_approval'].includes(scheduler.state(task.id)));
-  const result = await finish({ request, runId, traceId, scheduler, failure: ending, pausedBy, scope, committed, redactValue: vault.redactor.redactValue, cancelRequested: cancelRequested && unfinished, ...(overrun ? { overrun } : {}) });
-  const warnings = commitErrors.map((message) => diagnostic('AGENTCTL_E_PLUGIN_FAILED', { severity: 'warning', message }));
+  let result: RunResult;
+  let warnings: Diagnostic[];
+  try {
+    result = await finish({ request, runId, traceId, scheduler, failure: ending, pausedBy, scope, redactValue: vault.redactor.redactValue, cancelRequested: cancelRequested && unfinished, ...(overrun ? { overrun } : {}) });
+  } finally {
+    // The one wait for the observers, bounded, on every way out: their output comes before the run's document.
+    warnings = await publisher.settle();
+  }
   return { ...result, dispositions: start.dispositions, warnings };
 }
 
@@ -408,7 +405,7 @@ function commitOutcome(store: Store, runId: string, result: TaskOutcome): void {
       started: true,
       finished: result.state !== 'waiting_for_approval',
     },
-    { type: `task.${result.state}`, data: { attempt: result.attempt, ...(error ? { code: error.code, message: error.message } : {}) } },
+    { type: `task.${result.state}`, data: { attempt: result.attempt, durationMs: result.durationMs, ...(error ? { code: error.code, message: error.message } : {}) } },
   );
   if (result.artifacts) store.recordArtifacts(runId, result.task.id, result.artifacts);
   // A compensation task that succeeded marks the source effects it undid, with the success.
@@ -429,7 +426,6 @@ interface FinishContext {
   pausedBy: TaskOutcome | undefined;
   scope: () => TemplateScope;
   redactValue: <T>(value: T) => T;
-  committed: (type: string, data: Record<string, JsonValue>, taskId?: string) => Promise<void>;
   /** Set when the run's wall-time budget expired: the run fails (exit 4), whatever else ended it. */
   overrun?: BudgetExceeded;
   /** `agentctl cancel` asked the run to stop, and it stopped before its end. */
@@ -488,7 +484,6 @@ async function finish(context: FinishContext): Promise<RunResult> {
   }
   const errorJson = error ? { code: error.code, message: error.message } : undefined;
   store.finishRun(runId, state, { output, ...(errorJson ? { error: errorJson } : {}) });
-  await context.committed(`run.${state}`, {});
   if (error) {
     error.runId = runId;
     error.traceId = traceId;

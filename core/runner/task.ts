@@ -31,7 +31,8 @@ export interface TaskRequest {
   readonly approver?: Approver;
   /** The attempt to start at: 1 for a fresh task; a resumed task continues its recorded attempt or starts the next. */
   readonly firstAttempt?: number;
-  readonly committed: (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => Promise<void>;
+  /** Gives observers a notice that is not recorded (a plugin's log line, an agent's stream piece), in order with the ledger's events. */
+  readonly notice: (type: string, data: Record<string, JsonValue>, taskId?: string, effectId?: string) => void;
   /** The run's budgets: a refusal fails the task and, being fatal, the run. */
   readonly budget?: RunBudget;
   /** For a router's destination: the router's recorded output, which says whether this task runs. */
@@ -101,8 +102,7 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
       if (!retryable || attempt >= task.retry.maxAttempts) {
         return outcome('failed', attempt, { error, fatal: error.code === 'AGENTCTL_E_APPROVAL_REQUIRED' || overBudget });
       }
-      store.updateTask(runId, task.id, { state: 'retry_scheduled', error: { code: error.code, message: error.message } }, { type: 'task.retry_scheduled', data: { attempt, backoffMs: task.retry.backoffMs } });
-      await request.committed('task.retry_scheduled', { attempt, code: error.code }, task.id);
+      store.updateTask(runId, task.id, { state: 'retry_scheduled', error: { code: error.code, message: error.message } }, { type: 'task.retry_scheduled', data: { attempt, backoffMs: task.retry.backoffMs, code: error.code } });
       try {
         await sleep(task.retry.backoffMs, undefined, { signal: request.signal });
       } catch {
@@ -183,7 +183,6 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     ...(request.approver ? { approver: request.approver } : {}),
     firstRecord: () =>
       request.store.writeTask(runId, task.id, { state: 'running', attempt, input: recordedInput as unknown as JsonValue, started: true }, { type: 'task.running', data: { attempt } }),
-    committed: (type, data, effectId) => request.committed(type, data, task.id, effectId),
     ledger,
   });
   // Every action dispatched in this attempt — the task's own, or one a model runs through a tool — shares these.
@@ -203,7 +202,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
       resolvePath: (path: string) => resolve(workspaceRoot, path),
       redact: request.vault.redactor.text,
     },
-    log: (kindName, level, message) => void request.committed('plugin.log', { level, kind: kindName, message: redact(message) }, task.id),
+    log: (kindName, level, message) => request.notice('plugin.log', { level, kind: kindName, message: redact(message) }, task.id),
   };
   const bounds = { signal, timeoutSeconds };
   let output: JsonValue | undefined;
@@ -222,7 +221,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
         ...(plan.runtime.pricing ? { pricing: plan.runtime.pricing } : {}),
         ...(actor.budget instanceof AgentBudget ? { budget: actor.budget } : {}),
         runAction: (tool, callId, toolInput) => dispatchActionTool(shared, tool, callId, toolInput, bounds),
-        progress: (type, data, effectId) => request.committed(type, data, task.id, effectId),
+        progress: async (type, data, effectId) => request.notice(type, data, task.id, effectId),
       });
     } else {
       output = await dispatchAction(shared, action, input, bounds);

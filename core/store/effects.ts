@@ -22,6 +22,15 @@ export interface NewEffect {
 }
 
 /** The effect whose recorded result a task output is, unchanged, and that result's digest. */
+/** What an effect's new state records: its result or error, and the facts its audit event carries. */
+export interface EffectUpdate {
+  readonly result?: JsonValue;
+  readonly error?: JsonValue;
+  readonly taskId?: string;
+  /** The audit event's data (e.g. the operation, and the code of a failure). */
+  readonly facts?: Record<string, JsonValue>;
+}
+
 export interface RecordedResult {
   readonly effectId: string;
   readonly digest: string;
@@ -114,17 +123,19 @@ export class EffectLedger {
       state,
       at: now(),
     });
-    core.audit(effect.runId, { type: `effect.${state}`, taskId: effect.taskId, effectId: effect.id, data: { operation: effect.operation } });
+    // After `extra`: the task becomes running (and an approval is asked) before its effect is requested.
     extra?.();
+    core.audit(effect.runId, { type: `effect.${state}`, taskId: effect.taskId, effectId: effect.id, data: { operation: effect.operation } });
   }
 
-  updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string } = {}): void {
+  /** `facts` are the audit event's data (e.g. the operation, and the code of a failure). */
+  updateEffect(runId: string, effectId: string, state: EffectState, update: EffectUpdate = {}): void {
     const core = this.#core;
     const redactions = core.redactions();
     const result = core.json(update.result);
     core.transaction(() => {
       this.change(effectId, state, { result, error: core.json(update.error), at: now() });
-      core.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}) });
+      core.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}), ...(update.facts ? { data: update.facts } : {}) });
     });
     const members = state === 'succeeded' && result !== null ? scalarMembers(update.result) : undefined;
     // The digest the task row records if its output is this result, taken while the text is at hand.
@@ -132,9 +143,9 @@ export class EffectLedger {
   }
 
   /** The approved effect goes back to `requested` with the task's first record; call inside a transaction. */
-  releaseApprovedEffect(runId: string, effectId: string, taskId: string): void {
+  releaseApprovedEffect(runId: string, effectId: string, taskId: string, operation: string): void {
     this.change(effectId, 'requested', { result: null, error: null, at: now() });
-    this.#core.audit(runId, { type: 'effect.requested', taskId, effectId, data: { approved: true } });
+    this.#core.audit(runId, { type: 'effect.requested', taskId, effectId, data: { approved: true, operation } });
   }
 
   /** The effect whose recorded result is exactly the JSON `value` would be written as now, if there is one. */

@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import { isAgentctlError, type AuditEventType, type JsonValue } from '@agentctl/sdk';
 import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
+import { EventSequence } from './event-sequence.js';
 import { collectGarbage, isLargeValue } from './garbage.js';
 import { predecessorList } from './transitions.js';
 
@@ -78,6 +79,8 @@ export class LedgerCore {
   /** Inside a durable transaction: a nested one is a savepoint of it. */
   #durable = false;
   readonly #statements;
+  /** The audit events of each commit, in order, for the commit observers (core/runner/publisher.ts). */
+  readonly events = new EventSequence();
 
   constructor(path: string, options: { create: boolean; readonly?: boolean }) {
     this.path = path;
@@ -121,9 +124,14 @@ export class LedgerCore {
 
   /** Runs `body` in one IMMEDIATE transaction (a savepoint inside another); database failures become exit-5 errors. */
   transaction<T>(body: () => T): T {
+    const mark = this.events.mark();
     try {
-      return this.#immediate(body) as T;
+      const result = this.#immediate(body) as T;
+      // Only the outermost commit makes its events facts; a savepoint's wait for it.
+      if (!this.db.inTransaction) this.events.release();
+      return result;
     } catch (error) {
+      this.events.rollback(mark);
       if (isAgentctlError(error)) throw error;
       throw databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
     } finally {
@@ -159,9 +167,18 @@ export class LedgerCore {
     }
   }
 
-  /** Appends an audit event of a run; call inside the transaction of the change it describes. */
+  /**
+   * Appends an audit event of a run; call inside the transaction of the change it describes. When anyone observes
+   * (see `events`), the event is queued for them and released when the outermost transaction commits.
+   */
   audit(runId: string, event: AuditEvent): void {
-    this.#statements.insertAudit.run(runId, event.taskId ?? null, event.effectId ?? null, event.type, this.json(event.data ?? {}), now());
+    const at = now();
+    const data = event.data ?? {};
+    const row = this.#statements.insertAudit.run(runId, event.taskId ?? null, event.effectId ?? null, event.type, this.json(data), at);
+    if (!this.events.observed) return;
+    const { taskId, effectId } = event;
+    this.events.append({ seq: Number(row.lastInsertRowid), at, runId, type: event.type, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data: this.#redact(data) });
+    if (!this.db.inTransaction) this.events.release();
   }
 }
 

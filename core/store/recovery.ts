@@ -103,7 +103,7 @@ export class RunRecovery {
       // Resume reopens what did not finish; a succeeded, failed or skipped task keeps its record and is reused.
       sql.reopenUnfinished.run(at, runId);
       sql.reopenRun.run(runs.leaseOwner, Date.now() + LEASE_MS, at, runId);
-      core.audit(runId, { type: 'run.resumed', data: { from: state, owner: runs.leaseOwner } });
+      core.audit(runId, { type: 'run.resumed', data: { from: state, owner: runs.leaseOwner, workflow: String(row.workflow_name), traceId: String(row.trace_id) } });
       if (workspace !== undefined && workspace !== String(row.workspace)) {
         sql.moveWorkspace.run(workspace, runId);
         core.audit(runId, { type: 'run.workspace_moved', data: { from: String(row.workspace), to: workspace } });

@@ -9,7 +9,8 @@ import type { TaskArtifact } from './artifacts.js';
 import { BudgetLedger } from './budget.js';
 import { CompensationClaims } from './claims.js';
 import type { RunDrive } from './doubt.js';
-import { EffectLedger, type NewEffect } from './effects.js';
+import type { EventSequence } from './event-sequence.js';
+import { EffectLedger, type EffectUpdate, type NewEffect } from './effects.js';
 import { LedgerCore, preparedOnce, type AuditEvent } from './ledger-core.js';
 import type { Lineage, ReusedTask } from './lineage.js';
 import { LinkedRunLedger, type RecordedTask } from './linked-runs.js';
@@ -24,7 +25,7 @@ import { TaskLedger, type TaskPatch } from './tasks.js';
 
 export type { Disposition, EffectState, RunState, TaskState } from '@agentctl/sdk';
 export type { AuditEvent } from './ledger-core.js';
-export type { NewEffect } from './effects.js';
+export type { EffectUpdate, NewEffect } from './effects.js';
 export type { NewRun } from './runs.js';
 export type { TaskPatch } from './tasks.js';
 export type { ReconciliationEntry } from './reconciliations.js';
@@ -88,6 +89,11 @@ export class Store {
   }
 
   /** This process, as the owner of the runs it drives. */
+  /** The audit events of each commit, in order, for the commit observers (core/runner/publisher.ts). */
+  get events(): EventSequence {
+    return this.#core.events;
+  }
+
   get leaseOwner(): string {
     return this.runs.leaseOwner;
   }
@@ -196,11 +202,11 @@ export class Store {
   recordEffectSoon(effect: NewEffect, extra?: () => void): Promise<void> {
     return this.effects.recordEffectSoon(effect, extra);
   }
-  updateEffect(runId: string, effectId: string, state: EffectState, update: { result?: JsonValue; error?: JsonValue; taskId?: string } = {}): void {
+  updateEffect(runId: string, effectId: string, state: EffectState, update: EffectUpdate = {}): void {
     this.effects.updateEffect(runId, effectId, state, update);
   }
-  releaseApprovedEffect(runId: string, effectId: string, taskId: string): void {
-    this.effects.releaseApprovedEffect(runId, effectId, taskId);
+  releaseApprovedEffect(runId: string, effectId: string, taskId: string, operation: string): void {
+    this.effects.releaseApprovedEffect(runId, effectId, taskId, operation);
   }
   effectRows(runId: string): EffectRow[] {
     return this.effects.effectRows(runId);

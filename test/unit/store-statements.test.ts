@@ -66,7 +66,7 @@ async function everyOperation(store: Store, runId: string, workspace: string): P
   store.updateEffect(runId, e('e2'), 'succeeded', { taskId: 'b', result: { ok: 2 } });
   store.recordEffect(effect('e3', 'b', 2), 'waiting_for_approval', () => store.insertApproval({ id: `${runId}_approval`, runId, taskId: 'b', effectId: e('e3'), reason: 'why' }));
   store.decideApproval(`${runId}_approval`, 'approved', 'me', 'fine');
-  store.transaction(() => store.releaseApprovedEffect(runId, e('e3'), 'b'));
+  store.transaction(() => store.releaseApprovedEffect(runId, e('e3'), 'b', 'op'));
   store.updateEffect(runId, e('e3'), 'cancelled', { taskId: 'b' });
   store.reconcileEffect(e('e2'), { outcome: 'applied', reason: 'seen', actor: 'me' }, () => undefined, () => false);
   store.transaction(() => store.recordCompensation({ runId, taskId: 'b', effectId: null }, [e('e1')]));
