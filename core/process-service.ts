@@ -1,5 +1,6 @@
 // The host's process service: kinds hand it a process spec; the isolation mode named by the spec runs it.
 import { AgentctlError, type DispatchProcessService, type IsolationMode, type IsolationOptions, type ProcessService, type ProcessSpec } from '@agentctl/sdk';
+import type { Interception } from './interceptors.js';
 
 interface ModeSource {
   isolationMode(mode: string): IsolationMode | undefined;
@@ -14,11 +15,14 @@ export function createProcessService(host: ModeSource): ProcessService {
   });
 }
 
-/** The service as one dispatch sees it: `run` is bound to the task's signal. */
-export function dispatchProcessService(host: ModeSource & { process: ProcessService }, taskSignal: AbortSignal): DispatchProcessService {
+/** The service as one dispatch sees it: `run` is bound to the task's signal; propagators add to the environment. */
+export function dispatchProcessService(host: ModeSource & { process: ProcessService; interception: Interception }, taskSignal: AbortSignal): DispatchProcessService {
+  const propagation = host.interception.propagation;
   return Object.freeze({
     ...host.process,
-    run: (spec: ProcessSpec, signal: AbortSignal = taskSignal) => modeOf(host, spec.isolation).run(spec, signal),
+    run: propagation
+      ? (spec: ProcessSpec, signal: AbortSignal = taskSignal) => modeOf(host, spec.isolation).run(propagation.process(spec), signal)
+      : (spec: ProcessSpec, signal: AbortSignal = taskSignal) => modeOf(host, spec.isolation).run(spec, signal),
   });
 }
 

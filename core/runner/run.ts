@@ -309,7 +309,7 @@ export async function drive(request: RunRequest, start: DriverStart, opening: 'r
     const position = scheduler.position(task.id);
     const attempt = start.attempts.get(task.id);
     const routerOutput = task.route && Object.hasOwn(outputs, task.route.router) ? { routerOutput: outputs[task.route.router]!.output } : {};
-    const body = executeTask({ host, store, plan, task, runId, scope: taskScope(plan, task, outputs), ...routerOutput, signal, budget, vault, committed, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
+    const body = executeTask({ host, store, plan, task, runId, traceId, scope: taskScope(plan, task, outputs), ...routerOutput, signal, budget, vault, committed, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
     running.set(
       position,
       body.then(
