@@ -5,10 +5,14 @@ import type {
   CompileContext,
   CompiledPlan,
   DispatchContext,
+  DispatchInterceptorInput,
+  EffectInterceptorInput,
+  InterceptorNext,
   JsonValue,
   PolicyRequest,
   PolicyVote,
   PreflightContext,
+  Propagator,
   SecretReference,
   SecretResolverContext,
 } from '@agentctl/sdk';
@@ -67,3 +71,38 @@ export type Hooks = ReturnType<typeof createHooks>;
 type ResolverProcess = Pick<SecretResolverContext, keyof { process: unknown }>;
 /** What the core asks a secret resolver with: the host adds its process service unless one is given. */
 export type SecretLookup = Omit<SecretResolverContext, keyof ResolverProcess> & Partial<ResolverProcess>;
+
+// Interceptors and propagation (docs/plugin-api.md#interceptors). Not tapable hooks — a wrapper needs `next`, which no
+// tapable class offers — but declared here beside them: plugins add to these lists through their PluginApi until the
+// host is ready, core/interceptors.ts composes them once, and only the core calls the result.
+
+/** One plugin's wrapper in a chain. */
+export interface ChainLink<Input> {
+  readonly plugin: string;
+  readonly name: string;
+  readonly around: (input: Input, next: InterceptorNext) => Promise<JsonValue>;
+}
+
+export function createInterceptorChains() {
+  return Object.freeze({
+    /**
+     * Around each effect's perform, in plugin registration order, the first outermost. Failure policy: a throw before
+     * `next` fails the effect (`failed`: nothing was performed), after it makes the effect `uncertain`; either fails
+     * the task with the plugin named (hook `interceptor:effect`).
+     */
+    effect: [] as ChainLink<EffectInterceptorInput>[],
+    /**
+     * Around each dispatch of an action kind, in the same order. Failure policy: a throw fails the task with the plugin
+     * named (hook `interceptor:dispatch`); the effects recorded inside keep their outcomes.
+     */
+    dispatch: [] as ChainLink<DispatchInterceptorInput>[],
+    /**
+     * What each process and HTTP request of a task gets added, in registration order (an entry already set wins).
+     * Failure policy: a throw, or an entry it did not declare or may not send, fails the effect before the process
+     * starts or the request is sent (`failed`), naming the plugin (hook `propagator`).
+     */
+    propagators: [] as { readonly plugin: string; readonly propagator: Propagator }[],
+  });
+}
+
+export type InterceptorChains = ReturnType<typeof createInterceptorChains>;

@@ -3,10 +3,11 @@
 import semverSatisfies from 'semver/functions/satisfies.js';
 import validVersion from 'semver/functions/valid.js';
 import validRange from 'semver/ranges/valid.js';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type SpecSection, type ToolKind } from '@agentctl/sdk';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type HttpRequest, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type SpecSection, type ToolKind } from '@agentctl/sdk';
 import { AGENT_KIND, agentKind } from './agents/kind.js';
 import { FLOW_KIND, flowKind } from './flow/kind.js';
-import { createHooks, type Hooks } from './hooks.js';
+import { createHooks, createInterceptorChains, type Hooks } from './hooks.js';
+import { composeInterception, NO_INTERCEPTION, type Interception } from './interceptors.js';
 import { pluginApi, type PluginRecord, type PluginRegistrar } from './plugin-api.js';
 import { ErrorCodeRegistry } from './plugin-errors.js';
 import { createProcessService } from './process-service.js';
@@ -128,6 +129,7 @@ export class Host implements PluginRegistrar {
     const modes = [...this.#isolation.values()].map((entry) => entry.value);
     for (const [name, entry] of this.#kinds) this.#kinds.set(name, { ...entry, value: withIsolationOptions(entry.value, modes) });
     this.#ready = true;
+    this.#interception = composeInterception(this.interceptors, this.errorCodes);
     return this;
   }
 
@@ -216,7 +218,18 @@ export class Host implements PluginRegistrar {
 
   /** The factory of the HTTP client under the network policy; undefined when no plugin registered one. */
   networkClientFactory(): NetworkClientFactory | undefined {
-    return this.#network.get('network')?.value;
+    const factory = this.#network.get('network')?.value;
+    return factory && propagating(factory, this.#interception);
+  }
+
+  // Interceptors and propagation (docs/plugin-api.md#interceptors): plugins add to the chains until ready, when
+  // they are composed once; the runner calls the composition.
+  readonly interceptors = createInterceptorChains();
+  #interception: Interception = NO_INTERCEPTION;
+
+  /** The composed interceptor chains and propagation; empty until the host is ready. */
+  get interception(): Interception {
+    return this.#interception;
   }
 
   /** The process service handed to kinds: the registered isolation modes behind one interface. */
@@ -274,6 +287,16 @@ export class Host implements PluginRegistrar {
   #isPack(plugin: string): boolean {
     return isPackSource(this.#plugins.get(plugin)?.source ?? 'builtin');
   }
+}
+
+/** The client's requests get the propagators' headers; without a propagator, the factory is returned as it is. */
+function propagating(factory: NetworkClientFactory, interception: Interception): NetworkClientFactory {
+  const propagation = interception.propagation;
+  if (!propagation) return factory;
+  return (settings) => {
+    const client = factory(settings);
+    return Object.freeze({ check: client.check, request: (request: HttpRequest) => client.request(propagation.request(request)) });
+  };
 }
 
 /** What a pack's setup threw, as AGENTCTL_E_PACK_SETUP; a conflict or namespace refusal keeps its own code. */

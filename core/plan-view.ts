@@ -5,6 +5,7 @@ import type { CompiledPlan, JsonValue, ProcessDescription } from '@agentctl/sdk'
 import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
 import { taskScope } from './runner/scope.js';
 import type { TaskPolicyView } from './policy-preview.js';
+import type { PropagatedName } from './propagation.js';
 import { planDocument, type PlanDocument, type PlanTaskDocument } from './plan-document.js';
 
 /** A task as `plan` shows it: the reference's fields (see plan-document.ts), and agentctl's own beside them. */
@@ -33,6 +34,8 @@ export interface PlanProcessView extends ProcessDescription {
   action: string;
   kind: string;
   tasks: string[];
+  /** Environment entries registered propagators add to the process (one the workflow sets is not replaced); absent when none. */
+  propagatedEnvironment?: PropagatedName[];
 }
 
 export interface PlanView extends Omit<PlanDocument, 'tasks'> {
@@ -80,6 +83,7 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
     };
   }
   const processes: PlanProcessView[] = [];
+  const propagated = host.interception.propagation?.environmentNames() ?? [];
   for (const action of Object.values(plan.actions)) {
     const describe = host.actionKind(action.kind)?.describe;
     if (!describe) continue;
@@ -91,7 +95,7 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
       const key = JSON.stringify(description.process);
       const group = groups.get(key);
       if (group) group.tasks.push(task.id);
-      else groups.set(key, { action: action.name, kind: action.kind, tasks: [task.id], ...description.process });
+      else groups.set(key, { action: action.name, kind: action.kind, tasks: [task.id], ...description.process, ...propagatedTo(description.process, propagated) });
     }
     processes.push(...groups.values());
   }
@@ -112,6 +116,12 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
     ];
   });
   return { ...document, tasks, workflow: plan.name, digest: plan.digest, inputs: { ...plan.inputs }, policy: plan.policy, runtime: plan.runtime, processes, agents };
+}
+
+/** What propagators add to a process: the entries the workflow does not set itself. */
+function propagatedTo(process: ProcessDescription, names: readonly PropagatedName[]): Pick<PlanProcessView, 'propagatedEnvironment'> {
+  const added = names.filter((entry) => !process.environment.includes(entry.name));
+  return added.length > 0 ? { propagatedEnvironment: added.map((entry) => ({ ...entry })) } : {};
 }
 
 /** Renders what plan-time values allow; a template on task outputs or memory (or one that fails) stays as written. */

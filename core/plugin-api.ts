@@ -9,6 +9,7 @@ import {
   type ActionKind,
   isNetworkFailure,
   type HttpRequest,
+  type Interceptor,
   type IsolationMode,
   type IsolationOptions,
   type ProcessMount,
@@ -30,15 +31,17 @@ import {
   type ProcessService,
   type ProcessSpec,
   type SecretReference,
+  type Propagator,
   type SecretResolver,
   type SpecSection,
   type TapOnly,
   type TapOptions,
 } from '@agentctl/sdk';
-import type { CommitSink, Hooks, PolicyBallot, SecretLookup } from './hooks.js';
+import type { CommitSink, Hooks, InterceptorChains, PolicyBallot, SecretLookup } from './hooks.js';
 import { dispatchProcessService } from './process-service.js';
 import type { ErrorCodeRegistry } from './plugin-errors.js';
 import { CORE_SPEC_KEYS } from './compiler/envelope.js';
+import { checkPropagator } from './propagation.js';
 
 /** A registered plugin, as `agentctl plugins list` shows it. */
 export interface PluginRecord {
@@ -75,6 +78,8 @@ export interface PluginRegistrar {
   readonly process: ProcessService;
   isolationMode(mode: string): IsolationMode | undefined;
   isolationModes(): string[];
+  /** The interceptor chains and propagators plugins add to (declared in hooks.ts). */
+  readonly interceptors: InterceptorChains;
 }
 
 interface Tappable {
@@ -179,7 +184,39 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord, options?:
       host.claim('section', section.key, Object.freeze({ ...section }), plugin);
       record.specSections.push(section.key);
     },
+    // Interceptors and propagation (docs/plugin-api.md#interceptors).
+    registerInterceptor: (interceptor: Interceptor) => {
+      open(`registered interceptor ${interceptor?.name}`);
+      addInterceptor(host.interceptors, plugin, interceptor);
+    },
+    registerPropagator: (propagator: Propagator) => {
+      open(`registered propagator ${propagator?.name}`);
+      addPropagator(host.interceptors, plugin, propagator);
+    },
   });
+}
+
+/** An interceptor wraps an effect, a dispatch or both; each goes to the end of its chain (the innermost so far). */
+function addInterceptor(chains: InterceptorChains, plugin: string, interceptor: Interceptor): void {
+  const { name, effect, dispatch } = interceptor ?? {};
+  const refuse = (problem: string) => {
+    throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} registers interceptor ${String(name)}: ${problem}`);
+  };
+  if (typeof name !== 'string' || name === '') refuse('an interceptor needs a name');
+  if (effect === undefined && dispatch === undefined) refuse('it wraps neither effect nor dispatch');
+  if ((effect !== undefined && typeof effect !== 'function') || (dispatch !== undefined && typeof dispatch !== 'function')) refuse('effect and dispatch must be functions');
+  if (effect) chains.effect.push({ plugin, name, around: (input, next) => effect.call(interceptor, input, next) });
+  if (dispatch) chains.dispatch.push({ plugin, name, around: (input, next) => dispatch.call(interceptor, input, next) });
+}
+
+/** An environment entry has one propagator: a name another one declared is refused, naming both plugins. */
+function addPropagator(chains: InterceptorChains, plugin: string, propagator: Propagator): void {
+  checkPropagator(plugin, propagator);
+  for (const name of propagator.environment?.names ?? []) {
+    const owner = chains.propagators.find((entry) => entry.propagator.environment?.names.includes(name));
+    if (owner) throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `environment entry ${name} is propagated by plugin ${owner.plugin}; plugin ${plugin} cannot propagate it too`);
+  }
+  chains.propagators.push({ plugin, propagator: Object.freeze({ ...propagator }) });
 }
 
 /**

@@ -1,6 +1,7 @@
 // The host's process service: kinds hand it a process spec; the isolation mode named by the spec runs it.
 import { AgentctlError, type DispatchProcessService, type IsolatedAction, type IsolationMode, type IsolationOptions, type ProcessMount, type ProcessService, type ProcessSpec } from '@agentctl/sdk';
 import { optionsOf } from './isolation-options.js';
+import type { Interception } from './interceptors.js';
 
 interface ModeSource {
   isolationMode(mode: string): IsolationMode | undefined;
@@ -20,15 +21,19 @@ export function createProcessService(host: ModeSource): ProcessService {
   });
 }
 
-/** The service as one dispatch sees it: `run` is bound to the task's signal. */
-export function dispatchProcessService(host: ModeSource & { process: ProcessService }, taskSignal: AbortSignal): DispatchProcessService {
+/**
+ * The service as one dispatch sees it: `run` is bound to the task's signal; propagators add to the environment. A
+ * secret resolver's service has no interception: its helper runs before any task, where nothing is propagated.
+ */
+export function dispatchProcessService(host: ModeSource & { process: ProcessService; interception?: Interception }, taskSignal: AbortSignal): DispatchProcessService {
+  const propagation = host.interception?.propagation;
   return Object.freeze({
     ...host.process,
     run: async (spec: ProcessSpec, signal: AbortSignal = taskSignal) => {
       const mode = modeOf(host, spec.isolation);
       // Checked again here: a kind that skipped `prepare` still never runs a mount its mode cannot honour.
       refuseMounts(mode, spec.mounts ?? []);
-      return mode.run(spec, signal);
+      return mode.run(propagation ? propagation.process(spec) : spec, signal);
     },
   });
 }

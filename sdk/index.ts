@@ -20,6 +20,7 @@ export {
 export type { CollectedFile, FileReadOptions, FileService } from './files.js';
 export { utf8Text } from './files.js';
 export type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
+export type { DispatchInterceptorInput, EffectInterceptorInput, InterceptedTask, Interceptor, InterceptorNext, PropagationContext, Propagator } from './interceptors.js';
 export {
   processLimitFields,
   type DispatchProcessService,

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { ActionKind, DispatchContext } from './action-kind.js';
 import type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
+import type { Interceptor, Propagator } from './interceptors.js';
 import type { IsolationMode } from './isolation.js';
 import type { JsonValue } from './json.js';
 import type { NetworkClientFactory } from './network.js';
@@ -74,6 +75,18 @@ export interface PluginApi {
    * section's schema and the compiled plan carries it in `sections`. A key of the core's own sections is refused.
    */
   registerSpecSection(section: SpecSection<any>): void;
+
+  // Interceptors and propagation (docs/plugin-api.md#interceptors).
+  /**
+   * Registers wrappers around each effect's perform and each dispatch of an action kind. Interceptors run in plugin
+   * registration order, the first registered outermost; each must return what its `next` returned.
+   */
+  registerInterceptor(interceptor: Interceptor): void;
+  /**
+   * Registers a propagator: environment entries (declared by name) for the processes tasks start, and headers for the
+   * HTTP requests they make. A name another propagator declares is refused; what the workflow or the request sets wins.
+   */
+  registerPropagator(propagator: Propagator): void;
 }
 
 /** Exit codes a plugin's own error codes may map to: usage 2, policy 3, run failed 4, persistence 5, remote 6. */

@@ -2,7 +2,7 @@
 // effect it records acts for the action — the action's kind and class, risk and idempotency are what the ledger keeps
 // and policy judges (approval included), its processes' output is metered and reserved under the run budgets, and its
 // deadline bounds the work — in the one effect sequence of the task attempt, so a resumed attempt finds them by id.
-import { AgentctlError, isAgentctlError, type ActionKind, type CompiledAction, type CompiledPlan, type CompiledTool, type DispatchContext, type JsonValue, type NetworkClient, type PluginLog, type SpecSectionValues } from '@agentctl/sdk';
+import { AgentctlError, isAgentctlError, type ActionKind, type CompiledAction, type CompiledPlan, type CompiledTool, type DispatchContext, type DispatchInterceptorInput, type JsonValue, type NetworkClient, type PluginLog, type SpecSectionValues } from '@agentctl/sdk';
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { dispatchProcessService } from '../process-service.js';
@@ -17,6 +17,8 @@ export interface AttemptDispatch {
   readonly plan: CompiledPlan;
   readonly taskId: string;
   readonly attempt: number;
+  /** The run's trace id, for the dispatch interceptors. */
+  readonly traceId: string;
   readonly effects: EffectRunner;
   readonly budget?: RunBudget;
   /** The run's HTTP client, given to the kinds that declare `usesNetwork`. */
@@ -79,9 +81,19 @@ function actorFor(host: Host, action: CompiledAction, signal: AbortSignal, budge
 /** Dispatches `action` to its kind's owner and returns its output. */
 export async function dispatchAction(shared: AttemptDispatch, action: CompiledAction, input: JsonValue, bounds: ActionBounds): Promise<JsonValue> {
   const { context } = actionContext(shared, action, input, bounds);
-  const output = await shared.host.hooks.dispatch.for(context.kind).promise(context);
+  const hook = shared.host.hooks.dispatch.for(context.kind);
+  // Without interceptors or propagators there is nothing to compose: the hook is called as it is.
+  const intercept = shared.host.interception.dispatch;
+  const output = intercept
+    ? await intercept(dispatchInput(shared, context), async () => (await hook.promise(context)) as JsonValue, shared.common.redact)
+    : await hook.promise(context);
   if (output === undefined) throw new AgentctlError('AGENTCTL_E_PLUGIN_FAILED', `no dispatch handler returned an output for kind ${context.kind}`);
   return output;
+}
+
+/** The one read-only input of the dispatch interceptors. */
+function dispatchInput(shared: AttemptDispatch, context: DispatchContext): DispatchInterceptorInput {
+  return { runId: context.run.id, traceId: shared.traceId, taskId: shared.taskId, attempt: shared.attempt, kind: context.kind, signal: context.signal, actionName: context.actionName, action: context.action };
 }
 
 /**

@@ -1,7 +1,8 @@
 // One effect's life: policy → (unchanged?) → approval → durable `requested` → `started` → outcome.
 import { createHash } from 'node:crypto';
-import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '@agentctl/sdk';
+import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectInterceptorInput, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '@agentctl/sdk';
 import type { Hooks } from '../hooks.js';
+import type { Interception } from '../interceptors.js';
 import type { ApprovalOverride, EffectCall, InputTexts } from '../agents/tools.js';
 import { decidePolicy } from '../policy/engine.js';
 import type { EffectRow, Store } from '../store/store.js';
@@ -75,6 +76,9 @@ export interface EffectScope {
   readonly firstRecord: () => void;
   /** Set when an outcome could not be recorded, even if the kind's code caught the error: the task must not go on. */
   readonly ledger: { lost?: OutcomeNotRecorded };
+  /** The run's trace id and the host's composed interceptors, called around each perform. */
+  readonly traceId: string;
+  readonly interception: Interception;
 }
 
 /** The effects of one task attempt: one ordinal sequence and one ledger lookup, whichever action each is for. */
@@ -187,7 +191,7 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
   }
 
   /** `requested` is durable: the effect starts, runs, and its outcome is recorded. */
-  async function start<T extends JsonValue>(actor: EffectActor, record: { id: string; operation: string }, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>): Promise<T> {
+  async function start<T extends JsonValue>(actor: EffectActor, record: { id: string; operation: string; profile: EffectProfile }, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>): Promise<T> {
     const id = record.id;
     const request = { operation: record.operation };
     scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId, facts: request });
@@ -201,7 +205,11 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
     };
     let result: T;
     try {
-      result = await perform(actor.signal, { id: record.id });
+      // Without interceptors or propagators there is nothing to compose: perform is called as it is.
+      const intercept = scope.interception.effect;
+      result = intercept
+        ? ((await intercept(effectInput(scope, actor, record), () => perform(actor.signal, { id: record.id }), scope.redact)) as T)
+        : await perform(actor.signal, { id: record.id });
     } catch (thrown) {
       const error = actor.normalize(thrown);
       const outcome = isEffectFailure(error) ? error.outcome : 'uncertain';
@@ -215,6 +223,12 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
     actor.budget?.settle(id);
     return result;
   }
+}
+
+/** The one read-only input of the effect interceptors. */
+function effectInput(scope: EffectScope, actor: EffectActor, record: { id: string; operation: string; profile: EffectProfile }): EffectInterceptorInput {
+  const { runId, traceId, taskId, attempt } = scope;
+  return { runId, traceId, taskId, attempt, kind: actor.kind, signal: actor.signal, effectId: record.id, operation: record.operation, profile: Object.freeze({ ...record.profile }) };
 }
 
 /**

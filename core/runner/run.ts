@@ -299,7 +299,7 @@ export async function drive(request: RunRequest, start: DriverStart): Promise<Ru
     const position = scheduler.position(task.id);
     const attempt = start.attempts.get(task.id);
     const routerOutput = task.route && Object.hasOwn(outputs, task.route.router) ? { routerOutput: outputs[task.route.router]!.output } : {};
-    const body = executeTask({ host, store, plan, task, runId, scope: taskScope(plan, task, outputs), ...routerOutput, signal, budget, vault, notice, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
+    const body = executeTask({ host, store, plan, task, runId, traceId, scope: taskScope(plan, task, outputs), ...routerOutput, signal, budget, vault, notice, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
     running.set(
       position,
       body.then(

@@ -23,6 +23,8 @@ export interface TaskRequest {
   readonly plan: CompiledPlan;
   readonly task: CompiledTask;
   readonly runId: string;
+  /** The run's trace id, for interceptors and propagators. */
+  readonly traceId: string;
   readonly scope: TemplateScope;
   readonly signal: AbortSignal;
   readonly vault: SecretVault;
@@ -184,6 +186,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     firstRecord: () =>
       request.store.writeTask(runId, task.id, { state: 'running', attempt, input: recordedInput as unknown as JsonValue, started: true }, { type: 'task.running', data: { attempt } }),
     ledger,
+    traceId: request.traceId,
+    interception: host.interception,
   });
   // Every action dispatched in this attempt — the task's own, or one a model runs through a tool — shares these.
   const shared: AttemptDispatch = {
@@ -191,6 +195,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     plan,
     taskId: task.id,
     attempt,
+    traceId: request.traceId,
     effects,
     ...(budget ? { budget } : {}),
     ...(request.vault.network ? { network: request.vault.network } : {}),

@@ -91,7 +91,18 @@ export const workflowDocuments = {
     inputs: z.record(z.string(), json),
     policy: z.looseObject({}),
     runtime: z.looseObject({ maxConcurrency: z.number().int(), defaultTimeoutSeconds: z.number().int() }),
-    processes: z.array(z.looseObject({ action: z.string(), kind: z.string(), tasks: names, command: z.string(), executable: z.string().nullable(), isolation: z.string() })),
+    processes: z.array(
+      z.looseObject({
+        action: z.string(),
+        kind: z.string(),
+        tasks: names,
+        command: z.string(),
+        executable: z.string().nullable(),
+        isolation: z.string(),
+        /** Environment entries registered propagators add (absent when none). */
+        propagatedEnvironment: z.array(z.looseObject({ name: z.string(), plugin: z.string() })).optional(),
+      }),
+    ),
     agents: z.array(z.looseObject({ task: z.string(), agent: z.string(), model: z.string() })),
   }),
   DoctorResult: z.looseObject({

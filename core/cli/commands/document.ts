@@ -144,6 +144,7 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
         const options = Object.entries(process.options ?? {}).map(([key, value]) => `${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
         lines.push(`process ${process.action}: ${process.executable ?? `${process.command} (not found)`} ${process.args.join(' ')}  [${[process.isolation, ...options].join(', ')}, timeout ${process.limits.timeoutSeconds}s, tasks ${process.tasks.join(', ')}]`);
         for (const mount of process.mounts ?? []) lines.push(`  mount ${mountSource(mount.source)} at ${mount.target}${mount.readOnly ? ' (read-only)' : ''}`);
+        for (const entry of process.propagatedEnvironment ?? []) lines.push(`  environment ${entry.name} added by plugin ${entry.plugin} (propagation)`);
         for (const task of process.tasks.map((id) => view.tasks[id]!).filter((candidate) => Object.keys(candidate.input as object).length > 0)) {
           lines.push(`  task ${task.id} with ${JSON.stringify(task.input)}${task.inputPredictability === 'dynamic' ? ' (completed at run time)' : ''}`);
         }
