@@ -124,6 +124,8 @@ export class Host implements PluginRegistrar {
 
   /** Closes registration after checking that every dispatch tap belongs to its kind's owner. */
   ready(): this {
+    // Once: the kinds' schemas gained the modes' option blocks, and a second pass would find them taken.
+    if (this.#ready) return this;
     for (const { kind, plugin } of this.#dispatchTaps) this.assertOwner(kind, plugin);
     // Isolation options: process kinds take the options block of every registered mode (isolation-options.ts).
     const modes = [...this.#isolation.values()].map((entry) => entry.value);
