@@ -29,6 +29,7 @@ import {
   type ProcessSpec,
   type SecretResolver,
   type SpecSection,
+  type TaskBody,
   type TapOnly,
   type TapOptions,
 } from '@agentctl/sdk';
@@ -51,6 +52,8 @@ export interface PluginRecord {
   readonly toolKinds: string[];
   /** The `spec` sections it owns (e.g. `mcpServers`). */
   readonly specSections: string[];
+  /** The kinds it registered task bodies for. */
+  readonly taskBodies: string[];
   /** Whether it registered the network client factory. */
   network: boolean;
   readonly errorCodes: string[];
@@ -67,6 +70,7 @@ export interface PluginRegistrar {
   claim<T>(registry: 'kind' | 'isolation' | 'provider' | 'tool' | 'network' | 'section', key: string, value: T, plugin: string): void;
   claimSecretForm(form: string, plugin: string): void;
   deferOwnerCheck(kind: string, plugin: string): void;
+  claimTaskBody(body: TaskBody, plugin: string): void;
 }
 
 interface Tappable {
@@ -168,6 +172,13 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord, options?:
       checkSection(plugin, section);
       host.claim('section', section.key, Object.freeze({ ...section }), plugin);
       record.specSections.push(section.key);
+    },
+    // Task bodies (issue 23 item 3)
+    registerTaskBody: (body: TaskBody) => {
+      open(`registered task body ${body?.kind}`);
+      if (typeof body?.kind !== 'string' || typeof body.run !== 'function') throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} registers a task body without a kind or a run function`);
+      host.claimTaskBody(Object.freeze({ ...body }), plugin);
+      record.taskBodies.push(body.kind);
     },
   });
 }

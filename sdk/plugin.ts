@@ -10,6 +10,7 @@ import type { PolicyRequest, PolicyStage, PolicyVote } from './policy.js';
 import type { ModelProvider } from './provider.js';
 import type { SecretResolver } from './secrets.js';
 import type { SpecSection } from './spec-section.js';
+import type { TaskBody } from './task-body.js';
 import type { ToolKind } from './tools.js';
 
 /** How a tap names itself; the plugin's name is used when only options without a name are given. */
@@ -74,6 +75,14 @@ export interface PluginApi {
    * section's schema and the compiled plan carries it in `sections`. A key of the core's own sections is refused.
    */
   registerSpecSection(section: SpecSection<any>): void;
+
+  // Task bodies (issue 23 item 3)
+  /**
+   * Registers the body that runs tasks of one kind (e.g. an agent loop, or a task that asks a person): a kind has at
+   * most one body, and its kind is one this plugin registers or the body's own `action`. Without a body, a task runs
+   * through its action kind's dispatch.
+   */
+  registerTaskBody(body: TaskBody): void;
 }
 
 /** Exit codes a plugin's own error codes may map to: usage 2, policy 3, run failed 4, persistence 5, remote 6. */
