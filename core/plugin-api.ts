@@ -177,6 +177,7 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord, options?:
     registerTaskBody: (body: TaskBody) => {
       open(`registered task body ${body?.kind}`);
       if (typeof body?.kind !== 'string' || typeof body.run !== 'function') throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} registers a task body without a kind or a run function`);
+      if (body.action && body.action.name !== body.kind) throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} registers a task body for ${body.kind} whose own action kind is ${body.action.name}`);
       host.claimTaskBody(Object.freeze({ ...body }), plugin);
       record.taskBodies.push(body.kind);
     },

@@ -64,6 +64,11 @@ describe('task body registry', () => {
     expect(codeOf(() => composeHost({ plugins: [kindPlugin('agent')] }))).to.equal('AGENTCTL_E_PLUGIN_DUPLICATE');
   });
 
+  it('a body without a kind or run, or whose own action kind has another name, is refused: AGENTCTL_E_PLUGIN_INVALID', () => {
+    expect(codeOf(() => new Host().register(bodyPlugin('nameless', { description: 'no kind' } as unknown as TaskBody)))).to.equal('AGENTCTL_E_PLUGIN_INVALID');
+    expect(codeOf(() => new Host().register(bodyPlugin('mismatch', body('test.own', { action: ownKind('test.other') }))))).to.equal('AGENTCTL_E_PLUGIN_INVALID');
+  });
+
   it('registration closes when the host is ready', () => {
     let saved: PluginApi | undefined;
     const host = new Host();
