@@ -3,9 +3,7 @@
 import semverSatisfies from 'semver/functions/satisfies.js';
 import validVersion from 'semver/functions/valid.js';
 import validRange from 'semver/ranges/valid.js';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type HttpRequest, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type SpecSection, type ToolKind } from '@agentctl/sdk';
-import { AGENT_KIND, agentKind } from './agents/kind.js';
-import { FLOW_KIND, flowKind } from './flow/kind.js';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type HttpRequest, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type SpecSection, type TaskBody, type ToolKind } from '@agentctl/sdk';
 import { createHooks, createInterceptorChains, type Hooks } from './hooks.js';
 import { composeInterception, NO_INTERCEPTION, type Interception } from './interceptors.js';
 import { pluginApi, type PluginRecord, type PluginRegistrar } from './plugin-api.js';
@@ -13,12 +11,6 @@ import { ErrorCodeRegistry } from './plugin-errors.js';
 import { createProcessService } from './process-service.js';
 import { withIsolationOptions } from './isolation-options.js';
 import { HOST_VERSION } from './version.js';
-
-/** The kinds that are agentctl's own: agent tasks and control tasks. */
-const CORE_KINDS: ReadonlyMap<string, ActionKind<any, any>> = new Map<string, ActionKind<any, any>>([
-  [AGENT_KIND, agentKind],
-  [FLOW_KIND, flowKind],
-]);
 
 /**
  * The prefixes a pack's action kinds may use: its plugin name, and that name without an npm scope and the
@@ -78,6 +70,8 @@ export class Host implements PluginRegistrar {
   readonly #sections = new Map<string, Owned<SpecSection>>();
   /** Dispatch taps for kinds not registered yet when tapped: checked against the owner at `ready()`. */
   readonly #dispatchTaps: { kind: string; plugin: string }[] = [];
+  /** Task bodies by kind (see the "Task bodies" section below). */
+  readonly #bodies = new Map<string, Owned<TaskBody>>();
   #ready = false;
 
   /** Registers a plugin; `options` (a pack's, parsed by its optionsSchema) become its `api.options`. */
@@ -103,6 +97,7 @@ export class Host implements PluginRegistrar {
       providers: [],
       toolKinds: [],
       specSections: [],
+      taskBodies: [],
       network: false,
       errorCodes: Object.keys(plugin.errorCodes ?? {}),
     };
@@ -127,6 +122,7 @@ export class Host implements PluginRegistrar {
     // Once: the kinds' schemas gained the modes' option blocks, and a second pass would find them taken.
     if (this.#ready) return this;
     for (const { kind, plugin } of this.#dispatchTaps) this.assertOwner(kind, plugin);
+    for (const [kind, { value, plugin }] of this.#bodies) if (!value.action) this.#assertBodyOwner(kind, plugin);
     // Isolation options: process kinds take the options block of every registered mode (isolation-options.ts).
     const modes = [...this.#isolation.values()].map((entry) => entry.value);
     for (const [name, entry] of this.#kinds) this.#kinds.set(name, { ...entry, value: withIsolationOptions(entry.value, modes) });
@@ -167,9 +163,14 @@ export class Host implements PluginRegistrar {
     ];
   }
 
-  /** A registered kind, or one of the core's own kinds, `agent` and `flow` (which no plugin can register or dispatch). */
+  /** A registered kind, or a task body's own kind (e.g. `agent`, which only the compiler writes). */
   actionKind(name: string): ActionKind<any, any> | undefined {
-    return this.#kinds.get(name)?.value ?? CORE_KINDS.get(name);
+    return this.#kinds.get(name)?.value ?? this.#bodies.get(name)?.value.action;
+  }
+
+  /** A kind a workflow may name in `spec.actions`: a registered action kind, never a body's own. */
+  declaredActionKind(name: string): ActionKind<any, any> | undefined {
+    return this.#kinds.get(name)?.value;
   }
 
   /** The plugin that owns an action kind. */
@@ -250,7 +251,8 @@ export class Host implements PluginRegistrar {
 
   /** Registers `value` under `key` for `plugin`; a second owner is refused naming both. */
   claim<T>(registry: Registry, key: string, value: T, plugin: string): void {
-    if (registry === 'kind' && CORE_KINDS.has(key)) throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `action kind ${key} is agentctl's own (${key === AGENT_KIND ? 'uses: agent:NAME' : 'control tasks'}); plugin ${plugin} cannot register it`);
+    const body = registry === 'kind' ? this.#bodies.get(key) : undefined;
+    if (body?.value.action) this.#refuseSecondOwner('action kind', key, body.plugin, plugin);
     const maps = { kind: this.#kinds, isolation: this.#isolation, provider: this.#providers, tool: this.#toolKinds, network: this.#network, section: this.#sections };
     const map = maps[registry] as Map<string, Owned<T>>;
     const existing = map.get(key);
@@ -283,6 +285,33 @@ export class Host implements PluginRegistrar {
   /** Remembers a dispatch tap made before its kind was registered, to check at `ready()`. */
   deferOwnerCheck(kind: string, plugin: string): void {
     this.#dispatchTaps.push({ kind, plugin });
+  }
+
+  // Task bodies (issue 23 item 3): one body per kind; its kind is its plugin's action kind or the body's own.
+  /** The body registered for `kind`; undefined means the default body (the kind's dispatch). */
+  taskBody(kind: string): TaskBody | undefined {
+    return this.#bodies.get(kind)?.value;
+  }
+
+  /** Registers `body` for `plugin`: a second body, or a body's own kind that another plugin registers, is refused. */
+  claimTaskBody(body: TaskBody, plugin: string): void {
+    const existing = this.#bodies.get(body.kind);
+    if (existing) this.#refuseSecondOwner('task body', body.kind, existing.plugin, plugin);
+    const kindOwner = this.#kinds.get(body.kind)?.plugin;
+    if (body.action && kindOwner) this.#refuseSecondOwner('action kind', body.kind, kindOwner, plugin);
+    if (!body.action && kindOwner !== undefined) this.#assertBodyOwner(body.kind, plugin);
+    this.#bodies.set(body.kind, { value: body, plugin });
+  }
+
+  /** A body without its own kind runs an action kind its plugin registers (checked again at `ready()`). */
+  #assertBodyOwner(kind: string, plugin: string): void {
+    const owner = this.#kinds.get(kind)?.plugin;
+    if (owner === plugin) return;
+    throw new AgentctlError(
+      'AGENTCTL_E_PLUGIN_NOT_OWNER',
+      owner ? `plugin ${plugin} registers a task body for ${kind}, which plugin ${owner} owns` : `plugin ${plugin} registers a task body for ${kind}, which no plugin registers`,
+      { help: 'a plugin registers bodies only for the action kinds it registers, or gives the body its own action kind' },
+    );
   }
 
   /** The plugin's source, for the rules that apply to packs only. */

@@ -1,5 +1,4 @@
 // What `agentctl plan` shows: order, inputs as far as they are known, effect profiles, and every process.
-import { AGENT_KIND, type AgentFields } from './agents/kind.js';
 import type { Host } from './host.js';
 import type { CompiledPlan, JsonValue, ProcessDescription } from '@agentctl/sdk';
 import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
@@ -99,21 +98,10 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
     }
     processes.push(...groups.values());
   }
-  const agents = plan.tasks.flatMap((task): PlanAgentView[] => {
-    if (task.kind !== AGENT_KIND) return [];
-    const { agent, provider, tools } = plan.actions[task.action]!.fields as unknown as AgentFields;
-    return [
-      {
-        task: task.id,
-        agent: agent.name,
-        provider: { name: provider.name, kind: provider.kind, endpoint: provider.endpoint ?? null },
-        model: agent.model,
-        // An action tool's effects act for its action: plan shows the action's profile, as the ledger records it.
-        tools: tools.map((tool) => ({ name: tool.name, kind: tool.kind, ...(tool.action === undefined ? tool.profile : plan.actions[tool.action]!.profile), approval: tool.approval })),
-        limits: { maxTurns: agent.maxTurns, maxToolCalls: agent.maxToolCalls, maxOutputTokens: agent.maxOutputTokens, timeoutSeconds: agent.timeoutSeconds, retry: { ...agent.retry } },
-        structuredOutput: agent.structuredOutput !== undefined,
-      },
-    ];
+  // What each task's body shows under `agents` (the agent body: provider, model, tools and limits).
+  const agents = plan.tasks.flatMap((task) => {
+    const entry = host.taskBody(task.kind)?.planAgent?.(task, plan);
+    return entry === undefined ? [] : [entry as unknown as PlanAgentView];
   });
   return { ...document, tasks, workflow: plan.name, digest: plan.digest, inputs: { ...plan.inputs }, policy: plan.policy, runtime: plan.runtime, processes, agents };
 }

@@ -34,6 +34,7 @@ import {
   type Propagator,
   type SecretResolver,
   type SpecSection,
+  type TaskBody,
   type TapOnly,
   type TapOptions,
 } from '@agentctl/sdk';
@@ -58,6 +59,8 @@ export interface PluginRecord {
   readonly toolKinds: string[];
   /** The `spec` sections it owns (e.g. `mcpServers`). */
   readonly specSections: string[];
+  /** The kinds it registered task bodies for. */
+  readonly taskBodies: string[];
   /** Whether it registered the network client factory. */
   network: boolean;
   readonly errorCodes: string[];
@@ -80,6 +83,7 @@ export interface PluginRegistrar {
   isolationModes(): string[];
   /** The interceptor chains and propagators plugins add to (declared in hooks.ts). */
   readonly interceptors: InterceptorChains;
+  claimTaskBody(body: TaskBody, plugin: string): void;
 }
 
 interface Tappable {
@@ -192,6 +196,14 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord, options?:
     registerPropagator: (propagator: Propagator) => {
       open(`registered propagator ${propagator?.name}`);
       addPropagator(host.interceptors, plugin, propagator);
+    },
+    // Task bodies (issue 23 item 3)
+    registerTaskBody: (body: TaskBody) => {
+      open(`registered task body ${body?.kind}`);
+      if (typeof body?.kind !== 'string' || typeof body.run !== 'function') throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} registers a task body without a kind or a run function`);
+      if (body.action && body.action.name !== body.kind) throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} registers a task body for ${body.kind} whose own action kind is ${body.action.name}`);
+      host.claimTaskBody(Object.freeze({ ...body }), plugin);
+      record.taskBodies.push(body.kind);
     },
   });
 }

@@ -106,8 +106,8 @@ export const ERROR_CODES = define({
 
   // Plugin host (exit 2: the configuration of the host is wrong)
   AGENTCTL_E_PLUGIN_INVALID: { exitCode: EXIT.usage, summary: 'A plugin definition is malformed.', help: 'build the plugin with definePlugin or defineActionKind: name, version, hostRange and setup' },
-  AGENTCTL_E_PLUGIN_DUPLICATE: { exitCode: EXIT.usage, summary: 'Two plugins share a name, or two plugins own the same action kind, secret form or isolation mode.', help: 'register each plugin once, and let one plugin own each action kind, secret form and isolation mode' },
-  AGENTCTL_E_PLUGIN_NOT_OWNER: { exitCode: EXIT.usage, summary: 'A plugin tapped the dispatch hook of an action kind that another plugin (or no plugin) owns.', help: 'a plugin dispatches only the kinds it registers; use the policy hook to restrict another kind' },
+  AGENTCTL_E_PLUGIN_DUPLICATE: { exitCode: EXIT.usage, summary: 'Two plugins share a name, or two plugins own the same action kind, secret form, isolation mode or task body.', help: 'register each plugin once, and let one plugin own each action kind, secret form and isolation mode' },
+  AGENTCTL_E_PLUGIN_NOT_OWNER: { exitCode: EXIT.usage, summary: 'A plugin tapped the dispatch hook of, or registered a task body for, an action kind that another plugin (or no plugin) owns.', help: 'a plugin dispatches only the kinds it registers; use the policy hook to restrict another kind' },
   AGENTCTL_E_PLUGIN_ERROR_CODE: { exitCode: EXIT.usage, summary: 'A plugin declared an error code that is malformed, not prefixed by its name, or has an invalid exit code.', help: 'declare each plugin code as PREFIX_E_NAME: { exitCode, description } with exit code 2 to 6' },
   AGENTCTL_E_PLUGIN_HOST_RANGE: { exitCode: EXIT.usage, summary: 'A plugin does not support this host version.', help: 'use a plugin version whose hostRange includes this agentctl version' },
   AGENTCTL_E_PLUGIN_SETUP: { exitCode: EXIT.usage, summary: "A plugin's setup threw while it was being registered; the plugin is not loaded.", help: 'fix or remove the plugin named in the diagnostic; its setup must not throw' },

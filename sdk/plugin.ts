@@ -11,6 +11,7 @@ import type { PolicyRequest, PolicyStage, PolicyVote } from './policy.js';
 import type { ModelProvider } from './provider.js';
 import type { SecretResolver } from './secrets.js';
 import type { SpecSection } from './spec-section.js';
+import type { TaskBody } from './task-body.js';
 import type { ToolKind } from './tools.js';
 
 /** How a tap names itself; the plugin's name is used when only options without a name are given. */
@@ -87,6 +88,13 @@ export interface PluginApi {
    * HTTP requests they make. A name another propagator declares is refused; what the workflow or the request sets wins.
    */
   registerPropagator(propagator: Propagator): void;
+  // Task bodies (issue 23 item 3)
+  /**
+   * Registers the body that runs tasks of one kind (e.g. an agent loop, or a task that asks a person): a kind has at
+   * most one body, and its kind is one this plugin registers or the body's own `action`. Without a body, a task runs
+   * through its action kind's dispatch.
+   */
+  registerTaskBody(body: TaskBody): void;
 }
 
 /** Exit codes a plugin's own error codes may map to: usage 2, policy 3, run failed 4, persistence 5, remote 6. */

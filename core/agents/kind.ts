@@ -1,23 +1,9 @@
-// The action kind behind `uses: agent:NAME`. It is the core's own, not a plugin's: the compiler turns each agent
+// The action kind behind `uses: agent:NAME`: the agent task body's own kind (body.ts). The compiler turns each agent
 // into a synthetic action `agent:NAME` of this kind, so plan, policy preview, preflight and budgets treat agent tasks
-// like any other; the task runner gives its dispatch to the agent loop (loop.ts) instead of a dispatch hook.
+// like any other; the agent body runs them with the agent loop (loop.ts), never through a dispatch hook.
 import { z } from 'zod';
-import { AgentctlError, canonicalJson, type ActionKind, type JsonValue, type CompiledAgent, type CompiledProvider, type CompiledTool, type EffectProfile, type SecretReference } from '@agentctl/sdk';
-
-export const AGENT_KIND = 'agent';
-
-/** The prefix of the synthetic action of an agent: `agent:NAME` (action names cannot contain ":"). */
-export const agentActionName = (agent: string) => `agent:${agent}`;
-
-/** What the synthetic action of an agent carries: the agent with its provider entry and its tools. */
-export interface AgentFields {
-  readonly agent: CompiledAgent;
-  readonly provider: CompiledProvider;
-  readonly tools: readonly CompiledTool[];
-}
-
-/** A model turn: the profile of the agent task as a whole; tool calls carry their own. */
-export const MODEL_PROFILE: EffectProfile = { effectClass: 'model', risk: 'medium', idempotency: 'at_most_once' };
+import { AgentctlError, canonicalJson, type ActionKind, type JsonValue, type SecretReference } from '@agentctl/sdk';
+import { AGENT_KIND, MODEL_PROFILE, type AgentFields } from '../compiler/agent-action.js';
 
 /**
  * `with` of an agent task: any object. The user message is `with.prompt` when that is a string, otherwise the JSON
@@ -42,6 +28,6 @@ export const agentKind: ActionKind<z.ZodType<AgentFields>, typeof agentInputSche
   // Every turn is a model.request effect: plan and check judge it by policy like any known effect.
   describe: () => ({ effects: [{ operation: 'model.request', access: { tool: 'model.request' } }] }),
   dispatch: async () => {
-    throw new AgentctlError('AGENTCTL_E_INTERNAL', 'agent tasks are run by the agent loop, not dispatched');
+    throw new AgentctlError('AGENTCTL_E_INTERNAL', 'agent tasks are run by the agent task body, not dispatched');
   },
 });

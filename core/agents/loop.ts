@@ -11,22 +11,20 @@ import {
   jsonSchemaProblems,
   parseJsonAnswer,
   type ContentBlock,
-  type DispatchContext,
   type JsonValue,
   type ModelMessage,
   type ModelRequest,
   type ModelResponse,
   type ModelUsage,
   type NetworkClient,
-  type PricingTable,
   type ProviderProgress,
   type ToolCallBlock,
 } from '@agentctl/sdk';
-import type { Host } from '../host.js';
-import { priceOf, type AgentBudget } from './budget.js';
-import { MODEL_PROFILE, type AgentFields } from './kind.js';
+import { priceOf } from './budget.js';
+import { MODEL_PROFILE } from '../compiler/agent-action.js';
+import type { AgentLoop } from './agent-loop.js';
 import { CanonicalMemo } from './canonical.js';
-import { callTool, type ActionRunner, type EffectCall } from './tools.js';
+import { callTool } from './tools.js';
 import { boundedSignal } from '../runner/deadline.js';
 
 const MAX_INSTRUCTIONS_BYTES = 1024 * 1024;
@@ -34,27 +32,6 @@ const MAX_INSTRUCTIONS_BYTES = 1024 * 1024;
 const REFUSAL_QUOTE = 200;
 /** The tool identity of a model turn: governed by spec.policy.providers, not by toolsAllow. */
 export const MODEL_TOOL = 'model.request';
-
-/** What the agent loop needs beyond the task's dispatch context. */
-export interface AgentLoop {
-  readonly host: Host;
-  readonly context: DispatchContext;
-  /** The task's effect runner, with the approval override that tool contracts may declare. */
-  readonly effect: EffectCall;
-  readonly fields: AgentFields;
-  /** The user message (see promptOf). */
-  readonly prompt: string;
-  /** The run's HTTP client under the network policy (absent when no plugin provides one). */
-  readonly network?: NetworkClient;
-  /** Reserves each request's worst case and each tool call; absent when the run has no agent budget. */
-  readonly budget?: AgentBudget;
-  /** Runs a declared action for a `kind: action` tool. */
-  readonly runAction: ActionRunner;
-  /** The run's pricing table: the output's `costMicrousd` when the agent's model is priced. */
-  readonly pricing?: PricingTable;
-  /** Records one piece of a streamed answer (`stream: true`) as an event of the task, tied to the turn's effect. */
-  readonly progress?: (type: string, data: Record<string, JsonValue>, effectId: string) => Promise<void>;
-}
 
 const ZERO: ModelUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 

@@ -2,36 +2,9 @@
 // declared class, risk and idempotency, authorized (tools are identified by name for toolsAllow/toolsDeny), run,
 // and its output checked before it goes back to the model. A `kind: action` tool's call is handed to the task runner,
 // which dispatches the action as a task of it would (core/runner/action-dispatch.ts).
-import { AgentctlError, EffectFailure, jsonSchemaProblems, type CompiledTool, type EffectOptions, type EffectRequest, type JsonValue, type PerformedEffect, type ToolCallBlock, type ToolSettings } from '@agentctl/sdk';
-import type { AgentLoop } from './loop.js';
+import { AgentctlError, EffectFailure, jsonSchemaProblems, type CompiledTool, type JsonValue, type ToolCallBlock, type ToolSettings } from '@agentctl/sdk';
+import type { AgentLoop } from './agent-loop.js';
 import { boundedSignal } from '../runner/deadline.js';
-
-/** How a tool's `approval` bends the policy's approval decision for its calls. */
-export type ApprovalOverride = 'policy' | 'never' | 'always';
-
-/** `canonicalJson`, or an equal function that is cheaper for the values it is given (see canonical.ts). */
-export type Canonical = (value: JsonValue) => string;
-
-/**
- * How an effect's input is written: `text` as `canonicalJson` (its digest is the effect's), `json` as
- * `JSON.stringify` (the ledger's record). The agent loop's memo writes both cheaper for the conversation it holds.
- */
-export interface InputTexts {
-  readonly text: Canonical;
-  readonly json?: Canonical;
-}
-
-/** The task's effect runner as the agent loop calls it: with an approval override for tool calls. */
-export type EffectCall = <T extends JsonValue>(
-  request: EffectRequest,
-  perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
-  options?: EffectOptions<T>,
-  approval?: ApprovalOverride,
-  texts?: InputTexts,
-) => Promise<T>;
-
-/** Runs the declared action of a `kind: action` tool with the call's input, as that action runs in a task. */
-export type ActionRunner = (tool: CompiledTool, callId: string, input: JsonValue) => Promise<JsonValue>;
 
 export async function callTool(loop: AgentLoop, call: ToolCallBlock, index: number): Promise<JsonValue> {
   const { agent, tools } = loop.fields;

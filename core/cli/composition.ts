@@ -1,6 +1,8 @@
-// The composition root: the one module that names the builtin plugins and adds the packs of the project config.
-// Every command builds its host here, and so does the test kit.
+// The composition root: the one module that names the builtin plugins and the core's own task bodies (agent, flow),
+// and adds the packs of the project config. Every command builds its host here, and so does the test kit.
 import { builtinPlugins } from '../../builtins/index.js';
+import agentBodyPlugin from '../agents/plugin.js';
+import flowBodyPlugin from '../flow/plugin.js';
 import { isAgentctlError, type PluginDefinition } from '@agentctl/sdk';
 import type { LoadedConfig } from '../config/discover.js';
 import { label, loadPacks, type BeforeImport, type LoadedPack } from '../config/packs.js';
@@ -20,6 +22,9 @@ export interface CompositionOptions extends HostOptions {
   readonly pluginsAsPacks?: boolean;
 }
 
+/** The plugins agentctl ships: the builtins, and the task bodies that live in core/ (they use the runner's internals). */
+const shippedPlugins: readonly PluginDefinition[] = [...builtinPlugins, agentBodyPlugin, flowBodyPlugin];
+
 /** What a pack's optionsSchema makes of a config entry without options (undefined without a schema). */
 const defaultOptions = (plugin: PluginDefinition): unknown => plugin.optionsSchema?.safeParse(undefined).data;
 
@@ -27,7 +32,7 @@ const defaultOptions = (plugin: PluginDefinition): unknown => plugin.optionsSche
 export function composeHost(options: CompositionOptions = {}): Host {
   return createHost(
     [
-      ...builtinPlugins.map((plugin) => ({ plugin, source: 'builtin' })),
+      ...shippedPlugins.map((plugin) => ({ plugin, source: 'builtin' })),
       ...(options.packs ?? []).map(({ plugin, source, options: packOptions }) => ({ plugin, source, options: packOptions })),
       ...(options.plugins ?? []).map((plugin) => (options.pluginsAsPacks ? { plugin, source: 'path', options: defaultOptions(plugin) } : { plugin, source: 'local' })),
     ],
@@ -59,7 +64,7 @@ export class Composition {
    * recovery commands, which first read the run to find the config it recorded (run-config.ts).
    */
   async loadPacks(loaded: LoadedConfig, lock: { readonly locked: boolean; readonly verify: boolean } = { locked: false, verify: true }, also?: PackCheck): Promise<void> {
-    const taken = [...builtinPlugins.map((plugin) => plugin.name), ...this.plugins.map((plugin) => plugin.name)];
+    const taken = [...shippedPlugins.map((plugin) => plugin.name), ...this.plugins.map((plugin) => plugin.name)];
     // The lock beside the config pins each pack's files: checked before a pack is imported, and its identity after.
     const check = loaded.file !== null && lock.verify ? codePackLock(loaded.file, loaded.config.packs.length, lock.locked) : undefined;
     this.#loaded = loaded;

@@ -1,7 +1,7 @@
 // Providers, agents and tools: references between them and to registered kinds, capability negotiation, strict tool
 // contracts, pricing for cost budgets. Each agent becomes a synthetic action `agent:NAME` of the core's agent kind.
 import { errorMessage, jsonSchemaValidator, type CompiledAction, type CompiledAgent, type CompiledProvider, type CompiledTool, type JsonObject } from '@agentctl/sdk';
-import { agentActionName, AGENT_KIND, MODEL_PROFILE, type AgentFields } from '../agents/kind.js';
+import { agentActionName, AGENT_KIND, MODEL_PROFILE, type AgentFields } from './agent-action.js';
 import type { Host } from '../host.js';
 import type { AgentDocument, ProviderDocument, ToolDocument } from './agent-schema.js';
 import type { WorkflowParts } from './partial.js';

@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionDescription, type CompiledAction, type CompiledPlan, type CompiledTask, type Diagnostic, type JsonValue, type SpecSectionValues } from '@agentctl/sdk';
 import { inputSchemaOf, profileOf } from '../action-shape.js';
 import type { Host } from '../host.js';
-import { AGENT_KIND } from '../agents/kind.js';
 import { compileAgents } from './agents.js';
 import { checkBudgets } from './budgets.js';
 import type { SubworkflowDocument } from './envelope.js';
@@ -13,7 +12,7 @@ import { fieldsAt, issuesToDiagnostics, unknownField } from './issues.js';
 import { checkOutputs, suggestion, type Report } from './checks.js';
 import { expandTasks, type Expanded } from './expand.js';
 import { checkDefinition, checkLevel, levelsOf, type Level } from './tasks.js';
-import { flowAction } from '../flow/kind.js';
+import { flowAction } from './flow-action.js';
 import { completeParts, salvageParts, type WorkflowParts } from './partial.js';
 import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
 import { hasTemplate, templateStrings } from './templates.js';
@@ -130,8 +129,8 @@ function compileActions(host: Host, source: SourceDocument, document: unknown, s
     const path: PathSegment[] = ['spec', 'actions', name];
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || typeof (raw as { kind?: unknown }).kind !== 'string') continue;
     const { kind: kindName, ...fields } = raw as { kind: string } & Record<string, unknown>;
-    // The agent kind is reached through uses: agent:NAME only.
-    const kind = kindName === AGENT_KIND ? undefined : host.actionKind(kindName);
+    // A task body's own kind (e.g. an agent's, reached through uses: agent:NAME) is not declared here.
+    const kind = host.declaredActionKind(kindName);
     if (!kind) {
       const known = host.actionKinds().map((entry) => entry.name);
       report('AGENTCTL_E_UNKNOWN_ACTION_KIND', [...path, 'kind'], `action ${name} has unknown kind "${kindName}"`, suggestion(kindName, known, 'registered kinds'));

@@ -7,7 +7,7 @@
 //   `INVOCATION--LOCAL`, and the invocation id as the output boundary. Nested invocations flatten the same way.
 import { createHash } from 'node:crypto';
 import { canonicalJson, type CompiledTask, type ControlNode, type JsonValue, type TaskExpansion, type TaskNamespace } from '@agentctl/sdk';
-import { flowAction, FLOW_PROFILE } from '../flow/kind.js';
+import { flowAction, FLOW_PROFILE } from './flow-action.js';
 import type { Report } from './checks.js';
 import type { SubworkflowDocument } from './envelope.js';
 import { formatPath, type PathSegment } from './source.js';

@@ -1,21 +1,10 @@
-// The action kind of control tasks: the aggregate of a foreach, matrix or loop, a router, and the input and output
-// boundaries of a sub-workflow invocation. Like the agent kind it is the core's own: the compiler gives each control
-// task a synthetic action of this kind, so plan, policy preview and budgets see an ordinary task with no effects, and
-// the task runner evaluates it (control.ts) instead of dispatching it.
+// The action kind of control tasks (the aggregate of a foreach, matrix or loop, a router, and the input and output
+// boundaries of a sub-workflow invocation): the flow task body's own kind. The compiler gives each control task a
+// synthetic action of this kind, so plan, policy preview and budgets see an ordinary task with no effects, and the
+// flow body (body.ts) evaluates it instead of dispatching it.
 import { z } from 'zod';
-import { AgentctlError, type ActionKind, type CompiledAction, type ControlNode, type EffectProfile } from '@agentctl/sdk';
-
-export const FLOW_KIND = 'flow';
-
-/** A control task reads recorded values and writes none: it is pure. */
-export const FLOW_PROFILE: EffectProfile = { effectClass: 'pure', risk: 'low', idempotency: 'pure' };
-
-/** The synthetic action of each control type (action names cannot contain ":"). */
-export const flowActionName = (type: ControlNode['type']) => `flow:${type}`;
-
-export function flowAction(type: ControlNode['type']): CompiledAction {
-  return { name: flowActionName(type), kind: FLOW_KIND, fields: {}, profile: FLOW_PROFILE };
-}
+import { AgentctlError, type ActionKind } from '@agentctl/sdk';
+import { FLOW_KIND, FLOW_PROFILE } from '../compiler/flow-action.js';
 
 export const flowKind: ActionKind = Object.freeze({
   name: FLOW_KIND,
@@ -25,6 +14,6 @@ export const flowKind: ActionKind = Object.freeze({
   effect: FLOW_PROFILE,
   describe: () => ({ effects: [] }),
   dispatch: async () => {
-    throw new AgentctlError('AGENTCTL_E_INTERNAL', 'control tasks are evaluated by the core, not dispatched');
+    throw new AgentctlError('AGENTCTL_E_INTERNAL', 'control tasks are evaluated by the flow task body, not dispatched');
   },
 });

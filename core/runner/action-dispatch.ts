@@ -6,7 +6,7 @@ import { AgentctlError, isAgentctlError, type ActionKind, type CompiledAction, t
 import { inputSchemaOf } from '../action-shape.js';
 import type { Host } from '../host.js';
 import { dispatchProcessService } from '../process-service.js';
-import type { ApprovalOverride } from '../agents/tools.js';
+import type { ApprovalOverride } from './effect-call.js';
 import { meteredProcessService, type EffectBudget, type Meter, type RunBudget } from './budget.js';
 import type { EffectActor, EffectRunner } from './effects.js';
 import { boundedSignal } from './deadline.js';

@@ -7,37 +7,11 @@ import { parser } from '../store/inspection.js';
 import type { ReusedTask } from '../store/lineage.js';
 import type { Row, Store } from '../store/store.js';
 import { definitionFingerprints, effectBlocks, reuseChecks, type SourceEffect } from './reuse-checks.js';
+import type { Block, BlockName, Check } from './reuse-types.js';
+
+export type { Block, BlockName, Check } from './reuse-types.js';
 
 export type DeriveMode = 'retry' | 'repair' | 'fork';
-
-/** Why a plan cannot be carried out. Stable snake_case names: scripts match on them. */
-export type BlockName =
-  | 'repair_root_missing'
-  | 'successful_root_requires_acknowledgement'
-  | 'definition_fingerprint_mismatch'
-  | 'resolved_input_digest_mismatch'
-  | 'dependency_set_mismatch'
-  | 'output_contract_mismatch'
-  | 'output_digest_mismatch'
-  | 'artifact_integrity'
-  | 'new_task_outside_repair_closure'
-  | 'unreconciled_effect'
-  | 'non_idempotent_effect'
-  | 'compensated_effect';
-
-export interface Block {
-  readonly block: BlockName;
-  readonly taskId: string;
-  readonly message: string;
-  readonly effectId?: string;
-}
-
-/** One reuse check of a candidate task: whether it passed, and what it compared. */
-export interface Check {
-  readonly check: string;
-  readonly passed: boolean;
-  readonly detail: string;
-}
 
 export interface PlannedTask {
   readonly taskId: string;

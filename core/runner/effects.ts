@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectInterceptorInput, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '@agentctl/sdk';
 import type { Hooks } from '../hooks.js';
 import type { Interception } from '../interceptors.js';
-import type { ApprovalOverride, EffectCall, InputTexts } from '../agents/tools.js';
+import type { ApprovalOverride, EffectCall, InputTexts } from './effect-call.js';
 import { decidePolicy } from '../policy/engine.js';
 import type { EffectRow, Store } from '../store/store.js';
 import { isBudgetExceeded, type EffectBudget } from './budget.js';

@@ -9,7 +9,7 @@ import type { ArtifactStore } from '../store/artifacts.js';
 import type { parser } from '../store/inspection.js';
 import { outputDigestOf } from '../store/lineage.js';
 import type { Row } from '../store/store.js';
-import type { Block, BlockName, Check } from './derive-plan.js';
+import type { Block, BlockName, Check } from './reuse-types.js';
 import { canonicalJson, sha256 } from './effects.js';
 
 const NON_MUTATING = new Set(['observe', 'pure']);

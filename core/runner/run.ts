@@ -1,10 +1,6 @@
 // The run driver: a fresh run from a compiled plan, or a stored run continued (resume); ordered commit of a sliding window.
-import { AGENT_KIND, type AgentFields } from '../agents/kind.js';
-import { modelUsage, type ModelUsageSummary } from '../agents/usage.js';
-import { agentNetworkProblems, agentSecretUses, asCredentialProblem } from '../agents/preflight.js';
 import { setMaxListeners } from 'node:events';
 import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, type AnyErrorCode, type CompiledPlan, type CompiledTask, type Diagnostic, type Disposition, type JsonValue, type SecretReference } from '@agentctl/sdk';
-import type { Host } from '../host.js';
 import { renderValue, TemplateError, type TemplateScope } from '../compiler/templates.js';
 import { planVars, taskScope } from './scope.js';
 import { routeSkip } from './control.js';
@@ -18,42 +14,12 @@ import { RunBudget, type BudgetExceeded } from './budget.js';
 import { RunPublisher } from './publisher.js';
 import { sectionUses } from '../compiler/sections.js';
 import { failWithoutIsolation, isolationUnavailable } from './unavailable-isolation.js';
+import { modelUsage } from '../store/model-usage.js';
+import { asCredentialProblem, networkProblems } from './network-preflight.js';
+import type { RunRequest, RunResult } from './run-types.js';
+import { bodyOf, secretUsesOf } from './task-body.js';
 
-export interface RunRequest {
-  readonly host: Host;
-  readonly store: Store;
-  readonly plan: CompiledPlan;
-  readonly file: string;
-  readonly source: string;
-  /** Absolute workspace root (policy.workspaceRoot resolved against --workspace). */
-  readonly workspaceRoot: string;
-  /** Aborted by SIGINT/SIGTERM or --timeout-seconds. */
-  readonly signal: AbortSignal;
-  readonly environment: NodeJS.ProcessEnv;
-  /** Asks a person at a terminal; without it, policy.nonInteractive decides. */
-  readonly approver?: Approver;
-  /** The config and code packs the run is started with, kept with its plan (`recordedConfig`) for the verbs that continue it. */
-  readonly recordedConfig?: JsonValue;
-}
-
-export interface RunResult {
-  readonly runId: string;
-  readonly traceId: string;
-  readonly state: RunState;
-  readonly output: Record<string, JsonValue>;
-  readonly tasks: Record<string, TaskState>;
-  /** Set when the run ended failed, paused or cancelled: what the CLI reports. */
-  readonly error?: AgentctlError;
-  /** How each task's result came to be in this invocation: run now, or reused from the record. */
-  readonly dispositions?: Record<string, Disposition>;
-  /** Problems that did not change the outcome, e.g. a commit observer that threw. */
-  readonly warnings?: readonly Diagnostic[];
-  /** What the run's agents used (model requests, tool calls, tokens), when it has agent tasks. */
-  readonly usage?: ModelUsageSummary;
-  /** Extra fields of the outcome document, e.g. a derived run's lineage (sourceRunId, roots, reused, executed). */
-  readonly details?: Readonly<Record<string, JsonValue>>;
-}
-
+export type { RunRequest, RunResult } from './run-types.js';
 
 /** What preflight needs of a run request: never the database, so `doctor` runs it without one. */
 export type PreflightRequest = Pick<RunRequest, 'host' | 'plan' | 'workspaceRoot' | 'signal' | 'environment'>;
@@ -65,21 +31,13 @@ export type PreflightRequest = Pick<RunRequest, 'host' | 'plan' | 'workspaceRoot
 export async function preflightProblems(request: PreflightRequest, vault: SecretVault, executing: readonly CompiledTask[]): Promise<Diagnostic[]> {
   const { host, plan, workspaceRoot, signal } = request;
   const references: { reference: SecretReference; where: string }[] = [];
-  for (const task of executing) {
-    const action = plan.actions[task.action]!;
-    if (action.kind === AGENT_KIND) {
-      references.push(...agentSecretUses(action.fields as unknown as AgentFields));
-      continue;
-    }
-    const kind = host.actionKind(action.kind)!;
-    for (const reference of kind.secretReferences?.(action.fields) ?? []) references.push({ reference, where: `spec.actions.${action.name}` });
-  }
+  for (const task of executing) references.push(...secretUsesOf(host, plan.actions[task.action]!));
   // The plugin-owned sections the executing tasks' kinds read (e.g. mcpServers): their secrets, then their URLs.
   const sectionNeeds = sectionUses(host, plan, executing);
   references.push(...sectionNeeds.secrets);
   const resolveContext = { workspaceRoot, environment: request.environment, signal, policy: plan.policy };
   const problems: Diagnostic[] = (await vault.resolve(host, references, resolveContext)).map(asCredentialProblem);
-  problems.push(...(await agentNetworkProblems(host, plan, vault, executing, resolveContext, sectionNeeds.urls)));
+  problems.push(...(await networkProblems(host, plan, vault, executing, resolveContext, sectionNeeds.urls)));
   const tasks = executing.map((task) => Object.freeze({ id: task.id, kind: task.kind, action: plan.actions[task.action]!.fields }));
   try {
     await host.hooks.preflight.promise(Object.freeze({ workflowName: plan.name, tasks, workspaceRoot, signal, process: host.process, report: (item: Diagnostic) => void problems.push(item) }));
@@ -488,7 +446,7 @@ async function finish(context: FinishContext): Promise<RunResult> {
     error.runId = runId;
     error.traceId = traceId;
   }
-  const usage = plan.tasks.some((task) => task.kind === AGENT_KIND) ? modelUsage(store.usageRows(runId)) : undefined;
+  const usage = plan.tasks.some((task) => bodyOf(request.host, task.kind).usesProvider) ? modelUsage(store.usageRows(runId)) : undefined;
   return { runId, traceId, state, output, tasks: scheduler.snapshot(), ...(error ? { error } : {}), ...(usage ? { usage } : {}) };
 }
 

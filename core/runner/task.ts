@@ -9,13 +9,11 @@ import { createFileService } from '../files/service.js';
 import { ArtifactStore, type TaskArtifact } from '../store/artifacts.js';
 import { ApprovalPending, canonicalJson, createEffectRunner, OutcomeNotRecorded, sha256, type Approver } from './effects.js';
 import type { SecretVault } from './secrets.js';
-import type { EffectBudget, RunBudget } from './budget.js';
-import { AgentBudget } from '../agents/budget.js';
-import { AGENT_KIND, promptOf, type AgentFields } from '../agents/kind.js';
-import { runAgent } from '../agents/loop.js';
-import { evaluateControl, routeSkip } from './control.js';
+import type { RunBudget } from './budget.js';
+import { routeSkip } from './control.js';
 import { boundedSignal } from './deadline.js';
-import { actionContext, causeOf, dispatchAction, dispatchActionTool, isDeadlineFailure, parseInput, type AttemptDispatch } from './action-dispatch.js';
+import { causeOf, isDeadlineFailure, parseInput, type AttemptDispatch } from './action-dispatch.js';
+import { attemptBodyContext, bodyOf, pureBodyContext } from './task-body.js';
 
 export interface TaskRequest {
   readonly host: Host;
@@ -81,10 +79,13 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
       const unselected = routeSkip(task, request.routerOutput);
       if (unselected !== undefined) return outcome('skipped', attempt, { output: unselected });
       if (task.when !== undefined && !evaluateWhen(task)(request.scope)) return outcome('skipped', attempt, { output: whenDecision(task.when, request.scope) });
-      if (task.control) {
+      const body = bodyOf(request.host, task.kind);
+      if (body.pure) {
         const value = renderValue(task.with, request.scope);
         resolved.input = { value, digest: `sha256:${sha256(canonicalJson(value))}` };
-        return outcome('succeeded', attempt, { output: evaluateControl(request) });
+        const action = request.plan.actions[task.action]!;
+        const basics = { task, action, input: value, attempt, run: { id: runId, workspaceRoot: request.workspaceRoot }, signal: request.signal, scope: request.scope, store };
+        return outcome('succeeded', attempt, { output: await body.run(pureBodyContext(basics)) });
       }
       request.budget?.startTask(task.id);
       const output = await dispatch(request, attempt, resolved);
@@ -97,10 +98,9 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
       if (request.signal.aborted) return outcome('cancelled', attempt, { error: new AgentctlError('AGENTCTL_E_CANCELLED', `task ${task.id} was cancelled`) });
       // A budget refusal is final for the whole run: retrying would only be refused again.
       const overBudget = error.code === 'AGENTCTL_E_BUDGET_EXCEEDED';
-      // An agent task is tried again only for a definite retryable provider answer (429, 5xx), as the reference does:
-      // a refusal (4xx) would be refused again, and an uncertain request is never sent twice.
-      const agentRefusal = task.kind === AGENT_KIND && error.code !== 'AGENTCTL_E_PROVIDER_UNAVAILABLE';
-      const retryable = isEffectFailure(error) && error.outcome === 'failed' && !overBudget && !agentRefusal;
+      // The task's body may refuse a retry (an agent's refusal by its provider would be refused again).
+      const bodyRefuses = bodyOf(request.host, task.kind).retries?.(error) === false;
+      const retryable = isEffectFailure(error) && error.outcome === 'failed' && !overBudget && !bodyRefuses;
       if (!retryable || attempt >= task.retry.maxAttempts) {
         return outcome('failed', attempt, { error, fatal: error.code === 'AGENTCTL_E_APPROVAL_REQUIRED' || overBudget });
       }
@@ -210,27 +210,11 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     log: (kindName, level, message) => request.notice('plugin.log', { level, kind: kindName, message: redact(message) }, task.id),
   };
   const bounds = { signal, timeoutSeconds };
+  const basics = { task, action, input, attempt, run: shared.common.run, signal, scope: request.scope, store: request.store };
+  const progress = async (type: string, data: Record<string, JsonValue>, effectId: string) => request.notice(type, data, task.id, effectId);
   let output: JsonValue | undefined;
   try {
-    if (kind.name === AGENT_KIND) {
-      // An agent task's own effects (its turns, its other tools' calls) reserve under the agent budgets.
-      const agentBudget = (processes: EffectBudget | undefined) => (budget && AgentBudget.applies(budget) ? new AgentBudget(budget, task.id, attempt, plan.runtime.pricing, processes) : processes);
-      const { context, actor } = actionContext(shared, action, input, { ...bounds, budget: agentBudget });
-      output = await runAgent({
-        host,
-        context,
-        effect: effects.actingFor(actor),
-        fields: action.fields as unknown as AgentFields,
-        prompt: promptOf(input as Record<string, JsonValue>),
-        ...(request.vault.network ? { network: request.vault.network } : {}),
-        ...(plan.runtime.pricing ? { pricing: plan.runtime.pricing } : {}),
-        ...(actor.budget instanceof AgentBudget ? { budget: actor.budget } : {}),
-        runAction: (tool, callId, toolInput) => dispatchActionTool(shared, tool, callId, toolInput, bounds),
-        progress: async (type, data, effectId) => request.notice(type, data, task.id, effectId),
-      });
-    } else {
-      output = await dispatchAction(shared, action, input, bounds);
-    }
+    output = await bodyOf(host, task.kind).run(attemptBodyContext(basics, { shared, bounds, progress }));
   } catch (error) {
     if (ledger.lost) throw ledger.lost;
     if (deadline.expired() && !request.signal.aborted && isDeadlineFailure(error)) {

@@ -4,7 +4,7 @@
 import { AgentctlError, EXIT, isAgentctlError, type JsonValue } from '@agentctl/sdk';
 import { newRunIdentity } from './identity.js';
 import { Scheduler } from './scheduler.js';
-import type { RunRequest, RunResult } from './run.js';
+import type { RunRequest, RunResult } from './run-types.js';
 import type { NewRun } from '../store/store.js';
 
 /** The preflight problems that say the isolation a task asked for is unavailable, not that the workflow is wrong. */

@@ -14,7 +14,7 @@ import {
 } from './ledger-records.js';
 import { artifactReference } from './artifact-records.js';
 import { runRecord, taskRecord } from './run-record.js';
-import { modelUsage } from '../agents/usage.js';
+import { modelUsage } from './model-usage.js';
 import { budgetView } from './budget-view.js';
 
 /** A JSON column; a row that does not parse is a damaged ledger (exit 5), named by table, column and row. */

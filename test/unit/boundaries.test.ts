@@ -125,6 +125,30 @@ const coreRule: Rule = (file) =>
         return 'local' in to && within(to.local, 'builtins') ? [`${file.path} imports ${specifier}`] : [];
       });
 
+/** The core's own task bodies (agent, flow): only the composition root imports them; each imports only its own folder of them. */
+const BODY_FOLDERS = ['core/agents', 'core/flow'];
+const bodyImportRule: Rule = (file) =>
+  file.path === COMPOSITION_ROOT
+    ? []
+    : importsOf(file.text).flatMap((specifier) => {
+        const to = target(file, specifier);
+        if (!('local' in to)) return [];
+        const folder = BODY_FOLDERS.find((candidate) => within(to.local, candidate));
+        return folder && !within(file.path, folder) ? [`${file.path} imports ${specifier}`] : [];
+      });
+
+/**
+ * "Is it an agent?" is a question to the task's body: no core file compares with the agent or flow kind constant, nor
+ * a kind with the agent kind's name. (`uses: agent:NAME` is syntax: its form is compared, not a task's kind.)
+ */
+const BODY_KIND = '(?:AGENT_KIND|FLOW_KIND)';
+const AGENT_NAME = String.raw`['"\x60]agent['"\x60]`;
+const BODY_KIND_COMPARISON = new RegExp(
+  [String.raw`[!=]==?\s*${BODY_KIND}`, String.raw`${BODY_KIND}\s*[!=]==?`, String.raw`\.has\(\s*${BODY_KIND}`, String.raw`case\s+(?:${BODY_KIND}|${AGENT_NAME})`, String.raw`kind\s*[!=]==?\s*${AGENT_NAME}`, String.raw`${AGENT_NAME}\s*[!=]==?\s*[\w.]*kind\b`].join('|'),
+  'i',
+);
+const bodyKindRule: Rule = (file) => (BODY_KIND_COMPARISON.test(file.text) ? [`${file.path} compares a kind with the agent or flow kind`] : []);
+
 const ORDINARY_WORDS = new Set(['file']);
 
 /** Kinds are keys, not branches: core/ never names a builtin's kind, isolation mode or secret form, nor switches on a kind. */
@@ -174,6 +198,23 @@ describe('code boundaries', () => {
     const names = builtinNames();
     expect(names).to.include.members(['builtin.write', 'builtin.shell.exec', 'process', 'env']);
     expect(tree('core').flatMap(namingRule(names))).to.deep.equal([]);
+  });
+
+  it('no file of core/ but the composition root imports the core\'s task bodies (core/agents/, core/flow/), and none compares a kind with theirs', () => {
+    const core = tree('core');
+    expect(core.flatMap(bodyImportRule)).to.deep.equal([]);
+    expect(core.flatMap(bodyKindRule)).to.deep.equal([]);
+    expect(importsOf(readFileSync(join(ROOT, COMPOSITION_ROOT), 'utf8'))).to.include.members(['../agents/plugin.js', '../flow/plugin.js']);
+    // Each rule fails on a file that breaks it.
+    const file = (path: string, text: string): SourceFile => ({ path, text });
+    expect(bodyImportRule(file('core/runner/run.ts', "import { modelUsage } from '../agents/usage.js';"))).to.have.length(1);
+    expect(bodyImportRule(file('core/host.ts', "import { flowKind } from './flow/kind.js';"))).to.have.length(1);
+    expect(bodyImportRule(file('core/agents/loop.ts', "import { flowKind } from '../flow/kind.js';"))).to.have.length(1);
+    expect(bodyImportRule(file('core/agents/loop.ts', "import { callTool } from './tools.js';"))).to.deep.equal([]);
+    expect(bodyKindRule(file('core/x.ts', 'if (task.kind === AGENT_KIND) {}'))).to.have.length(1);
+    expect(bodyKindRule(file('core/x.ts', "const agents = tasks.filter((task) => task.kind !== 'agent');"))).to.have.length(1);
+    expect(bodyKindRule(file('core/x.ts', "if (FLOW_KIND === kind) {}"))).to.have.length(1);
+    expect(bodyKindRule(file('core/x.ts', 'const body = host.taskBody(task.kind);'))).to.deep.equal([]);
   });
 
   it('each rule fails on a file that breaks it', () => {

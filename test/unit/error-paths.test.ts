@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { z } from 'zod';
-import { agentNetworkProblems } from '../../core/agents/preflight.js';
+import { networkProblems as agentNetworkProblems } from '../../core/runner/network-preflight.js';
 import { compileText } from '../../core/compiler/compile.js';
 import { SecretVault } from '../../core/runner/secrets.js';
 import { bareHost } from '../../core/testing/bare-host.js';

@@ -3,7 +3,6 @@
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, diagnostic, errorMessage, EXIT, isAgentctlError, secretKindLabel, secretReferenceTarget, type CompiledPlan, type Diagnostic, type JsonValue, type SecretReference } from '@agentctl/sdk';
-import { AGENT_KIND } from '../../agents/kind.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { referenceForm } from '../../runner/secrets.js';
@@ -37,8 +36,8 @@ export interface SecretCheck {
 export function secretUses(host: Host, plan: CompiledPlan): { reference: SecretReference; where: string }[] {
   const uses: { reference: SecretReference; where: string }[] = [];
   for (const action of Object.values(plan.actions)) {
-    if (action.kind === AGENT_KIND) continue;
-    for (const reference of host.actionKind(action.kind)?.secretReferences?.(action.fields) ?? []) uses.push({ reference, where: `spec.actions.${action.name}` });
+    // Only actions a workflow declares are listed here: a body's own (an agent's) are its providers' and tools' below.
+    for (const reference of host.declaredActionKind(action.kind)?.secretReferences?.(action.fields) ?? []) uses.push({ reference, where: `spec.actions.${action.name}` });
   }
   for (const provider of Object.values(plan.providers ?? {})) {
     if (provider.credential) uses.push({ reference: provider.credential, where: `spec.providers.${provider.name}.credential` });

@@ -120,7 +120,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
     const workflow = text ?? String(source.workflow_source);
     const plan = await targetPlan(host, mode, file, workflow, source, inputs, vars, packOptions(argv));
     const derivation = await planDerivation({ host, store, plan, source, mode, from, failed, restartSuccessful: Boolean(argv['restart-successful']) });
-    if (argv.plan) return reportPlan(derivationDocument(derivation, plan, store, failed, Boolean(argv['restart-successful'])), derivation, output);
+    if (argv.plan) return reportPlan(derivationDocument(host, derivation, plan, store, failed, Boolean(argv['restart-successful'])), derivation, output);
     if (!derivation.plan.compatible) throw blockedError(derivation);
     // retry and repair print their own outcome kinds; fork's is a RunOutcome, as for any run.
     const kind = { retry: 'RetryOutcome', repair: 'RepairOutcome', fork: 'RunOutcome' }[mode];

@@ -10,7 +10,7 @@ import { statePaths } from '../../store/state-paths.js';
 import { DEFAULT_DB } from '../database-option.js';
 import { describePlan } from '../../plan-view.js';
 import { planDocument } from '../../plan-document.js';
-import { checkInstructionFiles } from '../../agents/instructions-check.js';
+import { checkInstructionFiles } from '../../compiler/instructions-check.js';
 import { closest } from '../../compiler/suggest.js';
 import { workflowJsonSchema } from '../../schema.js';
 import type { Compose } from '../composition.js';

@@ -35,6 +35,7 @@ const pluginsList = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> =>
             ...plugin.providers.map((kind) => `provider ${kind}`),
             ...plugin.toolKinds.map((kind) => `tool ${kind}`),
             ...plugin.specSections.map((key) => `section spec.${key}`),
+            ...plugin.taskBodies.map((kind) => `task body ${kind}`),
             ...(plugin.network ? ['the network client'] : []),
             ...plugin.errorCodes.map((code) => `code ${code}`),
           ].join(', ');

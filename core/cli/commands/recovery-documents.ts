@@ -2,8 +2,8 @@
 // RepairPlan, RetryOutcome, RepairOutcome, CompensationPlan, CompensationOutcome; see sdk/documents/run.ts). The
 // planners keep their own types; these functions only translate, adding agentctl's fields beside the reference's.
 import { basename } from 'node:path';
-import type { CompiledPlan, JsonValue } from '@agentctl/sdk';
-import { AGENT_KIND } from '../../agents/kind.js';
+import type { CompiledAction, CompiledPlan, JsonValue } from '@agentctl/sdk';
+import type { Host } from '../../host.js';
 import type { CompensationPlan } from '../../runner/compensate.js';
 import type { Block, Derivation, PlannedTask } from '../../runner/derive-plan.js';
 import type { RunResult } from '../../runner/run.js';
@@ -14,7 +14,7 @@ const DISPOSITION: Readonly<Record<PlannedTask['disposition'], string>> = { reus
 const SETTLED_BY_REPAIRING = new Set(['definition_fingerprint_mismatch', 'resolved_input_digest_mismatch', 'dependency_set_mismatch', 'output_contract_mismatch', 'output_digest_mismatch', 'artifact_integrity', 'new_task_outside_repair_closure']);
 
 /** `retry --plan` (`RetryPlan`) or `repair --plan` (`RepairPlan`): the reference's fields, then agentctl's plan. */
-export function derivationDocument(derivation: Derivation, target: CompiledPlan, store: Store, failedOnly: boolean, restartSuccessful: boolean): { kind: string; data: Record<string, unknown> } {
+export function derivationDocument(host: Host, derivation: Derivation, target: CompiledPlan, store: Store, failedOnly: boolean, restartSuccessful: boolean): { kind: string; data: Record<string, unknown> } {
   const { plan } = derivation;
   const byId = new Map(plan.tasks.map((task) => [task.taskId, task]));
   const rerun = plan.tasks.filter((task) => task.disposition === 'fresh').map((task) => task.taskId);
@@ -29,9 +29,9 @@ export function derivationDocument(derivation: Derivation, target: CompiledPlan,
     reusedTasks: plan.tasks.filter((task) => task.disposition === 'reused').map((task) => task.taskId),
     rerunTasks: rerun,
     blockedReuse: plan.blocks.map((block) => blockDocument(block, byId.get(block.taskId))),
-    freshEffectSummary: freshEffects(target, rerun, store, plan.sourceRunId),
+    freshEffectSummary: freshEffects(host, target, rerun, store, plan.sourceRunId),
     approvalSummary: approvals(target, rerun),
-    estimatedProviderTasks: providerTasks(target, rerun),
+    estimatedProviderTasks: providerTasks(host, target, rerun),
     warnings: [] as string[],
     tasks,
   };
@@ -71,15 +71,18 @@ const actionOf = (plan: CompiledPlan, taskId: string) => {
   return task && !task.control ? plan.actions[task.action] : undefined;
 };
 
-const providerTasks = (plan: CompiledPlan, rerun: readonly string[]) => rerun.filter((id) => actionOf(plan, id)?.kind === AGENT_KIND).length;
+const providerTasks = (host: Host, plan: CompiledPlan, rerun: readonly string[]) => rerun.filter((id) => usesProvider(host, actionOf(plan, id))).length;
+
+/** Whether the task body of an action's kind calls a model provider (an agent task does). */
+const usesProvider = (host: Host, action: CompiledAction | undefined) => action !== undefined && host.taskBody(action.kind)?.usesProvider === true;
 
 /** What the fresh tasks will do: agent tasks, action tasks, those whose effect changes something, and doubt left in the source. */
-function freshEffects(plan: CompiledPlan, rerun: readonly string[], store: Store, sourceRunId: string) {
+function freshEffects(host: Host, plan: CompiledPlan, rerun: readonly string[], store: Store, sourceRunId: string) {
   const actions = rerun.map((id) => actionOf(plan, id)).filter((action) => action !== undefined);
   const inDoubt = store.effectRows(sourceRunId).filter((effect) => rerun.includes(String(effect.task_id)) && (effect.state === 'started' || effect.state === 'uncertain'));
   return {
-    providerTasks: actions.filter((action) => action.kind === AGENT_KIND).length,
-    actionTasks: actions.filter((action) => action.kind !== AGENT_KIND).length,
+    providerTasks: actions.filter((action) => usesProvider(host, action)).length,
+    actionTasks: actions.filter((action) => !usesProvider(host, action)).length,
     declaredEffects: actions.filter((action) => action.profile.effectClass !== 'pure').length,
     uncertainSourceEffects: inDoubt.length,
   };

@@ -1,26 +1,11 @@
-// Preflight of the agent tasks that will execute, before any run state exists: their provider credentials (a
-// missing one is exit 6), the network client of the run (customCa resolved and checked), and every provider URL
-// judged by the network policy and resolved. Nothing is sent.
-import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SecretReference, type SectionUrl } from '@agentctl/sdk';
+// Preflight of what the executing tasks will reach, before any run state exists: the run's network client (customCa
+// resolved and checked) and every URL their bodies and plugin-owned sections name, judged by the network policy and
+// resolved. Nothing is sent. Also the rule that an unresolvable provider credential is a missing credential (exit 6).
+import { diagnostic, errorMessage, isAgentctlError, type CompiledPlan, type CompiledTask, type Diagnostic, type NetworkSettings, type SectionUrl } from '@agentctl/sdk';
 import type { SecretLookup } from '../hooks.js';
 import type { Host } from '../host.js';
-import type { SecretVault } from '../runner/secrets.js';
-import { AGENT_KIND, type AgentFields } from './kind.js';
-
-export interface SecretUse {
-  readonly reference: SecretReference;
-  readonly where: string;
-}
-
-/** The secret references of one agent task, each named by where it is written. */
-export function agentSecretUses(fields: AgentFields): SecretUse[] {
-  const { provider, tools } = fields;
-  return [
-    ...(provider.credential ? [{ reference: provider.credential, where: `spec.providers.${provider.name}.credential` }] : []),
-    ...Object.entries(provider.headers).map(([name, reference]) => ({ reference, where: `spec.providers.${provider.name}.headers.${name}` })),
-    ...tools.flatMap((tool) => tool.secrets.map((reference, index) => ({ reference, where: `spec.tools.${tool.name}.secrets[${index}]` }))),
-  ];
-}
+import type { SecretVault } from './secrets.js';
+import { bodyOf } from './task-body.js';
 
 /**
  * A provider credential that cannot be resolved is a missing credential (exit 6), whatever the resolver refused: the
@@ -32,14 +17,14 @@ export function asCredentialProblem(problem: Diagnostic): Diagnostic {
 }
 
 /**
- * Builds the run's network client (for agent tasks and action kinds that use the network) and checks every provider
- * URL the executing agent tasks will reach, and every URL of the sections the executing kinds read.
+ * Builds the run's network client (for task bodies that reach URLs, e.g. an agent's provider, and action kinds that
+ * use the network) and checks every URL the executing tasks' bodies name, and every URL of the sections they read.
  */
-export async function agentNetworkProblems(host: Host, plan: CompiledPlan, vault: SecretVault, executing: readonly CompiledTask[], context: SecretLookup, sectionUrls: readonly SectionUrl[] = []): Promise<Diagnostic[]> {
-  const agents = executing.filter((task) => task.kind === AGENT_KIND).map((task) => plan.actions[task.action]!.fields as unknown as AgentFields);
+export async function networkProblems(host: Host, plan: CompiledPlan, vault: SecretVault, executing: readonly CompiledTask[], context: SecretLookup, sectionUrls: readonly SectionUrl[] = []): Promise<Diagnostic[]> {
   const urls = new Map<string, string>();
-  for (const { provider } of agents) {
-    for (const url of host.provider(provider.kind)?.urls?.(provider) ?? []) urls.set(url, `spec.providers.${provider.name}`);
+  const lookup = { provider: (kind: string) => host.provider(kind) };
+  for (const task of executing) {
+    for (const { url, where } of bodyOf(host, task.kind).urls?.(plan.actions[task.action]!, lookup) ?? []) urls.set(url, where);
   }
   // URLs of the plugin-owned sections the executing kinds read (an MCP server's), judged like a provider's.
   for (const { url, where } of sectionUrls) if (!urls.has(url)) urls.set(url, where);

@@ -3,7 +3,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AgentctlError, diagnostic, type CompiledPlan } from '@agentctl/sdk';
-import type { SourceDocument } from '../compiler/source.js';
+import type { SourceDocument } from './source.js';
 
 /** Throws AGENTCTL_E_FILE_NOT_FOUND (exit 2), with the file's location in the workflow, for each agent whose instructionsFile cannot be read. */
 export function checkInstructionFiles(plan: CompiledPlan, workspaceRoot: string, source: SourceDocument): void {
