@@ -41,6 +41,9 @@ export interface PackCheck {
   readonly afterLoad: (packs: readonly LoadedPack[]) => void;
 }
 
+/** The config's code packs, as the CLI loaded them, and the config they came from. */
+export type ProjectPacks = () => { readonly packs: readonly LoadedPack[]; readonly config: LoadedConfig | null };
+
 /** How a command builds its host; the CLI entry binds the extra plugins and the packs once. */
 export type Compose = (options?: HostOptions) => Host;
 

@@ -13,7 +13,8 @@ import { LOCK_FILE, type CodePackEntry, type LockEntry } from '../../packs/forma
 import { lockDocument, lockText, packRoot, resolveForLock } from '../../packs/load.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
-import { writeAtomically, type ProjectPacks } from './packs.js';
+import { writeAtomically } from '../../files/atomic-write.js';
+import type { ProjectPacks } from '../composition.js';
 
 interface VendorArgs extends GlobalArgs {
   out: string;
