@@ -32,6 +32,7 @@ import {
   type TapOnly,
   type TapOptions,
 } from '@agentctl/sdk';
+import type { PlanEmitter, RunReporter } from '@agentctl/sdk';
 import type { CommitSink, Hooks, PolicyBallot } from './hooks.js';
 import type { ErrorCodeRegistry } from './plugin-errors.js';
 import { CORE_SPEC_KEYS } from './compiler/envelope.js';
@@ -51,6 +52,9 @@ export interface PluginRecord {
   readonly toolKinds: string[];
   /** The `spec` sections it owns (e.g. `mcpServers`). */
   readonly specSections: string[];
+  /** The plan emitters and run reporters it owns, by format. */
+  readonly planEmitters: string[];
+  readonly runReporters: string[];
   /** Whether it registered the network client factory. */
   network: boolean;
   readonly errorCodes: string[];
@@ -67,6 +71,7 @@ export interface PluginRegistrar {
   claim<T>(registry: 'kind' | 'isolation' | 'provider' | 'tool' | 'network' | 'section', key: string, value: T, plugin: string): void;
   claimSecretForm(form: string, plugin: string): void;
   deferOwnerCheck(kind: string, plugin: string): void;
+  claimFormat(registry: 'emitter' | 'reporter', format: string, value: PlanEmitter | RunReporter, plugin: string): void;
 }
 
 interface Tappable {
@@ -169,7 +174,32 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord, options?:
       host.claim('section', section.key, Object.freeze({ ...section }), plugin);
       record.specSections.push(section.key);
     },
+    // Consumers of the public documents: what an emitter or reporter throws names the plugin and `emitter:FORMAT`.
+    registerPlanEmitter: (emitter: PlanEmitter) => {
+      open(`registered plan emitter ${emitter?.format}`);
+      checkFormat(plugin, 'plan emitter', emitter, 'emit');
+      host.claimFormat('emitter', emitter.format, Object.freeze({ ...emitter, emit: (input: Parameters<PlanEmitter['emit']>[0]) => attributed(host, plugin, `emitter:${emitter.format}`, async () => emitter.emit(input)) }), plugin);
+      record.planEmitters.push(emitter.format);
+    },
+    registerRunReporter: (reporter: RunReporter) => {
+      open(`registered run reporter ${reporter?.format}`);
+      checkFormat(plugin, 'run reporter', reporter, 'report');
+      host.claimFormat('reporter', reporter.format, Object.freeze({ ...reporter, report: (input: Parameters<RunReporter['report']>[0]) => attributed(host, plugin, `reporter:${reporter.format}`, async () => reporter.report(input)) }), plugin);
+      record.runReporters.push(reporter.format);
+    },
   });
+}
+
+/** A format is a short lower-case name (it becomes a command-line value), and the consumer's function is a function. */
+function checkFormat(plugin: string, what: string, consumer: PlanEmitter | RunReporter, method: 'emit' | 'report'): void {
+  const format = (consumer as { format?: unknown } | undefined)?.format;
+  const problem =
+    typeof format !== 'string' || !/^[a-z][a-z0-9-]{0,39}$/.test(format)
+      ? 'a format is a lower-case letter, then up to 39 lower-case letters, digits and dashes'
+      : typeof (consumer as unknown as Record<string, unknown>)[method] !== 'function'
+        ? `${method} must be a function`
+        : undefined;
+  if (problem) throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} registers ${what} ${String(format)}: ${problem}`);
 }
 
 /**

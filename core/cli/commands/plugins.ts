@@ -35,6 +35,8 @@ const pluginsList = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> =>
             ...plugin.providers.map((kind) => `provider ${kind}`),
             ...plugin.toolKinds.map((kind) => `tool ${kind}`),
             ...plugin.specSections.map((key) => `section spec.${key}`),
+            ...plugin.planEmitters.map((format) => `emitter ${format}`),
+            ...plugin.runReporters.map((format) => `reporter ${format}`),
             ...(plugin.network ? ['the network client'] : []),
             ...plugin.errorCodes.map((code) => `code ${code}`),
           ].join(', ');
