@@ -20,7 +20,7 @@ import type { VarsOptions } from '../../compiler/vars-files.js';
 import { emit, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 import { derivationDocument, derivedOutcomeFields } from './recovery-documents.js';
-import { driveAndReport, isDirectory, type Driving } from './run.js';
+import { driveAndReport, isDirectory, type Driving } from '../drive.js';
 
 interface DeriveArgs extends GlobalArgs, InputArgs {
   file?: string;
