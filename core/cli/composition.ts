@@ -4,7 +4,7 @@ import { builtinPlugins } from '../../builtins/index.js';
 import { isAgentctlError, type PluginDefinition } from '@agentctl/sdk';
 import type { LoadedConfig } from '../config/discover.js';
 import { label, loadPacks, type BeforeImport, type LoadedPack } from '../config/packs.js';
-import { codePackLock } from '../packs/code-lock.js';
+import { codePackLock } from '../config/code-lock.js';
 import type { Host } from '../host.js';
 import { createHost, type HostOptions } from '../setup.js';
 
