@@ -2,7 +2,7 @@
 import { AGENT_KIND, type AgentFields } from './agents/kind.js';
 import type { Host } from './host.js';
 import type { CompiledPlan, JsonValue, ProcessDescription } from '@agentctl/sdk';
-import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
+import { renderKnown } from './compiler/known-values.js';
 import { taskScope } from './runner/scope.js';
 import type { TaskPolicyView } from './policy-preview.js';
 import { planDocument, type PlanDocument, type PlanTaskDocument } from './plan-document.js';
@@ -60,7 +60,7 @@ export interface PlanAgentView {
 
 export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap<string, TaskPolicyView>): PlanView {
   const rendered = new Map(plan.tasks.map((task) => [task.id, renderKnown(task.with, taskScope(plan, task, {}))]));
-  const document = planDocument(host, plan, new Map([...rendered].map(([id, item]) => [id, item.value])));
+  const document = planDocument(host, plan, new Map([...rendered].map(([id, item]) => [id, item.value!])));
   const tasks: Record<string, PlanTaskView> = {};
   for (const task of plan.tasks) {
     const { expansion, compensate, ...reference } = document.tasks[task.id]!;
@@ -112,21 +112,4 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
     ];
   });
   return { ...document, tasks, workflow: plan.name, digest: plan.digest, inputs: { ...plan.inputs }, policy: plan.policy, runtime: plan.runtime, processes, agents };
-}
-
-/** Renders what plan-time values allow; a template on task outputs or memory (or one that fails) stays as written. */
-function renderKnown(value: JsonValue, scope: TemplateScope): { value: JsonValue; dynamic: boolean } {
-  let dynamic = false;
-  const rendered = renderValue(value, scope, (text) => {
-    const parsed = parseTemplate(text);
-    const later = parsed.segments.some((segment) => 'expression' in segment && (segment.expression.path[0] === 'tasks' || segment.expression.path[0] === 'memory'));
-    try {
-      if (!later) return renderString(text, scope, parsed);
-    } catch {
-      // not renderable now: shown as written
-    }
-    dynamic = true;
-    return text;
-  });
-  return { value: rendered, dynamic };
 }
