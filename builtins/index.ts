@@ -1,6 +1,7 @@
 // The plugins agentctl ships. Each registers through the public SDK, exactly as a third-party pack would.
 import assign from './assign/plugin.js';
 import assert from './assert/plugin.js';
+import emitterJson from './emitter-json/plugin.js';
 import extensionProcess from './extension-process/plugin.js';
 import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
@@ -10,6 +11,7 @@ import providerAnthropic from './provider-anthropic/plugin.js';
 import providerFake from './provider-fake/plugin.js';
 import providerGoogle from './provider-google/plugin.js';
 import providerOpenAi from './provider-openai/plugin.js';
+import reporterMarkdown from './reporter-markdown/plugin.js';
 import read from './read/plugin.js';
 import secretsEnv from './secrets-env/plugin.js';
 import secretsFile from './secrets-file/plugin.js';
@@ -37,4 +39,6 @@ export const builtinPlugins = [
   providerGoogle,
   providerOpenAi,
   toolsWorkspace,
+  emitterJson,
+  reporterMarkdown,
 ] as const;

@@ -3,7 +3,7 @@
 import semverSatisfies from 'semver/functions/satisfies.js';
 import validVersion from 'semver/functions/valid.js';
 import validRange from 'semver/ranges/valid.js';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type HttpRequest, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PluginDefinition, type SpecSection, type TaskBody, type ToolKind } from '@agentctl/sdk';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type HttpRequest, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PlanEmitter, type PluginDefinition, type RunReporter, type SpecSection, type TaskBody, type ToolKind } from '@agentctl/sdk';
 import { createHooks, createInterceptorChains, type Hooks } from './hooks.js';
 import { composeInterception, NO_INTERCEPTION, type Interception } from './interceptors.js';
 import { pluginApi, type PluginRecord, type PluginRegistrar } from './plugin-api.js';
@@ -98,6 +98,8 @@ export class Host implements PluginRegistrar {
       toolKinds: [],
       specSections: [],
       taskBodies: [],
+      planEmitters: [],
+      runReporters: [],
       network: false,
       errorCodes: Object.keys(plugin.errorCodes ?? {}),
     };
@@ -280,6 +282,36 @@ export class Host implements PluginRegistrar {
     throw new AgentctlError('AGENTCTL_E_PACK_CONFLICT', message, {
       diagnostics: [diagnostic('AGENTCTL_E_PACK_CONFLICT', { message, plugin, hook: 'setup', help: `remove pack ${plugin} or ${owner} from the config, or rename the ${what} in one of them` })],
     });
+  }
+
+  // Consumers of the public documents: plan emitters and run reporters, each keyed by its format.
+  readonly #planEmitters = new Map<string, Owned<PlanEmitter>>();
+  readonly #runReporters = new Map<string, Owned<RunReporter>>();
+
+  /** Registers a plan emitter or run reporter under its format; a second owner is refused naming both. */
+  claimFormat(registry: 'emitter' | 'reporter', format: string, value: PlanEmitter | RunReporter, plugin: string): void {
+    const map = (registry === 'emitter' ? this.#planEmitters : this.#runReporters) as Map<string, Owned<PlanEmitter | RunReporter>>;
+    const existing = map.get(format);
+    if (existing) this.#refuseSecondOwner(registry === 'emitter' ? 'plan emitter' : 'run reporter', format, existing.plugin, plugin);
+    map.set(format, { value, plugin });
+  }
+
+  planEmitter(format: string): PlanEmitter | undefined {
+    return this.#planEmitters.get(format)?.value;
+  }
+
+  /** The formats `plan --emit` knows, sorted. */
+  planEmitters(): string[] {
+    return [...this.#planEmitters.keys()].sort();
+  }
+
+  runReporter(format: string): RunReporter | undefined {
+    return this.#runReporters.get(format)?.value;
+  }
+
+  /** The formats `report --format` knows, sorted. */
+  runReporters(): string[] {
+    return [...this.#runReporters.keys()].sort();
   }
 
   /** Remembers a dispatch tap made before its kind was registered, to check at `ready()`. */

@@ -1,7 +1,7 @@
 // What `agentctl plan` shows: order, inputs as far as they are known, effect profiles, and every process.
 import type { Host } from './host.js';
 import type { CompiledPlan, JsonValue, ProcessDescription } from '@agentctl/sdk';
-import { parseTemplate, renderString, renderValue, type TemplateScope } from './compiler/templates.js';
+import { renderKnown } from './compiler/known-values.js';
 import { taskScope } from './runner/scope.js';
 import type { TaskPolicyView } from './policy-preview.js';
 import type { PropagatedName } from './propagation.js';
@@ -62,7 +62,7 @@ export interface PlanAgentView {
 
 export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap<string, TaskPolicyView>): PlanView {
   const rendered = new Map(plan.tasks.map((task) => [task.id, renderKnown(task.with, taskScope(plan, task, {}))]));
-  const document = planDocument(host, plan, new Map([...rendered].map(([id, item]) => [id, item.value])));
+  const document = planDocument(host, plan, new Map([...rendered].map(([id, item]) => [id, item.value!])));
   const tasks: Record<string, PlanTaskView> = {};
   for (const task of plan.tasks) {
     const { expansion, compensate, ...reference } = document.tasks[task.id]!;
@@ -110,21 +110,4 @@ export function describePlan(host: Host, plan: CompiledPlan, policy: ReadonlyMap
 function propagatedTo(process: ProcessDescription, names: readonly PropagatedName[]): Pick<PlanProcessView, 'propagatedEnvironment'> {
   const added = names.filter((entry) => !process.environment.includes(entry.name));
   return added.length > 0 ? { propagatedEnvironment: added.map((entry) => ({ ...entry })) } : {};
-}
-
-/** Renders what plan-time values allow; a template on task outputs or memory (or one that fails) stays as written. */
-function renderKnown(value: JsonValue, scope: TemplateScope): { value: JsonValue; dynamic: boolean } {
-  let dynamic = false;
-  const rendered = renderValue(value, scope, (text) => {
-    const parsed = parseTemplate(text);
-    const later = parsed.segments.some((segment) => 'expression' in segment && (segment.expression.path[0] === 'tasks' || segment.expression.path[0] === 'memory'));
-    try {
-      if (!later) return renderString(text, scope, parsed);
-    } catch {
-      // not renderable now: shown as written
-    }
-    dynamic = true;
-    return text;
-  });
-  return { value: rendered, dynamic };
 }

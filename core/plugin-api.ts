@@ -25,6 +25,7 @@ import {
   type PluginHooks,
   type PolicyHook,
   type PolicyRequest,
+  type PlanEmitter,
   type PolicyTapOptions,
   type PolicyVote,
   type PreflightContext,
@@ -32,6 +33,7 @@ import {
   type ProcessSpec,
   type SecretReference,
   type Propagator,
+  type RunReporter,
   type SecretResolver,
   type SpecSection,
   type TaskBody,
@@ -61,6 +63,9 @@ export interface PluginRecord {
   readonly specSections: string[];
   /** The kinds it registered task bodies for. */
   readonly taskBodies: string[];
+  /** The plan emitters and run reporters it owns, by format. */
+  readonly planEmitters: string[];
+  readonly runReporters: string[];
   /** Whether it registered the network client factory. */
   network: boolean;
   readonly errorCodes: string[];
@@ -84,6 +89,7 @@ export interface PluginRegistrar {
   /** The interceptor chains and propagators plugins add to (declared in hooks.ts). */
   readonly interceptors: InterceptorChains;
   claimTaskBody(body: TaskBody, plugin: string): void;
+  claimFormat(registry: 'emitter' | 'reporter', format: string, value: PlanEmitter | RunReporter, plugin: string): void;
 }
 
 interface Tappable {
@@ -205,6 +211,19 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord, options?:
       host.claimTaskBody(Object.freeze({ ...body }), plugin);
       record.taskBodies.push(body.kind);
     },
+    // Consumers of the public documents: what an emitter or reporter throws names the plugin and `emitter:FORMAT`.
+    registerPlanEmitter: (emitter: PlanEmitter) => {
+      open(`registered plan emitter ${emitter?.format}`);
+      checkFormat(plugin, 'plan emitter', emitter, 'emit');
+      host.claimFormat('emitter', emitter.format, Object.freeze({ ...emitter, emit: (input: Parameters<PlanEmitter['emit']>[0]) => attributed(host, plugin, `emitter:${emitter.format}`, async () => emitter.emit(input)) }), plugin);
+      record.planEmitters.push(emitter.format);
+    },
+    registerRunReporter: (reporter: RunReporter) => {
+      open(`registered run reporter ${reporter?.format}`);
+      checkFormat(plugin, 'run reporter', reporter, 'report');
+      host.claimFormat('reporter', reporter.format, Object.freeze({ ...reporter, report: (input: Parameters<RunReporter['report']>[0]) => attributed(host, plugin, `reporter:${reporter.format}`, async () => reporter.report(input)) }), plugin);
+      record.runReporters.push(reporter.format);
+    },
   });
 }
 
@@ -229,6 +248,18 @@ function addPropagator(chains: InterceptorChains, plugin: string, propagator: Pr
     if (owner) throw new AgentctlError('AGENTCTL_E_PLUGIN_DUPLICATE', `environment entry ${name} is propagated by plugin ${owner.plugin}; plugin ${plugin} cannot propagate it too`);
   }
   chains.propagators.push({ plugin, propagator: Object.freeze({ ...propagator }) });
+}
+
+/** A format is a short lower-case name (it becomes a command-line value), and the consumer's function is a function. */
+function checkFormat(plugin: string, what: string, consumer: PlanEmitter | RunReporter, method: 'emit' | 'report'): void {
+  const format = (consumer as { format?: unknown } | undefined)?.format;
+  const problem =
+    typeof format !== 'string' || !/^[a-z][a-z0-9-]{0,39}$/.test(format)
+      ? 'a format is a lower-case letter, then up to 39 lower-case letters, digits and dashes'
+      : typeof (consumer as unknown as Record<string, unknown>)[method] !== 'function'
+        ? `${method} must be a function`
+        : undefined;
+  if (problem) throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} registers ${what} ${String(format)}: ${problem}`);
 }
 
 /**

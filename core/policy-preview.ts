@@ -3,7 +3,8 @@
 import type { CompiledPlan, CompiledTask, DescribedEffect, Diagnostic, JsonValue, PolicyVerdict } from '@agentctl/sdk';
 import type { Host } from './host.js';
 import { corePolicy } from './policy/engine.js';
-import { hasTemplate, parseTemplate, renderString, type TemplateScope } from './compiler/templates.js';
+import { knownValue } from './compiler/known-values.js';
+import type { TemplateScope } from './compiler/templates.js';
 import { taskScope } from './runner/scope.js';
 
 /** What policy will say about one task, before the run. */
@@ -75,36 +76,6 @@ function previewTask(host: Host, plan: CompiledPlan, task: CompiledTask, scope: 
     if (RESTRICTIVENESS[verdict.decision] > RESTRICTIVENESS[strongest.decision]) strongest = verdict;
   }
   return view(strongest.decision, effects.map((effect) => effect.operation), strongest);
-}
-
-/**
- * A task's `with` as far as it is known before the run: templates on inputs and vars rendered; a field filled from an
- * earlier task's output (or one that cannot render now) left out, and an array holding one left out whole.
- */
-export function knownValue(value: JsonValue, scope: TemplateScope): JsonValue | undefined {
-  if (typeof value === 'string') {
-    if (!hasTemplate(value)) return value;
-    try {
-      const parsed = parseTemplate(value);
-      const later = parsed.segments.some((segment) => 'expression' in segment && (segment.expression.path[0] === 'tasks' || segment.expression.path[0] === 'memory'));
-      return later ? undefined : renderString(value, scope, parsed);
-    } catch {
-      return undefined;
-    }
-  }
-  if (Array.isArray(value)) {
-    const items = value.map((item) => knownValue(item, scope));
-    return items.some((item) => item === undefined) ? undefined : (items as JsonValue[]);
-  }
-  if (value !== null && typeof value === 'object') {
-    const known: Record<string, JsonValue> = {};
-    for (const [key, item] of Object.entries(value)) {
-      const rendered = knownValue(item, scope);
-      if (rendered !== undefined) known[key] = rendered;
-    }
-    return known;
-  }
-  return value;
 }
 
 /**

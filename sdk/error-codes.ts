@@ -222,6 +222,10 @@ export const ERROR_CODES = define({
   AGENTCTL_E_OUTCOME_NOT_RECORDED: { exitCode: EXIT.persistence, summary: 'An effect was performed but its outcome could not be recorded; the run stops.', help: 'free the database (disk space, a lock held by another process), then inspect the run: the effect may have happened' },
   AGENTCTL_E_RUN_ENDED: { exitCode: EXIT.persistence, summary: 'cancel names a run that already ended succeeded, failed or cancelled.', help: 'nothing to cancel: `agentctl inspect RUN` shows how the run ended' },
   AGENTCTL_E_RUN_LEASED: { exitCode: EXIT.persistence, summary: 'Another process holds the lease on this run.', help: 'wait for the other agentctl process driving this run to finish' },
+  // Consumers of the public documents: plan emitters and run reporters (exit 2)
+  AGENTCTL_E_FORMAT_UNKNOWN: { exitCode: EXIT.usage, summary: 'No plan emitter (`plan --emit`) or run reporter (`report --format`) has this format.', help: 'use one of the registered formats the message lists; `agentctl plugins list` shows who registers them' },
+  AGENTCTL_E_OUTPUT_PATH: { exitCode: EXIT.usage, summary: 'The --out of `plan --emit` or `report` cannot take what is written: a file where a folder is needed, a folder where a file is, a missing folder, or a link out of the folder.', help: 'name a folder for `plan --emit --out`, a file in an existing folder for `report --out`' },
+  AGENTCTL_E_EMIT_PATH: { exitCode: EXIT.usage, summary: 'A plan emitter returned a file path that would leave the --out folder (absolute, `..`), is empty or repeated, or content that is neither text nor bytes; nothing was written.', help: 'this is a bug in the emitter; report it to the plugin that registers the format' },
   AGENTCTL_E_OUTPUT_WRITE: { exitCode: EXIT.persistence, summary: 'The CLI could not write its output (e.g. the device is full); what it reports may be lost.', help: 'write the output somewhere with space, e.g. another file or a pipe; a run that happened is in the database (`agentctl runs list`)' },
 
   // Artifact store (exit 2 for what the operator named, exit 5 for the store itself)

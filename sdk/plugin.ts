@@ -1,6 +1,7 @@
 // The plugin API: what a plugin is, what its setup receives, and the helpers that define plugins and action kinds.
 import type { z } from 'zod';
 import type { ActionKind, DispatchContext } from './action-kind.js';
+import type { PlanEmitter, RunReporter } from './consumers.js';
 import type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
 import type { Interceptor, Propagator } from './interceptors.js';
 import type { IsolationMode } from './isolation.js';
@@ -95,6 +96,11 @@ export interface PluginApi {
    * through its action kind's dispatch.
    */
   registerTaskBody(body: TaskBody): void;
+  // Consumers of the public documents (plan emitters, run reporters)
+  /** Registers a plan emitter, the format `agentctl plan FILE --emit FORMAT --out DIR` names; one owner per format. */
+  registerPlanEmitter(emitter: PlanEmitter<any>): void;
+  /** Registers a run reporter, the format `agentctl report RUN --format FORMAT` names; one owner per format. */
+  registerRunReporter(reporter: RunReporter): void;
 }
 
 /** Exit codes a plugin's own error codes may map to: usage 2, policy 3, run failed 4, persistence 5, remote 6. */

@@ -15,6 +15,7 @@ import { versionCommand } from './commands/info.js';
 import { packsCommand } from './commands/packs.js';
 import { pluginsCommand } from './commands/plugins.js';
 import { replayCommand } from './commands/replay.js';
+import { reportCommand } from './commands/report.js';
 import { compensateCommand } from './commands/compensate.js';
 import { cancelCommand } from './commands/cancel.js';
 import { forkCommand, repairCommand, retryCommand } from './commands/derive.js';
@@ -51,12 +52,12 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
 }
 
 /** Options that may be given more than once; every other option takes one value (see docs/cli.md). */
-const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file']);
+const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file', 'emit-option']);
 
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
 
 /** Commands that build a host: the config's packs are loaded (and refused) before they start. */
-const HOSTED = new Set(['run', 'check', 'plan', 'doctor', 'explain', 'providers', 'auth', 'resume', 'retry', 'repair', 'fork', 'plugins', 'schema', 'packs']);
+const HOSTED = new Set(['run', 'check', 'plan', 'doctor', 'explain', 'providers', 'auth', 'resume', 'retry', 'repair', 'fork', 'plugins', 'schema', 'packs', 'report']);
 /** Commands that continue a recorded run: they load the packs the run recorded, once they have read it. */
 const RECOVERY = new Set(['resume', 'retry', 'repair', 'fork']);
 /** Commands that only work on the database: they take db, output and color from a data config and never import a code config. */
@@ -82,7 +83,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   let settings: ResolvedSettings | undefined;
   // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
   let reportAs: OutputOptions | undefined;
-  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, resumeCommand(composition), replayCommand, retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand, artifactsCommand, dbCommand, gcCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
+  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, reportCommand(compose), resumeCommand(composition), replayCommand, retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand, artifactsCommand, dbCommand, gcCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
   const names = commands.map((command) => String(command.command).split(' ')[0]!);
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))

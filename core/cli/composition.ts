@@ -6,7 +6,7 @@ import flowBodyPlugin from '../flow/plugin.js';
 import { isAgentctlError, type PluginDefinition } from '@agentctl/sdk';
 import type { LoadedConfig } from '../config/discover.js';
 import { label, loadPacks, type BeforeImport, type LoadedPack } from '../config/packs.js';
-import { codePackLock } from '../packs/code-lock.js';
+import { codePackLock } from '../config/code-lock.js';
 import type { Host } from '../host.js';
 import { createHost, type HostOptions } from '../setup.js';
 
@@ -45,6 +45,9 @@ export interface PackCheck {
   readonly beforeImport: BeforeImport;
   readonly afterLoad: (packs: readonly LoadedPack[]) => void;
 }
+
+/** The config's code packs, as the CLI loaded them, and the config they came from. */
+export type ProjectPacks = () => { readonly packs: readonly LoadedPack[]; readonly config: LoadedConfig | null };
 
 /** How a command builds its host; the CLI entry binds the extra plugins and the packs once. */
 export type Compose = (options?: HostOptions) => Host;

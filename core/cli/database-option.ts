@@ -1,7 +1,8 @@
 // The options every ledger command shares: --db (its default and checks) and --timeout-seconds.
 import { AgentctlError } from '@agentctl/sdk';
+import { DEFAULT_DB } from '../config/settings.js';
 
-export const DEFAULT_DB = '.agentctl/runtime.db';
+export { DEFAULT_DB };
 
 /** The --db value, checked: it names a file, never SQLite's in-memory or temporary database (SPEC §7). */
 export function databasePath(value: unknown): string {

@@ -9,9 +9,9 @@ import { loadProjectConfig } from '../config/discover.js';
 import { label, type LoadedPack } from '../config/packs.js';
 import type { PackEntry } from '../config/schema.js';
 import { configChoice, type ConfigurableArgs } from '../config/settings.js';
-import { codePackEntry, packRootOf } from '../packs/code-lock.js';
+import { codePackEntry, packRootOf } from '../config/code-lock.js';
 import { integrityOf } from '../packs/code-digest.js';
-import type { CodePackEntry } from '../packs/format.js';
+import type { CodePackEntry } from '../compiler/packs/format.js';
 import type { Row } from '../store/store.js';
 import type { Composition, PackCheck } from './composition.js';
 

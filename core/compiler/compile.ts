@@ -18,8 +18,8 @@ import { formatPath, parseSource, readBoundedFile, type PathSegment, type Source
 import { hasTemplate, templateStrings } from './templates.js';
 import { parseWithPlainText } from './plain-scalars.js';
 import { filesVars, layerVars, storedVars, varsDigestInput, withStoredVars, type VarsOptions } from './vars-files.js';
-import { loadDeclarativePacks, type LoadedPack, type PackLoadOptions } from '../packs/load.js';
-import { withPacks } from '../packs/inject.js';
+import { loadDeclarativePacks, type LoadedPack, type PackLoadOptions } from './packs/load.js';
+import { withPacks } from './packs/inject.js';
 
 export interface CompileOptions {
   /** Input values that override the declared defaults (already merged from the CLI). */

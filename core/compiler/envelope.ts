@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { policySchema } from '@agentctl/sdk';
 import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
-import { packReferenceSchema, packTrustSchema } from '../packs/reference.js';
+import { packReferenceSchema, packTrustSchema } from './packs/reference.js';
 
 export const API_VERSIONS = ['agentctl.dev/v1', 'agentctl.dev/v1alpha1'] as const;
 export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;

@@ -3,7 +3,7 @@
 import { policySchema, type SpecSectionValues } from '@agentctl/sdk';
 import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
 import { actionBaseSchema, runtimeSchema, subworkflowSchema, taskSchema, type Envelope, type TaskDocument } from './envelope.js';
-import { packTrustSchema } from '../packs/reference.js';
+import { packTrustSchema } from './packs/reference.js';
 
 /** A task that matched the task schema, with its position in spec.tasks. */
 export interface IndexedTask {

@@ -4,7 +4,7 @@
 // cost nothing. Fields that hold JSON data (`with`, `inputs`, `vars`, schemas) accept any type and are never touched.
 import { isMap, isScalar, isSeq, type Document } from 'yaml';
 import type { z } from 'zod';
-import type { PathSegment } from './source.js';
+import type { PathSegment } from './document-path.js';
 
 const keyOf = (path: readonly PathSegment[]) => JSON.stringify(path.map(String));
 

@@ -5,11 +5,12 @@ import { expansionPassesAt } from './alias-bound.js';
 import { checkExpansion, ExpansionError, MAX_DEPTH, MAX_EXPANDED_BYTES, tooLargeMessage } from './expansion.js';
 import { plainJsonDocument } from './json-source.js';
 import { lazyPlainText, type PlainText } from './plain-scalars.js';
+import type { PathSegment } from './document-path.js';
 
 export { MAX_DOCUMENT_BYTES, readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME } from './read.js';
 export { MAX_DEPTH, MAX_EXPANDED_BYTES } from './expansion.js';
 
-export type PathSegment = string | number;
+export type { PathSegment } from './document-path.js';
 
 export interface SourceDocument {
   readonly file: string;

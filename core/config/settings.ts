@@ -3,9 +3,11 @@
 import { dirname, resolve } from 'node:path';
 import { AgentctlError } from '@agentctl/sdk';
 import { STDIN_ARGUMENT } from '../compiler/source.js';
-import { DEFAULT_DB } from '../cli/database-option.js';
 import { loadProjectConfig, type ConfigChoice, type LoadedConfig, type LoadOptions } from './discover.js';
 import type { PackEntry } from './schema.js';
+
+/** The ledger's location when neither --db nor the project config names one (relative to the current folder). */
+export const DEFAULT_DB = '.agentctl/runtime.db';
 
 /** `flag`, `default`, or the config file's path. */
 export type Origin = string;

@@ -1,6 +1,6 @@
 // Read-only views of the ledger for `inspect` and `runs list`.
 import type { Row, Store } from './store.js';
-import { AgentctlError, errorMessage, type JsonValue } from '@agentctl/sdk';
+import { AgentctlError, errorMessage, type JsonValue, type RunInspection as RunInspectionDocument } from '@agentctl/sdk';
 import { liveness, type Liveness } from './liveness.js';
 import {
   approvalRecord,
@@ -102,3 +102,10 @@ export function inspectRun(store: Store, runId: string) {
 }
 
 export type RunInspection = ReturnType<typeof inspectRun>;
+
+/**
+ * The run as the SDK's public `RunInspection` document (what `inspect --output json` prints), typed for its readers
+ * outside the CLI's printers: run reporters and the test kit. The schema in sdk/documents/ledger.ts is kept equal
+ * to what inspectRun builds by the documents' tests.
+ */
+export const runInspection = (store: Store, runId: string): RunInspectionDocument => inspectRun(store, runId) as unknown as RunInspectionDocument;

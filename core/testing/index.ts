@@ -4,7 +4,6 @@
 export { ActionKindTester, type ActionKindCases, type ActionKindTesterOptions, type ExpectedError, type InvalidActionCase, type ValidActionCase } from './action-kind-tester.js';
 export { temporaryFolder, useDatabase, useWorkspace, writeFiles, type DatabaseFixture, type FileFixture, type FileFixtures, type WorkspaceFixture } from './fixtures.js';
 export { createTestHost, type RegisteredPlugin, type TestHost } from './host.js';
-export type { LedgerApproval, LedgerAuditEvent, LedgerEffect, LedgerRun, LedgerTask, LedgerView } from './ledger.js';
 export { ProviderTester, StubNetwork, type ProviderTesterOptions, type RecordedRequest, type ScriptedReply } from './provider-tester.js';
 export { runAction, type ActionCase, type ActionResult } from './run-action.js';
 export { SecretResolverTester, type SecretContextOverrides } from './secret-resolver-tester.js';

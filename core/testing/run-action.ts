@@ -3,14 +3,13 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { isAgentctlError, type Diagnostic, type JsonValue, type PluginDefinition } from '@agentctl/sdk';
+import { isAgentctlError, type Diagnostic, type JsonValue, type PluginDefinition, type RunInspection } from '@agentctl/sdk';
 import { composeHost } from '../cli/composition.js';
 import { compileText } from '../compiler/compile.js';
 import { executeRun } from '../runner/run.js';
-import { inspectRun } from '../store/inspection.js';
+import { runInspection } from '../store/inspection.js';
 import { Store } from '../store/store.js';
 import { temporaryFolder, writeFiles, type FileFixtures } from './fixtures.js';
-import type { LedgerView } from './ledger.js';
 
 /** One action executed as the only task of a workflow. */
 export interface ActionCase {
@@ -43,7 +42,7 @@ export interface ActionResult {
   readonly code?: string;
   readonly diagnostics: readonly Diagnostic[];
   /** The ledger view of the run (`agentctl inspect`), when one was created. */
-  readonly inspection?: LedgerView;
+  readonly inspection?: RunInspection;
   /** The workspace the action ran in; a temporary one is already removed. */
   readonly workspace: string;
 }
@@ -94,12 +93,12 @@ async function runThrough(kind: string, testCase: ActionCase, plugins: readonly 
       signal: new AbortController().signal,
       environment: testCase.environment ?? {},
     });
-    // The JSON shape of `agentctl inspect`, read through the kit's narrower published view of it.
-    const inspection = inspectRun(store, result.runId) as unknown as LedgerView;
+    // The document `agentctl inspect RUN --output json` prints, built by the same function.
+    const inspection = runInspection(store, result.runId);
     const diagnostics = result.error?.diagnostics ?? [];
     return {
       state: result.state,
-      output: inspection.tasks[0]?.output ?? undefined,
+      output: (inspection.tasks[0]?.output as JsonValue | null | undefined) ?? undefined,
       ...(diagnostics[0] ? { code: diagnostics[0].code } : {}),
       diagnostics,
       inspection,

@@ -73,6 +73,14 @@ const EffectRecord = z.looseObject({
   inDoubt: z.boolean(),
   reconciled: Outcome.nullable(),
   failure: json,
+  // agentctl's own: the effect's profile, attempt and redacted input, flat
+  attempt: count,
+  kind: text,
+  effectClass: text,
+  risk: text,
+  idempotency: text,
+  input: json,
+  finishedAt: nullableTime,
 });
 
 /** An approval (the reference's ApprovalRequest) with agentctl's `status`, `operation`, `input` and decision fields. */
@@ -91,6 +99,12 @@ const ApprovalRecord = z.looseObject({
   traceId: text,
   requestedAt: timestamp,
   status: z.enum(['pending', 'approved', 'rejected', 'cancelled']),
+  // agentctl's own: the decision
+  state: z.enum(['pending', 'approved', 'rejected', 'cancelled']),
+  operation: text,
+  actor: nullableText,
+  decisionReason: nullableText,
+  decidedAt: nullableTime,
 });
 
 const TaskRecord = z.looseObject({
@@ -115,6 +129,13 @@ const TaskRecord = z.looseObject({
   artifactManifest: z.array(z.looseObject({ path: text, digest: text, sizeBytes: count, mediaType: text, logicalName: text, storePath: text })),
   reuseDecision: json,
   updatedAt: timestamp,
+  // agentctl's own: the task's kind, redacted input, whole recorded error, stored files and times
+  kind: text,
+  input: json,
+  failure: json,
+  artifacts: z.array(z.looseObject({ path: text, digest: text, size: count })),
+  startedAt: nullableTime,
+  finishedAt: nullableTime,
 });
 
 const RunRecord = z.looseObject({
@@ -146,6 +167,9 @@ const RunRecord = z.looseObject({
   traceId: text,
   workflowName: text,
   liveness: z.enum(['active', 'interrupted']).nullable(),
+  // agentctl's own: the recorded error of a run that did not succeed, and when it ended
+  error: json,
+  finishedAt: nullableTime,
 });
 
 const ProtocolCallRecord = z.looseObject({
@@ -238,6 +262,16 @@ const LegacyRunUpgradeAnalysis = z.looseObject({
 /** The `data` schema of each ledger command's document, by kind (`inspect`, `runs`, `effects`, `approvals`). */
 export const ledgerDocuments = {
   RunInspection,
+  /** `report RUN --format FORMAT`: what the reporter returned, written to `out` or (`out: null`) carried as `content` (agentctl's own). */
+  RunReport: z.looseObject({
+    runId: text,
+    format: text,
+    mediaType: text,
+    out: nullableText,
+    bytes: count,
+    sha256: text,
+    content: nullableText,
+  }),
   /** `runs list` (agentctl's own). */
   RunList: z.looseObject({
     runs: z.array(

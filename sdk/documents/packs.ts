@@ -124,6 +124,8 @@ export const packDocuments = {
         providers: z.array(z.string()),
         toolKinds: z.array(z.string()),
         specSections: z.array(z.string()),
+        planEmitters: z.array(z.string()),
+        runReporters: z.array(z.string()),
         network: z.boolean(),
         errorCodes: z.array(z.string()),
         taps: z.array(Tap),

@@ -139,6 +139,14 @@ export const workflowDocuments = {
   WorkflowSchema: z.looseObject({}),
   /** `schema --write PATH`: the file written. */
   SchemaWrite: z.looseObject({ path: z.string(), written: z.literal(true), schema: z.string() }),
+  /** `plan FILE --emit FORMAT --out DIR`: the files the emitter wrote under DIR (agentctl's own). */
+  PlanEmit: z.looseObject({
+    format: z.string(),
+    out: z.string(),
+    workflow: z.string(),
+    planDigest: digest,
+    files: z.array(z.looseObject({ path: z.string(), bytes: z.number().int(), sha256: digest })),
+  }),
   /** `schema --kind KIND`: the JSON Schema of one of these documents (agentctl's own). */
   DocumentSchema: z.looseObject({}),
   Version: z.looseObject({ version: z.string(), rust: z.boolean(), machineOutput: z.string(), cliApiVersion: z.string(), node: z.string() }),

@@ -12,7 +12,7 @@ import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { emit, neutralize, palette } from '../output.js';
 import { workflowHereOptions } from './document.js';
-import { isDirectory } from './run.js';
+import { isDirectory } from '../drive.js';
 
 interface CheckArgs extends GlobalArgs, InputArgs {
   file: string;

@@ -12,7 +12,7 @@ import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, errorDetails, toAgentctlError, type OutputOptions } from '../output.js';
 import { compensationOutcomeFields, compensationPlanDocument } from './recovery-documents.js';
-import { driveAndReport, isDirectory, type Driving } from './run.js';
+import { driveAndReport, isDirectory, type Driving } from '../drive.js';
 
 interface CompensateArgs extends GlobalArgs {
   run: string;

@@ -2,7 +2,7 @@
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, type CapturedVars, type JsonValue } from '@agentctl/sdk';
-import type { PackLoadOptions } from '../../packs/load.js';
+import type { PackLoadOptions } from '../../compiler/packs/load.js';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import type { Host } from '../../host.js';
@@ -20,7 +20,7 @@ import type { VarsOptions } from '../../compiler/vars-files.js';
 import { emit, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 import { derivationDocument, derivedOutcomeFields } from './recovery-documents.js';
-import { driveAndReport, isDirectory, type Driving } from './run.js';
+import { driveAndReport, isDirectory, type Driving } from '../drive.js';
 
 interface DeriveArgs extends GlobalArgs, InputArgs {
   file?: string;

@@ -14,7 +14,7 @@ import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { emit, neutralize, palette } from '../output.js';
 import { workflowHereOptions } from './document.js';
-import { isDirectory } from './run.js';
+import { isDirectory } from '../drive.js';
 import { doctorChecks, type DoctorProcess } from './doctor-checks.js';
 import { previewPolicy } from '../../policy-preview.js';
 import { planDocument } from '../../plan-document.js';

@@ -2,7 +2,7 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { AgentctlError, EXIT, type CompiledPlan, type CompiledTask, type MountSource } from '@agentctl/sdk';
+import { AgentctlError, EXIT, type CompiledPlan, type CompiledTask, type MountSource, type PlanDocument } from '@agentctl/sdk';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile, readBoundedStdin, STDIN_ARGUMENT, STDIN_NAME, type SourceDocument } from '../../compiler/source.js';
 import { policyDiagnostics, previewPolicy } from '../../policy-preview.js';
@@ -17,6 +17,7 @@ import type { Compose } from '../composition.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { emit, palette } from '../output.js';
+import { checkEmit, emitOptions, emitPlan, type EmitArgs } from './plan-emit.js';
 
 interface FileArgs extends GlobalArgs, InputArgs {
   file: string;
@@ -116,17 +117,22 @@ export const checkCommand = (compose: Compose): CommandModule<GlobalArgs, FileAr
   }),
 });
 
-export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs> => ({
+export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs & EmitArgs> => ({
   command: 'plan <file>',
   describe: 'Show the execution order, task inputs, effect classes, policy verdicts and processes of a workflow',
-  builder: (yargs) => workspaceOption(inputOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file, or - for standard input' }))) as never,
-  handler: handler<FileArgs>(async (argv, output) => {
+  builder: (yargs) => emitOptions(workspaceOption(inputOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file, or - for standard input' })))) as never,
+  handler: handler<FileArgs & EmitArgs>(async (argv, output) => {
     const host = compose();
+    checkEmit(host, argv);
     const inputs = collectInputs(argv);
     const vars = collectVars(argv);
     const workflow = await readWorkflow(argv.file);
     const { plan } = await compileText(host, workflow.name, workflow.text, { inputs, packs: packOptions(argv), vars });
     const view = describePlan(host, plan, previewPolicy(host, plan, workspaceRootOf(argv, plan), defaultStatePaths()));
+    if (argv.emit !== undefined) {
+      await emitPlan(host, view as unknown as PlanDocument, argv as EmitArgs & { emit: string; out: string }, output);
+      return 0;
+    }
     emit(output, 'Plan', view, () => {
       const lines = [`workflow ${view.workflow} (${view.order.length} tasks, maxConcurrency ${view.runtime.maxConcurrency})`, `plan ${view.planDigest}`];
       view.order.forEach((id, index) => {

@@ -1,18 +1,17 @@
 // `agentctl packs ...`: declarative packs of a workflow in the reference format: inspect or verify one manifest,
 // write the lock (`lock`, `update`), and check a workflow's packs against it (`verify-lock`). No database is touched.
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError } from '@agentctl/sdk';
+import { writeAtomically } from '../../files/atomic-write.js';
 import { processKinds } from '../../compiler/compile.js';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
-import type { LoadedConfig } from '../../config/discover.js';
-import type { LoadedPack as LoadedCodePack } from '../../config/packs.js';
-import { codePackEntry } from '../../packs/code-lock.js';
-import { LOCK_FILE, REFERENCE_FORMAT_VERSION, type CodePackEntry, type LockEntry, type PackLock as PackLockFile } from '../../packs/format.js';
+import { codePackEntry } from '../../config/code-lock.js';
+import { LOCK_FILE, REFERENCE_FORMAT_VERSION, type CodePackEntry, type LockEntry, type PackLock as PackLockFile } from '../../compiler/packs/format.js';
 import { vendorCommand } from './vendor.js';
-import { digestOf, loadDeclarativePacks, lockDocument, lockText, packSpec, readLock, readManifest, resolveForLock } from '../../packs/load.js';
-import type { Compose } from '../composition.js';
+import { digestOf, loadDeclarativePacks, lockDocument, lockText, packSpec, readLock, readManifest, resolveForLock } from '../../compiler/packs/load.js';
+import type { Compose, ProjectPacks } from '../composition.js';
 import { handler, packOptions, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
 
@@ -31,12 +30,6 @@ const workflowDocument = (file: string) => parseSource(file, readBoundedFile(fil
 /** The lock beside a workflow or config file. */
 const lockPathBeside = (file: string) => resolve(dirname(resolve(file)), LOCK_FILE);
 
-/** Writes a file atomically: a temporary file beside it, then a rename. */
-export function writeAtomically(target: string, text: string): void {
-  const temporary = `${target}.tmp-${process.pid}`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, target);
-}
 
 const inspect: CommandModule<GlobalArgs, FileArgs> = {
   command: 'inspect <file>',
@@ -78,9 +71,6 @@ const verify: CommandModule<GlobalArgs, FileArgs> = {
     return 0;
   }),
 };
-
-/** The config's code packs, as the CLI loaded them, and the config they came from. */
-export type ProjectPacks = () => { readonly packs: readonly LoadedCodePack[]; readonly config: LoadedConfig | null };
 
 interface LockArgs extends GlobalArgs {
   file?: string;

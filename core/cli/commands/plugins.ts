@@ -36,6 +36,8 @@ const pluginsList = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> =>
             ...plugin.toolKinds.map((kind) => `tool ${kind}`),
             ...plugin.specSections.map((key) => `section spec.${key}`),
             ...plugin.taskBodies.map((kind) => `task body ${kind}`),
+            ...plugin.planEmitters.map((format) => `emitter ${format}`),
+            ...plugin.runReporters.map((format) => `reporter ${format}`),
             ...(plugin.network ? ['the network client'] : []),
             ...plugin.errorCodes.map((code) => `code ${code}`),
           ].join(', ');

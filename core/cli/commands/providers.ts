@@ -13,7 +13,7 @@ import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { emit, neutralize } from '../output.js';
 import { checkSecrets, credentialStatus, NOT_REQUIRED } from './auth.js';
 import { workflowHereOptions } from './document.js';
-import { isDirectory } from './run.js';
+import { isDirectory } from '../drive.js';
 
 interface InspectArgs extends GlobalArgs, InputArgs {
   file: string;

@@ -13,7 +13,7 @@ import type { Composition } from '../composition.js';
 import { allowPackChangeOption, restoreRunConfig } from '../run-config.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
-import { driveAndReport, isDirectory } from './run.js';
+import { driveAndReport, isDirectory } from '../drive.js';
 
 interface ResumeArgs extends GlobalArgs {
   run: string;

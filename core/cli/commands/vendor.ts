@@ -7,13 +7,14 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError, errorMessage } from '@agentctl/sdk';
 import { parseSource, readBoundedFile } from '../../compiler/source.js';
-import { pinned } from '../../packs/code-lock.js';
+import { pinned } from '../../config/code-lock.js';
 import { SDK_EXTERNALS } from '../../packs/host-sdk.js';
-import { LOCK_FILE, type CodePackEntry, type LockEntry } from '../../packs/format.js';
-import { lockDocument, lockText, packRoot, resolveForLock } from '../../packs/load.js';
+import { LOCK_FILE, type CodePackEntry, type LockEntry } from '../../compiler/packs/format.js';
+import { lockDocument, lockText, packRoot, resolveForLock } from '../../compiler/packs/load.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
-import { writeAtomically, type ProjectPacks } from './packs.js';
+import { writeAtomically } from '../../files/atomic-write.js';
+import type { ProjectPacks } from '../composition.js';
 
 interface VendorArgs extends GlobalArgs {
   out: string;

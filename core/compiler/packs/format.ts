@@ -2,13 +2,13 @@
 // `spec.packs` entries and `spec.packTrust`, and the lock (`agentctl.dev/pack-lock/v1`). Their items (actions,
 // agents, tools, sub-workflows) are the workflow format's own, so the manifest reuses those schemas.
 import { z } from 'zod';
-import { agentSchema, toolSchema } from '../compiler/agent-schema.js';
-import { actionBaseSchema, NAME_PATTERN, subworkflowSchema } from '../compiler/envelope.js';
+import { agentSchema, toolSchema } from '../agent-schema.js';
+import { actionBaseSchema, NAME_PATTERN, subworkflowSchema } from '../envelope.js';
 import { exactVersion, integrity, packName, packSourceSchema, requirement, signatureSchema } from './reference.js';
 
 export { nodeRange, packReferenceSchema, packSourceSchema, packTrustSchema, satisfies, type PackReference, type PackSource, type PackTrust } from './reference.js';
 
-export { REFERENCE_FORMAT_VERSION } from '../version.js';
+export { REFERENCE_FORMAT_VERSION } from '../../version.js';
 
 export const PACK_API_VERSION = 'agentctl.dev/pack/v1alpha1';
 export const LOCK_API_VERSION = 'agentctl.dev/pack-lock/v1';

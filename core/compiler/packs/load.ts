@@ -9,8 +9,8 @@ import { parse, stringify } from 'yaml';
 import semverSatisfies from 'semver/functions/satisfies.js';
 import validVersion from 'semver/functions/valid.js';
 import { AgentctlError, diagnostic, type Diagnostic, type ErrorCode } from '@agentctl/sdk';
-import { issuesToDiagnostics } from '../compiler/issues.js';
-import { parseSource } from '../compiler/source.js';
+import { issuesToDiagnostics } from '../issues.js';
+import { parseSource } from '../source.js';
 import { LOCK_API_VERSION, LOCK_FILE, lockSchema, MAX_MANIFEST_BYTES, nodeRange, packManifestSchema, packReferenceSchema, packTrustSchema, REFERENCE_FORMAT_VERSION, satisfies, type CodePackEntry, type LockEntry, type PackLock, type PackManifest, type PackReference, type PackSource, type PackTrust } from './format.js';
 
 export interface PackLoadOptions {

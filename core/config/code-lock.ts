@@ -4,11 +4,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { AgentctlError, diagnostic } from '@agentctl/sdk';
-import type { LoadedPack } from '../config/packs.js';
-import type { PackEntry } from '../config/schema.js';
-import { filesDiff, filesIntegrity, folderFiles, installedPackages } from './code-digest.js';
-import { LOCK_FILE, type CodePackEntry } from './format.js';
-import { readLock } from './load.js';
+import type { LoadedPack } from './packs.js';
+import type { PackEntry } from './schema.js';
+import { filesDiff, filesIntegrity, folderFiles, installedPackages } from '../packs/code-digest.js';
+import { LOCK_FILE, type CodePackEntry } from '../compiler/packs/format.js';
+import { readLock } from '../compiler/packs/load.js';
 
 /** What a loaded pack is made of: the file or folder a path entry names, or an npm package's folder. */
 export function packRootOf(pack: LoadedPack, configFile: string): string {
