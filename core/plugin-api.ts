@@ -43,7 +43,7 @@ import {
 import type { CommitSink, Hooks, InterceptorChains, PolicyBallot, SecretLookup } from './hooks.js';
 import { dispatchProcessService } from './process-service.js';
 import type { ErrorCodeRegistry } from './plugin-errors.js';
-import { CORE_SPEC_KEYS } from './compiler/envelope.js';
+import { CORE_SPEC_KEYS } from './spec-keys.js';
 import { checkPropagator } from './propagation.js';
 
 /** A registered plugin, as `agentctl plugins list` shows it. */

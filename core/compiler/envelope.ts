@@ -177,8 +177,6 @@ export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchem
 }
 
 export const workflowEnvelope = envelopeSchema(actionBaseSchema);
-/** The keys of the core's own `spec` sections: a plugin cannot register a section under one of them. */
-export const CORE_SPEC_KEYS: ReadonlySet<string> = new Set(Object.keys(workflowEnvelope.shape.spec.shape));
 export type Envelope = z.output<typeof workflowEnvelope>;
 export type TaskDocument = z.output<typeof taskSchema>;
 export type SubworkflowDocument = z.output<typeof subworkflowSchema>;

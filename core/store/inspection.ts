@@ -1,6 +1,6 @@
 // Read-only views of the ledger for `inspect` and `runs list`.
 import type { Row, Store } from './store.js';
-import { AgentctlError, errorMessage, type JsonValue, type RunInspection as RunInspectionDocument } from '@agentctl/sdk';
+import type { JsonValue, RunInspection as RunInspectionDocument } from '@agentctl/sdk';
 import { liveness, type Liveness } from './liveness.js';
 import {
   approvalRecord,
@@ -16,22 +16,9 @@ import { artifactReference } from './artifact-records.js';
 import { runRecord, taskRecord } from './run-record.js';
 import { modelUsage } from './model-usage.js';
 import { budgetView } from './budget-view.js';
+import { parser } from './json-column.js';
 
-/** A JSON column; a row that does not parse is a damaged ledger (exit 5), named by table, column and row. */
-export function parser(runId: string) {
-  return (table: string, column: string, row: Row, key: string | null = null): JsonValue => {
-    const text = row[column];
-    if (text === null || text === undefined) return null;
-    try {
-      return JSON.parse(String(text)) as JsonValue;
-    } catch (error) {
-      const which = key === null ? `run ${runId}` : `run ${runId}, ${key}`;
-      throw new AgentctlError('AGENTCTL_E_DB_CORRUPT', `${table}.${column} of ${which} is not valid JSON (${errorMessage(error)}): the database holds a row agentctl did not write`, {
-        help: 'restore the database from a backup; the other runs may still be read with `agentctl inspect`',
-      });
-    }
-  };
-}
+export { parser } from './json-column.js';
 
 export interface RunSummary {
   runId: string;

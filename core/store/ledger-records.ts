@@ -4,10 +4,10 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '@agentctl/sdk';
 import { mayHaveHappened, type RunDrive } from './doubt.js';
-import type { parser } from './inspection.js';
+import type { ColumnParser } from './json-column.js';
 import type { Row } from './rows.js';
 
-type Parse = ReturnType<typeof parser>;
+type Parse = ColumnParser;
 
 /** The version of these record shapes, as the reference numbers its own (`formatVersion`). */
 const FORMAT_VERSION = 1;

@@ -2,13 +2,13 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { JsonObject, JsonValue } from '@agentctl/sdk';
-import type { parser } from './inspection.js';
+import type { ColumnParser } from './json-column.js';
 import { artifactManifestEntry } from './artifact-records.js';
 import { errorText } from './ledger-records.js';
 import type { Liveness } from './liveness.js';
 import type { Row } from './rows.js';
 
-type Parse = ReturnType<typeof parser>;
+type Parse = ColumnParser;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

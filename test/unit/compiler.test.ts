@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { AgentctlError } from '@agentctl/sdk';
 import { compileText } from '../../core/compiler/compile.js';
 import { composeHost } from '../../core/cli/composition.js';
+import { workflowEnvelope } from '../../core/compiler/envelope.js';
+import { CORE_SPEC_KEYS } from '../../core/spec-keys.js';
 
 const host = composeHost();
 
@@ -27,6 +29,10 @@ const assignTasks = `  actions:
 `;
 
 describe('compiler', () => {
+  it("the core's own spec keys, which plugins' sections may not take, are exactly the envelope's spec sections", () => {
+    expect([...CORE_SPEC_KEYS].sort()).to.deep.equal(Object.keys(workflowEnvelope.shape.spec.shape).sort());
+  });
+
   it('compiles a valid workflow into a stable plan', async () => {
     const { plan } = await compileText(
       host,
