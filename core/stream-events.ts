@@ -3,7 +3,10 @@
 // the facts.
 import { CLI_API_VERSION } from './version.js';
 import type { Host } from './host.js';
-import type { JsonValue } from '@agentctl/sdk';
+import type { CommitEvent, JsonValue } from '@agentctl/sdk';
+
+/** What the stream reads of an event. */
+type StreamedEvent = Pick<CommitEvent, 'type' | 'runId' | 'taskId' | 'effectId' | 'data'>;
 
 /** The most characters of one payload string printed; a longer one is cut and the line marked `truncated`. */
 const MAX_PAYLOAD_TEXT = 4096;
@@ -50,9 +53,41 @@ export function installStreamEvents(host: Host, write: (line: string) => void): 
   const sequences = new Map<string, number>();
   // A task's attempt as last announced (task.running, retry_scheduled): events that do not carry it inherit it.
   const attempts = new Map<string, number>();
-  host.hooks.commit.tapPromise({ name: 'agentctl:stream-events' }, async (event) => {
+  // The ledger records an approval with the effect that asks it, before the task's outcome; the reference's stream
+  // prints it after the task's `task.waiting_for_approval`. A requested approval waits for its task's next event.
+  const held = new Map<string, StreamedEvent>();
+  const print = (event: StreamedEvent) => {
     const fields = streamed(event.type);
-    if (fields === undefined) return;
+    if (fields !== undefined) printEvent(event, fields);
+  };
+  host.hooks.commit.tapPromise({ name: 'agentctl:stream-events' }, async (event) => {
+    // What the stream does not print neither holds nor releases anything.
+    if (streamed(event.type) === undefined) return;
+    const key = event.taskId === undefined ? undefined : `${event.runId}/${event.taskId}`;
+    const waiting = key === undefined ? undefined : held.get(key);
+    if (event.type === 'approval.requested' && key !== undefined) {
+      if (waiting) print(waiting);
+      held.set(key, event);
+      return;
+    }
+    if (waiting && key !== undefined) {
+      held.delete(key);
+      if (event.type !== 'task.waiting_for_approval') print(waiting);
+      print(event);
+      if (event.type === 'task.waiting_for_approval') print(waiting);
+      return;
+    }
+    // A run event ends what is held of that run (nothing else follows its tasks).
+    if (event.type.startsWith('run.')) {
+      for (const [heldKey, heldEvent] of held) {
+        if (heldEvent.runId !== event.runId) continue;
+        held.delete(heldKey);
+        print(heldEvent);
+      }
+    }
+    print(event);
+  });
+  function printEvent(event: StreamedEvent, fields: readonly string[] | 'all'): void {
     const sequence = (sequences.get(event.runId) ?? 0) + 1;
     sequences.set(event.runId, sequence);
     const taskKey = event.taskId === undefined ? undefined : `${event.runId}/${event.taskId}`;
@@ -82,5 +117,5 @@ export function installStreamEvents(host: Host, write: (line: string) => void): 
       createdAt: new Date().toISOString(),
     };
     write(`${JSON.stringify({ apiVersion: CLI_API_VERSION, kind: 'StreamEvent', ok: true, data, diagnostics: [] })}\n`);
-  });
+  }
 }
