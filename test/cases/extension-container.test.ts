@@ -40,16 +40,21 @@ function containedExample(engine: EngineInfo, action: Record<string, unknown> = 
   });
 }
 
-/** Containers this engine created between two instants (its event log), optionally with a name prefix. */
-async function created(engine: EngineInfo, since: number, until: number): Promise<string[]> {
+/**
+ * Containers this engine created between two instants (its event log) for effects of the database `db`: other test
+ * files running at the same time create containers on the same engine, and their effects are not in this database.
+ */
+async function created(engine: EngineInfo, since: number, until: number, db: string): Promise<string[]> {
   const stream = (await engineClient(engine).getEvents({ since: Math.floor(since / 1000), until: Math.ceil(until / 1000) + 1, filters: { type: ['container'], event: ['create'] } })) as NodeJS.ReadableStream;
+  const ours = new Set(rows(db, 'SELECT id FROM effects').map((row) => String(row.id)));
   let text = '';
   for await (const chunk of stream) text += chunk.toString();
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => String((JSON.parse(line) as { Actor?: { Attributes?: { name?: string } } }).Actor?.Attributes?.name ?? ''))
-    .filter((name) => name.startsWith('agentctl-'));
+    .filter((name) => name.startsWith('agentctl-'))
+    .filter((name) => ours.has(name.slice('agentctl-'.length).split('-')[0]!));
 }
 
 forEachEngine('extension.process in a container', (engine) => {
@@ -69,14 +74,14 @@ forEachEngine('extension.process in a container', (engine) => {
     expect(input.isolation).to.equal('container');
     expect(input.container).to.include({ image: engine.images.node, engine: engine.name });
     // Two launches, each a container named after the effect, both gone once the task ended.
-    const names = await created(engine, started, Date.now());
+    const names = await created(engine, started, Date.now(), ws.db);
     expect(names.sort()).to.deep.equal([`agentctl-${effect!.id}-handshake`, `agentctl-${effect!.id}-invoke`]);
     expect(await engineClient(engine).listContainers({ all: true, filters: { label: [`dev.agentctl.effect=${effect!.id}`] } })).to.deep.equal([]);
 
     const before = Date.now();
     const replayed = outcome(cli('replay', document.data.runId), 0);
     expect(replayed.data.output).to.deep.equal(document.data.output);
-    expect(await created(engine, before, Date.now())).to.deep.equal([]);
+    expect(await created(engine, before, Date.now(), ws.db)).to.deep.equal([]);
   });
 
   it('resume after an approval creates the containers of the task that had not run, and none for the one that had', async () => {
@@ -104,13 +109,13 @@ forEachEngine('extension.process in a container', (engine) => {
     let since = Date.now();
     expect(outcome(cli('resume', runId), 3).data.tasks).to.deep.include({ first: 'succeeded' });
     const first = rows(ws.db, "SELECT id FROM effects WHERE task_id = 'first'")[0]!.id;
-    expect((await created(engine, since, Date.now())).sort()).to.deep.equal([`agentctl-${first}-handshake`, `agentctl-${first}-invoke`]);
+    expect((await created(engine, since, Date.now(), ws.db)).sort()).to.deep.equal([`agentctl-${first}-handshake`, `agentctl-${first}-invoke`]);
     approve(runId);
     since = Date.now();
     const done = outcome(cli('resume', runId), 0);
     expect(done.data.output).to.deep.equal({ first: 2, second: 3 });
     const second = rows(ws.db, "SELECT id FROM effects WHERE task_id = 'second'")[0]!.id;
-    expect((await created(engine, since, Date.now())).sort()).to.deep.equal([`agentctl-${second}-handshake`, `agentctl-${second}-invoke`]);
+    expect((await created(engine, since, Date.now(), ws.db)).sort()).to.deep.equal([`agentctl-${second}-handshake`, `agentctl-${second}-invoke`]);
   });
 
   it('a handshake that differs from the declaration fails the effect, and the invocation never starts', async () => {
@@ -120,6 +125,6 @@ forEachEngine('extension.process in a container', (engine) => {
     expect(failed.message).to.match(/capabilities/);
     const [effect] = rows(ws.db, 'SELECT id, state FROM effects');
     expect(effect!.state).to.equal('failed');
-    expect(await created(engine, started, Date.now())).to.deep.equal([`agentctl-${effect!.id}-handshake`]);
+    expect(await created(engine, started, Date.now(), ws.db)).to.deep.equal([`agentctl-${effect!.id}-handshake`]);
   });
 });
