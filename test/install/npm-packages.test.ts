@@ -11,7 +11,7 @@
 //
 // Minutes of npm: `npm run test:install` runs this file, after `npm test` in .ci/run.
 import { expect } from 'chai';
-import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporaryFolder } from '../../core/testing/fixtures.js';
 import type { CliResult } from '../support/cli.js';
@@ -118,6 +118,12 @@ describe('npm packages: pack, install, run a workflow with a shipped pack', func
   it('through npx: npx --package @agentctl/cli agentctl runs the workflow, the CLI not installed in the project', async () => {
     const dir = project('npx-project');
     await npm(['install', '@agentctl/pack-hello'], dir);
+    // The packages are packed anew under the same version on every run, and npx reuses the tree it installed for the
+    // same spec before: drop that tree, or an SDK of an earlier build stays beside this build's CLI.
+    const npxCache = join((await run('npm', ['config', 'get', 'cache'], dir)).stdout.trim(), '_npx');
+    for (const entry of existsSync(npxCache) ? readdirSync(npxCache) : []) {
+      if (existsSync(join(npxCache, entry, 'node_modules', '@agentctl', 'cli'))) rmSync(join(npxCache, entry), { recursive: true, force: true });
+    }
     const result = await run('npx', ['--yes', ...npmFlags(registry!.url), '--package', '@agentctl/cli', 'agentctl', 'run', 'greet.yaml', '--input', 'who=Linus', '--output', 'json'], dir);
     expectGreeting(result, 'Linus');
     expect(existsSync(join(dir, 'node_modules', '@agentctl', 'cli'))).to.equal(false);
