@@ -1,6 +1,6 @@
 // Consumers of the public documents through the real CLI: `plan --emit FORMAT --out DIR` writes what a plan emitter
 // returns, `report RUN --format FORMAT` what a run reporter returns; builtin formats, a pack's, and the refusals.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { baseEnv, runCli } from '../support/cli.js';
@@ -169,12 +169,30 @@ describe('plan --emit and report', () => {
       expect(csv.status, csv.stderr).to.equal(0);
       expect(csv.stdout).to.equal(`run,${runId},audit\nset,succeeded\n`);
       const listed = outcome(runCli(['plugins', 'list', '--output', 'json'], { cwd: project.dir }), 0).data.plugins.find((plugin: any) => plugin.name === 'agentctl-pack-consumers');
-      expect(listed).to.deep.include({ source: 'path', planEmitters: ['escape'], runReporters: ['tasks-csv'] });
+      expect(listed).to.deep.include({ source: 'path', planEmitters: ['escape', 'shards'], runReporters: ['tasks-csv'] });
       const escaped = errorDocument(runCli(['plan', file, '--emit', 'escape', '--out', project.file('emitted'), '--output', 'json'], { cwd: project.dir }), 2);
       expect(escaped.diagnostics[0]).to.deep.include({ code: 'AGENTCTL_E_EMIT_PATH', message: 'plan emitter escape returned the path "../escaped.txt": an emitted path is relative to --out, without empty, `.` or `..` segments' });
       // Nothing is written when one path is refused, not even the good one.
       expect(existsSync(project.file('emitted'))).to.equal(false);
       expect(existsSync(project.file('escaped.txt'))).to.equal(false);
+      // --emit-option: the emitter's schema parses the values (JSON when they parse) and applies its defaults.
+      const plan = (...args: string[]) => runCli(['plan', file, '--emit', 'shards', '--out', project.file('shards'), ...args, '--output', 'json'], { cwd: project.dir });
+      expect(outcome(plan('--emit-option', 'shards=3'), 0).data.files.map((entry: { path: string }) => entry.path)).to.deep.equal(['shard-1.txt', 'shard-2.txt', 'shard-3.txt']);
+      expect(readFileSync(project.file('shards/shard-3.txt'), 'utf8')).to.equal('test 3/3\n');
+      rmSync(project.file('shards'), { recursive: true });
+      expect(outcome(plan(), 0).data.files).to.have.length(1);
+      rmSync(project.file('shards'), { recursive: true });
+      const refused = (args: string[], message: string) => {
+        const refusal = errorDocument(plan(...args), 2);
+        expect(refusal.diagnostics[0]).to.deep.include({ code: 'AGENTCTL_E_USAGE', message });
+        expect(existsSync(project.file('shards'))).to.equal(false);
+      };
+      refused(['--emit-option', 'shards=9'], '--emit-option: the options of emitter shards do not match: shards: Too big: expected number to be <=8');
+      refused(['--emit-option', 'colour=red'], '--emit-option: the options of emitter shards do not match: (options): Unrecognized key: "colour"');
+      refused(['--emit-option', 'shards'], '--emit-option "shards" is not KEY=VALUE');
+      const noOptions = errorDocument(runCli(['plan', file, '--emit', 'json', '--out', project.file('plain'), '--emit-option', 'shards=2', '--output', 'json'], { cwd: project.dir }), 2);
+      expect(noOptions.diagnostics[0]).to.deep.include({ code: 'AGENTCTL_E_USAGE', message: '--emit-option: emitter json takes no options' });
+      expect(existsSync(project.file('plain'))).to.equal(false);
       // Without the config, the pack's formats are unknown.
       writeFileSync(project.file('agentctl.config.mjs'), 'export default {};\n');
       expect(errorDocument(runCli(['report', runId, '--format', 'tasks-csv', '--db', project.db, '--output', 'json'], { cwd: project.dir }), 2).diagnostics[0].code).to.equal('AGENTCTL_E_FORMAT_UNKNOWN');
