@@ -16,4 +16,5 @@ export const CORE_SPEC_KEYS: ReadonlySet<string> = new Set([
   'packTrust',
   'tasks',
   'compensation',
+  'memory',
 ]);

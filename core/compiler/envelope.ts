@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { policySchema } from '@agentctl/sdk';
 import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
+import { memorySchema } from './memory-spec.js';
 import { packReferenceSchema, packTrustSchema } from './packs/reference.js';
 
 export const API_VERSIONS = ['agentctl.dev/v1', 'agentctl.dev/v1alpha1'] as const;
@@ -172,6 +173,7 @@ export function envelopeSchema<Action extends z.ZodType = typeof actionBaseSchem
       packTrust: packTrustSchema.default(packTrustSchema.parse({})),
       tasks: z.array(taskSchema).min(1, 'a workflow needs at least one task'),
       compensation: compensationSchema.optional(),
+      memory: memorySchema.default({ working: {} }).describe('Initial working memory and the long-term memory namespace; see docs/memory.md.'),
     }).extend(sections),
   });
 }

@@ -3,6 +3,7 @@
 import { policySchema, type SpecSectionValues } from '@agentctl/sdk';
 import { agentSchema, providerSchema, toolSchema } from './agent-schema.js';
 import { actionBaseSchema, runtimeSchema, subworkflowSchema, taskSchema, type Envelope, type TaskDocument } from './envelope.js';
+import { memorySchema } from './memory-spec.js';
 import { packTrustSchema } from './packs/reference.js';
 
 /** A task that matched the task schema, with its position in spec.tasks. */
@@ -54,6 +55,7 @@ export function salvageParts(document: unknown): Omit<WorkflowParts, 'sections' 
   const ids = new Set(rawTasks.flatMap((raw) => (isObject(raw) && typeof raw.id === 'string' ? [raw.id] : [])));
   const policy = policySchema.safeParse(spec.policy ?? {});
   const runtime = runtimeSchema.safeParse(spec.runtime ?? {});
+  const memory = memorySchema.safeParse(spec.memory ?? {});
   const envelope: Envelope = {
     apiVersion: 'agentctl.dev/v1',
     kind: 'Workflow',
@@ -72,6 +74,7 @@ export function salvageParts(document: unknown): Omit<WorkflowParts, 'sections' 
       subworkflows: entries(spec.subworkflows, subworkflowSchema),
       packs: [],
       packTrust: packTrustSchema.parse({}),
+      memory: memory.success ? memory.data : memorySchema.parse({}),
       tasks: tasks.map((entry) => entry.task),
     },
   };
