@@ -5,6 +5,7 @@ import emitterJson from './emitter-json/plugin.js';
 import extensionProcess from './extension-process/plugin.js';
 import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
+import longTermMemory from './long-term-memory/plugin.js';
 import mcp from './mcp/plugin.js';
 import network from './network-policy/plugin.js';
 import providerAnthropic from './provider-anthropic/plugin.js';
@@ -25,6 +26,7 @@ export const builtinPlugins = [
   assert,
   read,
   write,
+  longTermMemory,
   shellExec,
   extensionProcess,
   isolationProcess,

@@ -3,7 +3,7 @@
 import semverSatisfies from 'semver/functions/satisfies.js';
 import validVersion from 'semver/functions/valid.js';
 import validRange from 'semver/ranges/valid.js';
-import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type HttpRequest, type IsolationMode, type ModelProvider, type NetworkClientFactory, type PlanEmitter, type PluginDefinition, type RunReporter, type SpecSection, type TaskBody, type ToolKind } from '@agentctl/sdk';
+import { AgentctlError, diagnostic, errorMessage, isAgentctlError, type ActionKind, type HttpRequest, type IsolationMode, type MemoryStoreProvider, type ModelProvider, type NetworkClientFactory, type PlanEmitter, type PluginDefinition, type RunReporter, type SpecSection, type TaskBody, type ToolKind } from '@agentctl/sdk';
 import { createHooks, createInterceptorChains, type Hooks } from './hooks.js';
 import { composeInterception, NO_INTERCEPTION, type Interception } from './interceptors.js';
 import { pluginApi, type PluginRecord, type PluginRegistrar } from './plugin-api.js';
@@ -100,6 +100,7 @@ export class Host implements PluginRegistrar {
       taskBodies: [],
       planEmitters: [],
       runReporters: [],
+      memoryStores: [],
       network: false,
       errorCodes: Object.keys(plugin.errorCodes ?? {}),
     };
@@ -312,6 +313,25 @@ export class Host implements PluginRegistrar {
   /** The formats `report --format` knows, sorted. */
   runReporters(): string[] {
     return [...this.#runReporters.keys()].sort();
+  }
+
+  // Long-term memory stores, keyed by the `provider` name `spec.memory.longTerm` gives.
+  readonly #memoryStores = new Map<string, Owned<MemoryStoreProvider>>();
+
+  /** Registers a memory store provider for `plugin`; a second owner of the name is refused naming both. */
+  claimMemoryStore(store: MemoryStoreProvider, plugin: string): void {
+    const existing = this.#memoryStores.get(store.provider);
+    if (existing) this.#refuseSecondOwner('memory store', store.provider, existing.plugin, plugin);
+    this.#memoryStores.set(store.provider, { value: store, plugin });
+  }
+
+  memoryStore(provider: string): MemoryStoreProvider | undefined {
+    return this.#memoryStores.get(provider)?.value;
+  }
+
+  /** The registered memory store providers, sorted. */
+  memoryStores(): string[] {
+    return [...this.#memoryStores.keys()].sort();
   }
 
   /** Remembers a dispatch tap made before its kind was registered, to check at `ready()`. */

@@ -14,6 +14,7 @@ import {
   type IsolationOptions,
   type ProcessMount,
   type JsonValue,
+  type MemoryStoreProvider,
   type ModelProvider,
   type ModelRequest,
   type NetworkClient,
@@ -66,6 +67,8 @@ export interface PluginRecord {
   /** The plan emitters and run reporters it owns, by format. */
   readonly planEmitters: string[];
   readonly runReporters: string[];
+  /** The long-term memory store providers it owns. */
+  readonly memoryStores: string[];
   /** Whether it registered the network client factory. */
   network: boolean;
   readonly errorCodes: string[];
@@ -90,6 +93,7 @@ export interface PluginRegistrar {
   readonly interceptors: InterceptorChains;
   claimTaskBody(body: TaskBody, plugin: string): void;
   claimFormat(registry: 'emitter' | 'reporter', format: string, value: PlanEmitter | RunReporter, plugin: string): void;
+  claimMemoryStore(store: MemoryStoreProvider, plugin: string): void;
 }
 
 interface Tappable {
@@ -212,6 +216,14 @@ export function pluginApi(host: PluginRegistrar, record: PluginRecord, options?:
       record.taskBodies.push(body.kind);
     },
     // Consumers of the public documents: what an emitter or reporter throws names the plugin and `emitter:FORMAT`.
+    registerMemoryStore: (store: MemoryStoreProvider) => {
+      open(`registered memory store ${store?.provider}`);
+      if (typeof store?.provider !== 'string' || !/^[a-z][a-z0-9_.-]*$/.test(store.provider) || typeof store.open !== 'function') {
+        throw new AgentctlError('AGENTCTL_E_PLUGIN_INVALID', `plugin ${plugin} registered a memory store without a lower-case provider name and an open function`);
+      }
+      host.claimMemoryStore(Object.freeze({ ...store }), plugin);
+      record.memoryStores.push(store.provider);
+    },
     registerPlanEmitter: (emitter: PlanEmitter) => {
       open(`registered plan emitter ${emitter?.format}`);
       checkFormat(plugin, 'plan emitter', emitter, 'emit');

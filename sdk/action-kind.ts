@@ -4,6 +4,7 @@ import type { EffectAccess, EffectOptions, EffectProfile, EffectRequest } from '
 import type { FileService } from './files.js';
 import type { DispatchProcessService, IsolationOptions, ProcessLimits, ProcessMount, ProcessService } from './isolation.js';
 import type { JsonValue } from './json.js';
+import type { LongTermMemoryService } from './long-term-memory.js';
 import type { NetworkClient } from './network.js';
 import type { SecretReference, TaskSecrets } from './secrets.js';
 import type { SpecSectionValues } from './spec-section.js';
@@ -39,6 +40,11 @@ export interface DispatchContext<Action = unknown, Input = unknown> {
    * body cap, timeouts): present when the kind declares `usesNetwork` and a plugin provides the client.
    */
   readonly network?: NetworkClient;
+  /**
+   * The workflow's long-term memory (`spec.memory.longTerm`, or the `sqlite` store's `default` namespace when the
+   * workflow declares none). Record what it returns through `effect`: a replay reads the record, not the store.
+   */
+  readonly longTermMemory: LongTermMemoryService;
   /** The plugin-owned `spec` sections of the plan (e.g. `mcpServers`); read one with its `DefinedSpecSection.read`. */
   readonly sections: SpecSectionValues;
   /** Absolute form of a workspace-relative path; policy authorizes it when an effect declares it. */

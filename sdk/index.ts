@@ -18,6 +18,23 @@ export {
   type Severity,
 } from './errors.js';
 export type { CollectedFile, FileReadOptions, FileService } from './files.js';
+export {
+  MEMORY_ENTRY_FORMAT_VERSION,
+  MEMORY_LIMITS,
+  type LongTermMemoryService,
+  type MemoryContent,
+  type MemoryEmbedder,
+  type MemoryEmbeddingIdentity,
+  type MemoryEntry,
+  type MemoryQuery,
+  type MemoryRecord,
+  type MemorySearchHit,
+  type MemorySearchMode,
+  type MemoryStore,
+  type MemoryStoreContext,
+  type MemoryStoreProvider,
+  type MemoryWrite,
+} from './long-term-memory.js';
 export { utf8Text } from './files.js';
 export type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
 export type { DispatchInterceptorInput, EffectInterceptorInput, InterceptedTask, Interceptor, InterceptorNext, PropagationContext, Propagator } from './interceptors.js';
@@ -101,7 +118,7 @@ export {
   type ProcessDispatchContext,
   type ProcessLaunch,
 } from './process-prelude.js';
-export type { CapturedVars, CompensationSettings, CompensationTarget, CompiledAction, CompiledAgent, CompiledCompensation, CompiledPlan, CompiledProvider, CompiledTask, CompiledTool, ControlNode, ModelPricing, PricingTable, RunBudgets, RuntimeSettings, TaskExpansion, TaskNamespace } from './plan.js';
+export type { CapturedVars, CompensationSettings, CompensationTarget, CompiledAction, CompiledAgent, CompiledCompensation, CompiledLongTermMemory, CompiledPlan, CompiledProvider, CompiledTask, CompiledTool, ControlNode, ModelPricing, PricingTable, RunBudgets, RuntimeSettings, TaskExpansion, TaskNamespace } from './plan.js';
 export {
   definePlugin,
   defineActionKind,

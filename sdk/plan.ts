@@ -81,6 +81,17 @@ export interface CompensationTarget {
   readonly reads: readonly string[];
 }
 
+/** `spec.memory.longTerm` as compiled: the store, the namespace, the retention and the embedding of its vectors. */
+export interface CompiledLongTermMemory {
+  /** The registered memory store provider, e.g. `sqlite`. */
+  readonly provider: string;
+  readonly namespace: string;
+  /** Days a written entry is kept (1 through 36,500); null keeps it until it is replaced. */
+  readonly retentionDays: number | null;
+  /** `local_hash` (computed here) or a `spec.providers` entry's embedding model. */
+  readonly embedding: { readonly provider: string; readonly model: string | null; readonly dimensions: number };
+}
+
 /** `spec.compensation`: whether a failed run is compensated right away, and which approvals compensation needs. */
 export interface CompensationSettings {
   /** `manual` (the default): only `agentctl compensate`; `automatic`: also right after a run ends failed. */
@@ -272,6 +283,8 @@ export interface CompiledPlan {
   readonly sections?: SpecSectionValues;
   /** `spec.compensation`, when the workflow declares it. */
   readonly compensation?: CompensationSettings;
+  /** `spec.memory.longTerm`, when the workflow declares it (its tasks otherwise use the `sqlite` store's `default` namespace). */
+  readonly longTermMemory?: CompiledLongTermMemory;
   /** Variable files and overrides read at compile time (absent when the workflow names none and none are given). */
   readonly capturedVars?: CapturedVars;
 }

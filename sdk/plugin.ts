@@ -6,6 +6,7 @@ import type { CommitEvent, CompileContext, PreflightContext } from './hooks.js';
 import type { Interceptor, Propagator } from './interceptors.js';
 import type { IsolationMode } from './isolation.js';
 import type { JsonValue } from './json.js';
+import type { MemoryStoreProvider } from './long-term-memory.js';
 import type { NetworkClientFactory } from './network.js';
 import type { CompiledPlan } from './plan.js';
 import type { PolicyRequest, PolicyStage, PolicyVote } from './policy.js';
@@ -68,6 +69,8 @@ export interface PluginApi {
   registerIsolation(mode: IsolationMode): void;
   /** Registers a model provider kind (e.g. `openai`), the `kind` of a `spec.providers` entry. */
   registerProvider(provider: ModelProvider): void;
+  /** Registers a long-term memory store (e.g. `sqlite`), the `provider` of `spec.memory.longTerm`; one owner per name. */
+  registerMemoryStore(store: MemoryStoreProvider): void;
   /** Registers a tool kind (e.g. `builtin.workspace.read`), the `kind` of a `spec.tools` entry. */
   registerToolKind(tool: ToolKind): void;
   /** Registers the factory of the HTTP client that enforces the network policy; there is exactly one. */

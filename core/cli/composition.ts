@@ -1,8 +1,10 @@
-// The composition root: the one module that names the builtin plugins and the core's own task bodies (agent, flow),
-// and adds the packs of the project config. Every command builds its host here, and so does the test kit.
+// The composition root: the one module that names the builtin plugins, the core's own task bodies (agent, flow) and
+// its long-term memory store (sqlite, in the state database), and adds the packs of the project config. Every command
+// builds its host here, and so does the test kit.
 import { builtinPlugins } from '../../builtins/index.js';
 import agentBodyPlugin from '../agents/plugin.js';
 import flowBodyPlugin from '../flow/plugin.js';
+import memorySqlitePlugin from '../memory/plugin.js';
 import { isAgentctlError, type PluginDefinition } from '@agentctl/sdk';
 import type { LoadedConfig } from '../config/discover.js';
 import { label, loadPacks, type BeforeImport, type LoadedPack } from '../config/packs.js';
@@ -23,7 +25,7 @@ export interface CompositionOptions extends HostOptions {
 }
 
 /** The plugins agentctl ships: the builtins, and the task bodies that live in core/ (they use the runner's internals). */
-const shippedPlugins: readonly PluginDefinition[] = [...builtinPlugins, agentBodyPlugin, flowBodyPlugin];
+const shippedPlugins: readonly PluginDefinition[] = [...builtinPlugins, agentBodyPlugin, flowBodyPlugin, memorySqlitePlugin];
 
 /** What a pack's optionsSchema makes of a config entry without options (undefined without a schema). */
 const defaultOptions = (plugin: PluginDefinition): unknown => plugin.optionsSchema?.safeParse(undefined).data;

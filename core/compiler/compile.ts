@@ -6,6 +6,7 @@ import type { Host } from '../host.js';
 import { compileAgents } from './agents.js';
 import { checkBudgets } from './budgets.js';
 import type { SubworkflowDocument } from './envelope.js';
+import { compileLongTermMemory } from './long-term-memory.js';
 import { hostEnvelope, sectionValues } from './sections.js';
 import { topologicalOrder } from './graph.js';
 import { fieldsAt, issuesToDiagnostics, unknownField } from './issues.js';
@@ -70,6 +71,7 @@ export async function compileText(host: Host, file: string, text: string, option
   checkOutputs(parts, report);
   checkBudgets(parts, { tasks: expanded.tasks.filter((task) => !task.control).length, expansionItems: expanded.expansionItems, loopIterations: expanded.loopIterations }, report);
   const ordered = orderTasks(expanded, report);
+  const longTermMemory = compileLongTermMemory(host, envelope, report);
   const flowActions = Object.fromEntries(ordered.filter((task) => task.control).map((task) => [task.action, flowAction(task.control!.type)]));
   if (diagnostics.length > 0) fail(diagnostics, file);
   const inputs = mergeInputs(envelope.spec.inputs, options.inputs ?? {});
@@ -97,6 +99,7 @@ export async function compileText(host: Host, file: string, text: string, option
     tools: agents.tools,
     ...(Object.keys(sections).length > 0 ? { sections } : {}),
     ...(envelope.spec.compensation ? { compensation: envelope.spec.compensation } : {}),
+    ...(longTermMemory ? { longTermMemory } : {}),
     ...(layered.captured ? { capturedVars: layered.captured } : {}),
   };
   try {

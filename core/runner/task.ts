@@ -14,6 +14,7 @@ import { routeSkip } from './control.js';
 import { boundedSignal } from './deadline.js';
 import { causeOf, isDeadlineFailure, parseInput, type AttemptDispatch } from './action-dispatch.js';
 import { attemptBodyContext, bodyOf, pureBodyContext } from './task-body.js';
+import { DEFAULT_LONG_TERM_MEMORY, longTermMemoryService } from '../memory/service.js';
 
 export interface TaskRequest {
   readonly host: Host;
@@ -189,6 +190,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     traceId: request.traceId,
     interception: host.interception,
   });
+  // The workflow's long-term memory store is opened on first use and closed when the attempt ends.
+  const memory = longTermMemoryService((name) => host.memoryStore(name), plan.longTermMemory ?? DEFAULT_LONG_TERM_MEMORY, request.store.path);
   // Every action dispatched in this attempt — the task's own, or one a model runs through a tool — shares these.
   const shared: AttemptDispatch = {
     host,
@@ -206,6 +209,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
       files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
       resolvePath: (path: string) => resolve(workspaceRoot, path),
       redact: request.vault.redactor.text,
+      longTermMemory: memory.service,
     },
     log: (kindName, level, message) => request.notice('plugin.log', { level, kind: kindName, message: redact(message) }, task.id),
   };
@@ -223,6 +227,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     throw error;
   } finally {
     deadline.dispose();
+    memory.close();
   }
   // A kind that caught the ledger's failure and returned anyway does not make its task succeed.
   if (ledger.lost) throw ledger.lost;

@@ -289,6 +289,29 @@ export const MIGRATIONS: readonly Migration[] = [
         ORDER BY run.created_at, run.id;
     `,
   },
+  {
+    version: 8,
+    description: 'long-term memory: typed entries by namespace and key, their words and vectors for search, and their expiry',
+    // The embedding columns name what made the vector: a search embedded otherwise is refused, never compared.
+    sql: `
+      CREATE TABLE long_term_memory (
+        namespace TEXT NOT NULL CHECK (namespace <> ''),
+        memory_key TEXT NOT NULL CHECK (memory_key <> ''),
+        entry_json TEXT NOT NULL,
+        metadata_json TEXT NOT NULL DEFAULT '{}',
+        search_tokens TEXT NOT NULL DEFAULT '',
+        embedding_provider TEXT,
+        embedding_model TEXT,
+        embedding_dimensions INTEGER,
+        embedding BLOB,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        expires_at TEXT,
+        PRIMARY KEY (namespace, memory_key)
+      ) STRICT;
+      CREATE INDEX long_term_memory_expiry ON long_term_memory(expires_at) WHERE expires_at IS NOT NULL;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

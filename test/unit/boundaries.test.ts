@@ -280,7 +280,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['core/host.ts', 'core/plugin-api.ts', 'core/process-service.ts', 'core/setup.ts'],
   ['core/compiler'],
   ['core/config', 'core/packs'],
-  ['core/store'],
+  ['core/store', 'core/memory'],
   ['core/runner', 'core/agents', 'core/flow'],
   ['core/plan-document.ts', 'core/plan-view.ts', 'core/policy-preview.ts', 'core/schema.ts', 'core/progress.ts', 'core/stream-events.ts'],
   ['core/cli'],
