@@ -9,6 +9,7 @@ import { configCommand } from './commands/config.js';
 import { artifactsCommand } from './commands/artifacts.js';
 import { dbCommand } from './commands/db.js';
 import { gcCommand } from './commands/gc.js';
+import { memoryCommand } from './commands/memory.js';
 import { checkCommand, planCommand, schemaCommand } from './commands/document.js';
 import { inspectCommand, runsCommand } from './commands/inspect.js';
 import { versionCommand } from './commands/info.js';
@@ -52,7 +53,7 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
 }
 
 /** Options that may be given more than once; every other option takes one value (see docs/cli.md). */
-const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file', 'emit-option']);
+const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file', 'emit-option', 'filter']);
 
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
 
@@ -83,7 +84,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   let settings: ResolvedSettings | undefined;
   // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
   let reportAs: OutputOptions | undefined;
-  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, reportCommand(compose), resumeCommand(composition), replayCommand, retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand, artifactsCommand, dbCommand, gcCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
+  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, reportCommand(compose), resumeCommand(composition), replayCommand, retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand, artifactsCommand, dbCommand, memoryCommand, gcCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
   const names = commands.map((command) => String(command.command).split(' ')[0]!);
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))

@@ -135,6 +135,17 @@ export class SqliteMemoryStore implements MemoryStore {
     return scored.slice(0, query.limit).map(({ key, score }) => ({ ...this.get(query.namespace, key, now)!, score }));
   }
 
+  /** The embeddings the namespace's unexpired entries were made with (at most two: one is all a caller needs to know). */
+  embeddings(namespace: string, now: string): MemoryEmbeddingIdentity[] {
+    const rows = this.#run(
+      () =>
+        this.#db
+          .prepare(`SELECT DISTINCT embedding_provider AS provider, embedding_model AS model, embedding_dimensions AS dimensions FROM long_term_memory WHERE namespace = @namespace AND ${UNEXPIRED} AND embedding_provider IS NOT NULL LIMIT 2`)
+          .all({ namespace, now }) as MemoryEmbeddingIdentity[],
+    );
+    return rows.map((row) => ({ provider: row.provider, model: row.model ?? null, dimensions: row.dimensions }));
+  }
+
   removeExpired(now: string): number {
     return this.#run(() => this.#db.prepare(`DELETE FROM long_term_memory WHERE expires_at IS NOT NULL AND expires_at <= @now`).run({ now }).changes);
   }

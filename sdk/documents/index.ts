@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { envelopeOf, ErrorDocument } from './envelope.js';
 import { ledgerDocuments } from './ledger.js';
+import { memoryDocuments } from './memory.js';
 import { packDocuments } from './packs.js';
 import { runDocuments } from './run.js';
 import { storeDocuments } from './store.js';
@@ -12,10 +13,10 @@ import { workflowDocuments } from './workflow.js';
 
 export { CLI_API_VERSION, DiagnosticDocument, envelopeOf, ErrorDocument } from './envelope.js';
 export { StreamEvent } from './stream.js';
-export { ledgerDocuments, packDocuments, runDocuments, storeDocuments, workflowDocuments };
+export { ledgerDocuments, memoryDocuments, packDocuments, runDocuments, storeDocuments, workflowDocuments };
 
 /** Every success kind's `data` schema, by kind. */
-export const CLI_DOCUMENTS = { ...workflowDocuments, ...runDocuments, ...ledgerDocuments, ...storeDocuments, ...packDocuments };
+export const CLI_DOCUMENTS = { ...workflowDocuments, ...runDocuments, ...ledgerDocuments, ...storeDocuments, ...memoryDocuments, ...packDocuments };
 
 /** The kind of a success document (the `kind` of its envelope). */
 export type CliDocumentKind = keyof typeof CLI_DOCUMENTS;

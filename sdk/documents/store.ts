@@ -135,8 +135,8 @@ export const storeDocuments = {
     before: instant,
     /** agentctl: the runs removed. */
     runsRemoved: z.array(z.string()),
-    /** agentctl: long-term memory entries removed (agentctl keeps none: always 0). */
-    memoryRemoved: z.literal(0),
+    /** agentctl: expired long-term memory entries removed. */
+    memoryRemoved: count,
     /** agentctl: old terminal runs kept because a kept run still refers to them (a retry's, repair's or fork's source). */
     runsKept: z.array(z.string()),
     /** agentctl: the blobs no kept run refers to any more, removed with the runs. */

@@ -1,9 +1,11 @@
-// `gc` (old finished runs, then the blobs nothing refers to any more) and `artifacts gc` (those blobs alone).
+// `gc` (old finished runs, expired long-term memory, then the blobs nothing refers to any more) and `artifacts gc`
+// (those blobs alone).
 import type { CommandModule } from 'yargs';
 import { AgentctlError, isAgentctlError, errorMessage } from '@agentctl/sdk';
 import { ArtifactStore } from '../../store/artifacts.js';
 import { collectArtifacts, type ArtifactGcReport } from '../../store/artifact-garbage.js';
 import { Store } from '../../store/store.js';
+import { SqliteMemoryStore } from '../../memory/sqlite-store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
@@ -31,6 +33,16 @@ function cutoff(days: unknown): Date {
     throw new AgentctlError('AGENTCTL_E_USAGE', `--older-than-days must be a whole number of days, 0 or more, got ${String(days)}`, { help: 'e.g. --older-than-days 30 (the default)' });
   }
   return new Date(Date.now() - days * DAY_MS);
+}
+
+/** Removes the long-term memory entries of the state database that have expired; returns how many. */
+function removeExpiredMemory(path: string): number {
+  const memory = SqliteMemoryStore.open({ databasePath: path, create: false });
+  try {
+    return memory.removeExpired(new Date().toISOString());
+  } finally {
+    memory.close();
+  }
 }
 
 /** Runs the file work of a collection; a blob or folder that cannot be read or removed is exit 5. */
@@ -73,7 +85,7 @@ export const artifactGcCommand: CommandModule<GlobalArgs, ArtifactGcArgs> = {
 
 export const gcCommand: CommandModule<GlobalArgs, GcArgs> = {
   command: 'gc',
-  describe: 'Remove finished runs older than --older-than-days (never a running or paused one), then blobs no run refers to',
+  describe: 'Remove finished runs older than --older-than-days (never a running or paused one), expired long-term memory, then blobs no run refers to',
   builder: (yargs) => yargs.option('older-than-days', olderThanDays).option('db', dbOption()) as never,
   handler: handler<GcArgs>(async (argv, output) => {
     const before = cutoff(argv['older-than-days']);
@@ -81,10 +93,11 @@ export const gcCommand: CommandModule<GlobalArgs, GcArgs> = {
     try {
       const runs = store.maintenance.collectRuns(before.toISOString());
       const blobs = await collectBlobs(store, before, false);
-      // The reference counts removed runs and expired long-term memory entries; agentctl keeps no such memory.
-      const data = { removed: runs.removed.length, before: before.toISOString(), runsRemoved: runs.removed, memoryRemoved: 0, runsKept: runs.kept, artifactsRemoved: blobs.removed, reclaimedBytes: blobs.reclaimedBytes };
+      // Expired long-term memory goes whatever --older-than-days says: an expired entry is never read again.
+      const memoryRemoved = removeExpiredMemory(store.path);
+      const data = { removed: runs.removed.length + memoryRemoved, before: before.toISOString(), runsRemoved: runs.removed, memoryRemoved, runsKept: runs.kept, artifactsRemoved: blobs.removed, reclaimedBytes: blobs.reclaimedBytes };
       emit(output, 'GarbageCollection', data, () =>
-        [`removed ${runs.removed.length} run(s) and ${blobs.removed.length} artifact blob(s) (${blobs.reclaimedBytes} bytes)`, ...(runs.kept.length ? [`kept ${runs.kept.length} old run(s) a kept run refers to`] : [])].join('\n'),
+        [`removed ${runs.removed.length} run(s), ${memoryRemoved} expired memory entr${memoryRemoved === 1 ? 'y' : 'ies'} and ${blobs.removed.length} artifact blob(s) (${blobs.reclaimedBytes} bytes)`, ...(runs.kept.length ? [`kept ${runs.kept.length} old run(s) a kept run refers to`] : [])].join('\n'),
       );
       return 0;
     } finally {
