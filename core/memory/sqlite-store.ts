@@ -123,7 +123,7 @@ export class SqliteMemoryStore implements MemoryStore {
       if (readsVector && candidate.embedding_provider !== null) {
         if (!sameIdentity(candidate, vector!.identity)) {
           throw new AgentctlError('AGENTCTL_E_MEMORY_VECTOR_MISMATCH', `memory ${query.namespace}/${candidate.memory_key} was embedded by ${describeIdentity({ provider: candidate.embedding_provider, model: candidate.embedding_model, dimensions: candidate.embedding_dimensions })}, the query by ${describeIdentity(vector!.identity)}`, {
-            help: `run \`agentctl memory reindex ${query.namespace}\` to embed the namespace again with the workflow's embedding`,
+            help: 'search with the embedding the namespace was written with (spec.memory.longTerm.embedding), or write its entries again with this one',
           });
         }
         similarity = vectorScore(vector!.values, storedVector(candidate, query.namespace));
