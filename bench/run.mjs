@@ -17,6 +17,7 @@
 //       same controls, per engine (Docker, Podman), paired and alternating: median of the ratios (information)
 //   (i) an agent task of 50 model turns and 49 builtin.echo calls on the fake provider, marginal per turn, against
 //       the same loop with no framework making the same commits and syncs (bench/agent-bare.mjs): ratio <= 1.5
+//   (k) long-term memory search over 10,000 entries of 1 KiB, text and vector, ms per query (information)
 //
 // (a) and (b) are gated on the MARGINAL per-task cost: (t(N-task run) - t(1-task run)) / (N - 1),
 // where both runs are whole CLI invocations of the same workflow shape with a fresh temp --db.
@@ -34,6 +35,7 @@ import { performance } from 'node:perf_hooks';
 import { benchEngines, measureEngine } from './container.mjs';
 import { AGENT_TURNS, measureAgentLoop } from './agent.mjs';
 import { measurePackColdStart } from './packs.mjs';
+import { MEMORY_ENTRIES, measureMemorySearch } from './memory.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'agentctl.js');
@@ -650,6 +652,19 @@ async function main() {
       console.log(syncs.skipped ? `    syncs per turn: not counted (${syncs.skipped})` : `    fsync calls per turn (strace): agentctl ${fmt(syncs.agentctl, 2)}, bare ${fmt(syncs.bare, 2)}`);
       rows.push({ id: '(i)', figure: 'agent loop marginal per turn / bare loop', value: agentPer / barePer, unit: 'x', limit: LIMITS.agentRatio, gated: true });
       rows.push({ id: '(i)', figure: 'agent loop execute share per turn / bare loop', value: (agentPer - per(s.check1, s.checkN)) / barePer, unit: 'x', limit: LIMITS.agentRatio, gated: false });
+    }
+    if (want('k')) {
+      // (k) long-term memory search -------------------------------------------------------------
+      process.stdout.write(`(k) long-term memory search over ${MEMORY_ENTRIES} entries of 1 KiB, text and vector, top 10 ... `);
+      const { samples: k, seedMs } = await measureMemorySearch({ timed, node: NODE, cli: CLI, root: ROOT, tmpRoot, reps: REPS });
+      console.log('done');
+      console.log(`    seeding ${MEMORY_ENTRIES} entries through the store: ${fmt(seedMs / 1000, 1)} s`);
+      console.log(`    text search, in process:    median ${fmt(median(k.text), 1).padStart(8)} ms per query  ${list(k.text)}`);
+      console.log(`    vector search, in process:  median ${fmt(median(k.vector), 1).padStart(8)} ms per query  ${list(k.vector)}`);
+      console.log(`    agentctl memory search --mode text (whole invocation):    median ${fmt(median(k.cliText), 1).padStart(8)} ms  ${list(k.cliText)}`);
+      console.log(`    agentctl memory search --mode vector (whole invocation):  median ${fmt(median(k.cliVector), 1).padStart(8)} ms  ${list(k.cliVector)}`);
+      rows.push({ id: '(k)', figure: `text search of ${MEMORY_ENTRIES} entries, per query`, value: median(k.text), unit: 'ms', gated: false });
+      rows.push({ id: '(k)', figure: `vector search of ${MEMORY_ENTRIES} entries, per query`, value: median(k.vector), unit: 'ms', gated: false });
     }
   } finally {
     rmSync(tmpRoot, { recursive: true, force: true });

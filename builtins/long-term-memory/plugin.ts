@@ -43,12 +43,12 @@ export default definePlugin({
       actionSchema: z.strictObject({}),
       inputSchema: writeInput,
       effect: { effectClass: 'external_mutate', risk: 'medium', idempotency: 'idempotent' },
-      describe: () => ({ effects: [{ operation: 'memory.write', access: { tool: 'memory.write' } }] }),
+      describe: () => ({ effects: [{ operation: 'long_term_memory.write', access: { tool: 'memory.write' } }] }),
       async dispatch(context) {
         const memory = context.longTermMemory;
         const { key, entry } = context.input;
         const input = { provider: memory.provider, namespace: memory.namespace, key, entry: entry as unknown as JsonValue };
-        return context.effect({ operation: 'memory.write', input, access: { tool: 'memory.write' } }, (signal) =>
+        return context.effect({ operation: 'long_term_memory.write', input, access: { tool: 'memory.write' } }, (signal) =>
           performing(async () => {
             const record = await memory.write(key, entry, signal);
             return { status: 'changed', changed: true, namespace: record.namespace, key: record.key, createdAt: record.createdAt, updatedAt: record.updatedAt, expiresAt: record.expiresAt };
@@ -62,11 +62,11 @@ export default definePlugin({
       actionSchema: z.strictObject({}),
       inputSchema: readInput,
       effect: { effectClass: 'observe', risk: 'low', idempotency: 'idempotent' },
-      describe: () => ({ effects: [{ operation: 'memory.read', access: { tool: 'memory.read' } }] }),
+      describe: () => ({ effects: [{ operation: 'long_term_memory.read', access: { tool: 'memory.read' } }] }),
       async dispatch(context) {
         const memory = context.longTermMemory;
         const { key } = context.input;
-        return context.effect({ operation: 'memory.read', input: { provider: memory.provider, namespace: memory.namespace, key }, access: { tool: 'memory.read' } }, () =>
+        return context.effect({ operation: 'long_term_memory.read', input: { provider: memory.provider, namespace: memory.namespace, key }, access: { tool: 'memory.read' } }, () =>
           performing(async () => {
             const record = await memory.read(key);
             return record
@@ -82,12 +82,12 @@ export default definePlugin({
       actionSchema: z.strictObject({}),
       inputSchema: searchInput,
       effect: { effectClass: 'observe', risk: 'low', idempotency: 'idempotent' },
-      describe: () => ({ effects: [{ operation: 'memory.search', access: { tool: 'memory.search' } }] }),
+      describe: () => ({ effects: [{ operation: 'long_term_memory.search', access: { tool: 'memory.search' } }] }),
       async dispatch(context) {
         const memory = context.longTermMemory;
         const { query, mode, limit, filters } = context.input;
         const input = { provider: memory.provider, namespace: memory.namespace, query, mode, limit, filters: filters as JsonValue, embedding: memory.embedding as unknown as JsonValue };
-        return context.effect({ operation: 'memory.search', input, access: { tool: 'memory.search' } }, (signal) =>
+        return context.effect({ operation: 'long_term_memory.search', input, access: { tool: 'memory.search' } }, (signal) =>
           performing(async () => {
             const hits = await memory.search({ text: query, mode, limit, filters: filters as Record<string, JsonValue> }, signal);
             const results = hits.map((hit) => ({ ...recordOutput(hit), score: hit.score }));

@@ -7,11 +7,11 @@ export function queryWords(tokens: readonly string[]): Set<string> {
   return new Set(tokens);
 }
 
-/** The share (0..1) of the query's words found among an entry's words. */
-export function textScore(query: ReadonlySet<string>, entryWords: ReadonlySet<string>): number {
+/** The share (0..1) of the query's words found among an entry's words, given as ` word word ... ` (spaces around each). */
+export function textScore(query: ReadonlySet<string>, entryWords: string): number {
   if (query.size === 0) return 0;
   let found = 0;
-  for (const word of query) if (entryWords.has(word)) found += 1;
+  for (const word of query) if (entryWords.includes(` ${word} `)) found += 1;
   return found / query.size;
 }
 

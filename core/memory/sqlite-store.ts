@@ -110,15 +110,18 @@ export class SqliteMemoryStore implements MemoryStore {
     const readsVector = query.mode !== 'text';
     if (readsVector && vector === null) throw new AgentctlError('AGENTCTL_E_MEMORY_INVALID', `a ${query.mode} search needs the query's vector`);
     const columns = `memory_key, metadata_json, search_tokens, embedding_provider, embedding_model, embedding_dimensions${readsVector ? ', embedding' : ', NULL AS embedding'}`;
-    const candidates = this.#run(
-      () => this.#db.prepare(`SELECT ${columns} FROM long_term_memory WHERE namespace = @namespace AND ${UNEXPIRED} ORDER BY memory_key LIMIT @limit`).all({ namespace: query.namespace, now, limit: MEMORY_LIMITS.maxCandidates }) as Candidate[],
-    );
     const words = queryWords(memoryTokens(query.text));
+    // The candidates are the first 10,000 unexpired entries in key order; a text search reads only those sharing a word.
+    const shared = [...words].map((_, index) => `instr(' ' || search_tokens || ' ', @word${index}) > 0`).join(' OR ');
+    const scan = `SELECT * FROM long_term_memory WHERE namespace = @namespace AND ${UNEXPIRED} ORDER BY memory_key LIMIT @limit`;
+    const sql = query.mode === 'text' ? `SELECT ${columns} FROM (${scan}) WHERE ${shared || '0'} ORDER BY memory_key` : `SELECT ${columns} FROM (${scan}) ORDER BY memory_key`;
+    const parameters = Object.fromEntries([...words].map((word, index) => [`word${index}`, ` ${word} `]));
+    const candidates = this.#run(() => this.#db.prepare(sql).all({ namespace: query.namespace, now, limit: MEMORY_LIMITS.maxCandidates, ...parameters }) as Candidate[]);
     const filters = Object.entries(query.filters).map(([key, value]): [string, string] => [key, canonicalJson(value)]);
     const scored: { key: string; score: number }[] = [];
     for (const candidate of candidates) {
       if (!matchesFilters(candidate.metadata_json, filters)) continue;
-      const text = query.mode === 'vector' ? 0 : textScore(words, new Set(candidate.search_tokens === '' ? [] : candidate.search_tokens.split(' ')));
+      const text = query.mode === 'vector' ? 0 : textScore(words, ` ${candidate.search_tokens} `);
       let similarity = 0;
       if (readsVector && candidate.embedding_provider !== null) {
         if (!sameIdentity(candidate, vector!.identity)) {

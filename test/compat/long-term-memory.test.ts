@@ -36,8 +36,8 @@ describe('reference example: long-term-memory.yaml', function () {
     expect(inspectedTask(inspection, 'read').output).to.include({ status: 'unchanged', changed: false, found: true, key: 'greeting', value: 'hello' });
     const effects = (inspection.data.effects as any[]).map((effect) => [effect.request.taskId, effect.request.operation, effect.request.effectClass, effect.status]);
     expect(effects).to.deep.equal([
-      ['write', 'memory.write', 'external_mutate', 'succeeded'],
-      ['read', 'memory.read', 'observe', 'succeeded'],
+      ['write', 'long_term_memory.write', 'external_mutate', 'succeeded'],
+      ['read', 'long_term_memory.read', 'observe', 'succeeded'],
     ]);
     // retentionDays: 30 — the entry expires thirty days after it was written.
     const read = inspectedTask(inspection, 'read').output;
