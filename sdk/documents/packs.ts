@@ -126,6 +126,8 @@ export const packDocuments = {
         specSections: z.array(z.string()),
         planEmitters: z.array(z.string()),
         runReporters: z.array(z.string()),
+        /** The long-term memory stores it owns, by provider name (`spec.memory.longTerm.provider`). */
+        memoryStores: z.array(z.string()),
         network: z.boolean(),
         errorCodes: z.array(z.string()),
         taps: z.array(Tap),

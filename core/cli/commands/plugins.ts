@@ -38,6 +38,7 @@ const pluginsList = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> =>
             ...plugin.taskBodies.map((kind) => `task body ${kind}`),
             ...plugin.planEmitters.map((format) => `emitter ${format}`),
             ...plugin.runReporters.map((format) => `reporter ${format}`),
+            ...plugin.memoryStores.map((provider) => `memory store ${provider}`),
             ...(plugin.network ? ['the network client'] : []),
             ...plugin.errorCodes.map((code) => `code ${code}`),
           ].join(', ');
