@@ -23,7 +23,11 @@ export interface OpenedMemory {
   close(): void;
 }
 
-export function longTermMemoryService(lookup: (provider: string) => MemoryStoreProvider | undefined, settings: CompiledLongTermMemory, databasePath: string, now: () => Date = () => new Date()): OpenedMemory {
+/**
+ * The service of `settings` in the store at `databasePath`. `redact` replaces the run's secret values in an entry
+ * before it is checked, embedded or stored, so no secret reaches the store even when a task's input holds one.
+ */
+export function longTermMemoryService(lookup: (provider: string) => MemoryStoreProvider | undefined, settings: CompiledLongTermMemory, databasePath: string, redact: <T>(value: T) => T = (value) => value, now: () => Date = () => new Date()): OpenedMemory {
   let store: MemoryStore | undefined;
   const open = (): MemoryStore => {
     if (store) return store;
@@ -37,20 +41,21 @@ export function longTermMemoryService(lookup: (provider: string) => MemoryStoreP
     namespace,
     retentionDays: settings.retentionDays,
     embedding: settings.embedding,
-    async write(key: string, entry: MemoryEntry, signal?: AbortSignal) {
+    async write(key: string, given: MemoryEntry, signal?: AbortSignal) {
       checkName('namespace', namespace);
       checkName('key', key);
+      const entry = redact(given);
       checkEntry(entry);
       const text = searchableText(entry);
       const embedder = embedderFor(settings);
       const vector = text === null ? null : { identity: embedder.identity, values: (await embedder.embed([text], signal))[0]! };
       const at = now();
       const expiresAt = settings.retentionDays === null ? null : new Date(at.getTime() + settings.retentionDays * DAY_MS).toISOString();
-      return open().put({ namespace, key, entry, expiresAt, vector }, at.toISOString());
+      return open().put({ namespace, key: redact(key), entry, expiresAt, vector }, at.toISOString());
     },
     async read(key: string) {
       checkName('key', key);
-      return open().get(namespace, key, now().toISOString());
+      return open().get(namespace, redact(key), now().toISOString());
     },
     async search(query: Omit<MemoryQuery, 'namespace'>, signal?: AbortSignal) {
       const full = { ...query, namespace };

@@ -1,9 +1,11 @@
 // Long-term memory through the real CLI: builtin.long_term_memory.write|read|search on the state database's sqlite
 // store — search modes, scores, ordering, filters, bounds, expiry, vectors that fail closed, approvals, and retrieval
 // that a replay reads from the ledger while a repair performs it again.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { runCli, workspace } from '../support/cli.js';
+import { baseEnv, runCli, workspace } from '../support/cli.js';
 import { errorDocument, outcome, withDb, workflow, type WorkflowSpec } from './helpers.js';
 
 const JSON_OUT = ['--output', 'json'];
@@ -167,6 +169,31 @@ describe('long-term memory in workflows', function () {
     const text = workflow({ policy: { approval: 'never' }, actions: ACTIONS, tasks: [write('w', 'k', 'v'), { id: 'r', uses: 'action:read', needs: ['w'], with: { key: 'k' } }] });
     const result = outcome(run('default.yaml', text), 0);
     expect(taskOutput(inspect(result.data.runId), 'r')).to.include({ namespace: 'default', value: 'v', expiresAt: null });
+  });
+
+  it('a secret value a task passes on is never stored: the entry, its words and its key hold [REDACTED]', () => {
+    const canary = randomBytes(16).toString('hex');
+    const text = memoryWorkflow(
+      [
+        { id: 'echo', uses: 'action:echo' },
+        { id: 'w', uses: 'action:write', needs: ['echo'], with: { key: 'k-${{ tasks.echo.output.stdout }}', value: 'token ${{ tasks.echo.output.stdout }}', metadata: { raw: '${{ tasks.echo.output.stdout }}' } } },
+        { id: 's', uses: 'action:search', needs: ['w', 'echo'], with: { query: 'token ${{ tasks.echo.output.stdout }}' } },
+      ],
+      {
+        policy: { approval: 'never', processAllowlist: ['sh'], environmentAllowlist: ['TOKEN'] },
+        actions: { ...ACTIONS, echo: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'printf %s "$TOKEN"'], env: { TOKEN: { env: 'CANARY' } } } },
+      },
+    );
+    const result = runCli(['run', ws.write('secret.yaml', text), '--db', ws.db, ...JSON_OUT], { cwd: ws.dir, env: baseEnv({ CANARY: canary }) });
+    expect(outcome(result, 0).data.state).to.equal('succeeded');
+    expect(result.stdout + result.stderr).to.not.contain(canary);
+    for (const suffix of ['', '-wal', '-shm']) {
+      const path = `${ws.db}${suffix}`;
+      if (existsSync(path)) expect(readFileSync(path).includes(Buffer.from(canary)), path).to.equal(false);
+    }
+    const row = withDb(ws.db, (db) => db.prepare('SELECT memory_key, entry_json FROM long_term_memory').get()) as { memory_key: string; entry_json: string };
+    expect(row.memory_key).to.equal('k-[REDACTED]');
+    expect(JSON.parse(row.entry_json).metadata).to.deep.equal({ raw: '[REDACTED]' });
   });
 
   describe('bad inputs', () => {
