@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { runCli, workspace } from '../support/cli.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../core/store/migrations.js';
 import { errorDocument, outcome, withDb } from './helpers.js';
 
 const JSON_OUT = ['--output', 'json'];
@@ -78,6 +79,27 @@ describe('memory commands', function () {
     expect(reindex.kind).to.equal('MemoryReindex');
     expect(reindex.data).to.deep.equal({ namespace: 'notes', reindexed: 1, embedding: { provider: 'local_hash', model: null, dimensions: 64 } });
     expect(outcome(memory('search', 'notes', 'dog', '--mode', 'vector', ...JSON_OUT), 0).data.results.map((hit: any) => hit.key)).to.deep.equal(['a']);
+  });
+
+  it('get and search refuse a database of an earlier schema without changing it, as inspect does; put brings it up to date; db stats counts the entries', () => {
+    const before = MIGRATIONS.filter((migration) => !migration.sql.includes('long_term_memory'));
+    const old = new Database(ws.write('state/runtime.db', ''));
+    old.pragma('journal_mode = WAL');
+    for (const migration of before) old.exec(migration.sql);
+    old.pragma(`user_version = ${before.at(-1)!.version}`);
+    old.close();
+    for (const args of [['get', 'notes', 'k'], ['search', 'notes', 'anything']]) {
+      const refused = errorDocument(memory(...args, ...JSON_OUT), 5);
+      expect(refused.diagnostics[0].code).to.equal('AGENTCTL_E_DB_OPEN');
+      expect(refused.diagnostics[0].help).to.contain('db migrate');
+    }
+    expect(withDb(ws.db, (db) => db.pragma('user_version', { simple: true }))).to.equal(before.at(-1)!.version);
+    outcome(memory('put', 'notes', 'k', 'v', ...JSON_OUT), 0);
+    outcome(memory('put', 'other', 'k', 'v', ...JSON_OUT), 0);
+    expect(withDb(ws.db, (db) => db.pragma('user_version', { simple: true }))).to.equal(SCHEMA_VERSION);
+    const stats = outcome(runCli(['db', 'stats', '--db', ws.db, ...JSON_OUT], { cwd: ws.dir }), 0);
+    expect(stats.data).to.include({ longTermMemory: 2 });
+    expect(stats.data.tables).to.include({ long_term_memory: 2 });
   });
 
   it('refuses bad inputs with their codes and writes nothing', () => {
