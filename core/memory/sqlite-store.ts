@@ -98,7 +98,9 @@ export class SqliteMemoryStore implements MemoryStore {
           expiresAt: write.expiresAt,
         }),
     );
-    return this.get(write.namespace, write.key, now) ?? record({ namespace: write.namespace, memory_key: write.key, entry_json: JSON.stringify(write.entry), created_at: now, updated_at: now, expires_at: write.expiresAt, embedding_provider: null, embedding_model: null, embedding_dimensions: null });
+    // Read back whatever its expiry: the caller sees the row as stored, `createdAt` of a replaced entry included.
+    const row = this.#run(() => this.#db.prepare(`SELECT ${RECORD_COLUMNS} FROM long_term_memory WHERE namespace = @namespace AND memory_key = @key`).get({ namespace: write.namespace, key: write.key }) as Row);
+    return record(row);
   }
 
   get(namespace: string, key: string, now: string): MemoryRecord | null {
