@@ -165,6 +165,29 @@ describe('long-term memory in workflows', function () {
     expect(outcome(run('reads.yaml', reads), 0).data.state).to.equal('succeeded');
   });
 
+  it('a write waiting for an approval writes nothing until it is approved; resume performs it, and the search before it is not repeated', () => {
+    seed();
+    const text = memoryWorkflow(
+      [
+        { id: 'search', uses: 'action:search', with: { query: 'invoices' } },
+        { id: 'w', uses: 'action:write', needs: ['search'], with: { key: 'approved', value: 'invoices approved' } },
+      ],
+      { policy: { approval: 'mutations', nonInteractive: 'pause' }, outputs: { keys: '${{ tasks.search.output.results }}' } },
+    );
+    const paused = outcome(run('approve.yaml', text), 3);
+    expect(paused.data.state).to.equal('paused');
+    expect(rw((db) => db.prepare(`SELECT COUNT(*) FROM long_term_memory WHERE memory_key = 'approved'`).pluck().get())).to.equal(0);
+    // An entry written meanwhile: the recorded search is reused on resume, so the output does not see it.
+    outcome(run('more.yaml', memoryWorkflow([write('m', 'epsilon', 'invoices overdue')])), 0);
+    const approval = rw((db) => db.prepare(`SELECT id FROM approvals WHERE run_id = ? AND state = 'pending'`).pluck().get(paused.data.runId));
+    outcome(cli('approvals', 'approve', String(approval), '--reason', 'fine', '--db', ws.db, ...JSON_OUT), 0);
+    const resumed = outcome(cli('resume', paused.data.runId, '--db', ws.db, ...JSON_OUT), 0);
+    expect(resumed.data.state).to.equal('succeeded');
+    expect((resumed.data.output.keys as any[]).map((hit) => hit.key)).to.deep.equal(['alpha', 'beta']);
+    expect(rw((db) => db.prepare(`SELECT COUNT(*) FROM effects WHERE run_id = ? AND operation = 'long_term_memory.search'`).pluck().get(paused.data.runId))).to.equal(1);
+    expect(rw((db) => db.prepare(`SELECT entry_json FROM long_term_memory WHERE memory_key = 'approved'`).pluck().get())).to.contain('invoices approved');
+  });
+
   it('a workflow without spec.memory.longTerm uses the default namespace of the sqlite store', () => {
     const text = workflow({ policy: { approval: 'never' }, actions: ACTIONS, tasks: [write('w', 'k', 'v'), { id: 'r', uses: 'action:read', needs: ['w'], with: { key: 'k' } }] });
     const result = outcome(run('default.yaml', text), 0);
