@@ -97,7 +97,8 @@ export interface MemoryStore {
   get(namespace: string, key: string, now: string): MemoryRecord | null;
   /**
    * Ranks the namespace's entries. `vector` is the query embedded for `vector` and `hybrid` modes (null for `text`);
-   * a stored vector of another identity, or a corrupt one, fails the search (AGENTCTL_E_MEMORY_VECTOR).
+   * a stored vector of another identity fails the search (AGENTCTL_E_MEMORY_VECTOR_MISMATCH), and so does a corrupt
+   * one (AGENTCTL_E_MEMORY_VECTOR_CORRUPT).
    */
   search(query: MemoryQuery, vector: { readonly identity: MemoryEmbeddingIdentity; readonly values: Float32Array } | null, now: string): MemorySearchHit[];
   /** Removes the entries whose `expiresAt` is not after `now`; returns how many. */
