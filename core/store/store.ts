@@ -19,6 +19,7 @@ import { ReconciliationLedger, type ReconciliationEntry } from './reconciliation
 import { RunRecovery } from './recovery.js';
 import type { ApprovalRow, EffectRow, RecentRunRow, ReconciliationRow, Row, RunRow, TaskRow, UsageRow } from './rows.js';
 import { RunLedger, type NewRun } from './runs.js';
+import { StateEncryption } from './state-encryption.js';
 import { statePaths } from './state-paths.js';
 import { TaskArtifactLedger } from './task-artifacts.js';
 import { TaskLedger, type TaskPatch } from './tasks.js';
@@ -30,6 +31,7 @@ export type { NewRun } from './runs.js';
 export type { TaskPatch } from './tasks.js';
 export type { ReconciliationEntry } from './reconciliations.js';
 export type { RecordedTask } from './linked-runs.js';
+export type { EncryptionInventory, EncryptionMigration } from './state-encryption.js';
 export { ENDED_RUN_STATES, hasEnded, requireEnded, runNotFound } from './runs.js';
 export type { ApprovalRow, EffectRow, RecentRunRow, ReconciliationRow, Row, RunRow, TaskRow, UsageRow } from './rows.js';
 
@@ -57,6 +59,8 @@ export class Store {
   readonly budgets: BudgetLedger;
   /** Counts, the artifact catalogue and the removal of old runs, for the state commands (core/store/maintenance.ts). */
   readonly maintenance: Maintenance;
+  /** State encryption: inventory, enable and rotate (core/store/state-encryption.ts). */
+  readonly encryption: StateEncryption;
   readonly #metadata;
 
   constructor(path: string, options: { create: boolean; readonly?: boolean }) {
@@ -77,6 +81,7 @@ export class Store {
     this.recovery = new RunRecovery(core, this);
     this.budgets = new BudgetLedger(core.db, transaction);
     this.maintenance = new Maintenance(core.db, this.path, transaction);
+    this.encryption = new StateEncryption(core);
     this.#metadata = preparedOnce(core.db, {
       digestKey: `SELECT value FROM metadata WHERE key = 'secret_digest_key'`,
       // OR IGNORE: another process may have created it meanwhile; everyone then reads the one stored.
