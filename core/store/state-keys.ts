@@ -16,10 +16,11 @@ export interface KeyReference {
 /** Refuses a malformed key id or variable name (AGENTCTL_E_STATE_KEY_REFERENCE). */
 export function checkReference(reference: KeyReference): void {
   if (!KEY_ID.test(reference.keyId)) {
-    throw new AgentctlError('AGENTCTL_E_STATE_KEY_REFERENCE', `key id "${reference.keyId}" is malformed: a key id is 1-128 letters, digits, ".", "_" or "-"`);
+    // The value is not repeated: a key pasted where its id belongs must not reach the terminal or a log.
+    throw new AgentctlError('AGENTCTL_E_STATE_KEY_REFERENCE', `the key id (${reference.keyId.length} characters) is malformed: a key id is 1-128 letters, digits, ".", "_" or "-"`);
   }
   if (!VARIABLE.test(reference.variable)) {
-    throw new AgentctlError('AGENTCTL_E_STATE_KEY_REFERENCE', `key variable "${reference.variable}" is not an environment variable name: it must match [A-Z_][A-Z0-9_]*`, {
+    throw new AgentctlError('AGENTCTL_E_STATE_KEY_REFERENCE', `the key variable (${reference.variable.length} characters) is not an environment variable name: it must match [A-Z_][A-Z0-9_]*`, {
       help: 'pass the name of the variable that holds the key (--key-env AGENTCTL_STATE_KEY), never the key itself',
     });
   }
