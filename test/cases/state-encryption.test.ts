@@ -277,7 +277,10 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
     outcome(enable(), 0);
     expect(inventory()).to.deep.include({ enabled: true, protectedValues: 0 });
     const runId = outcome(withKeys('run', ws.file('wf.yaml'), '--input', `secret=${canary}`), 3).data.runId as string;
-    outcome(withKeys('run', ws.file('plain.yaml')), 0);
+    const finished = outcome(withKeys('run', ws.file('plain.yaml')), 0).data.runId as string;
+    // Derived runs read the source's sealed rows and write their own sealed.
+    expect(outcome(withKeys('retry', ws.file('plain.yaml'), finished, '--from', 'a', '--restart-successful'), 0).data.state).to.equal('succeeded');
+    expect(outcome(withKeys('fork', finished), 0).data.state).to.equal('succeeded');
     const counted = inventory();
     expect(counted).to.deep.include({ plaintextValues: 0, invalidEnvelopes: 0 });
     expect(counted.encryptedValues).to.be.above(10);
