@@ -13,6 +13,9 @@ type Workspace = ReturnType<typeof workspace>;
 
 const newKey = () => randomBytes(32).toString('base64');
 
+/** Says the canary, then repeats it 3,000 times: a result of some 90 KB, stored on SQLite overflow pages. */
+const LOUD = 'echo "said $1"; i=0; while [ $i -lt 3000 ]; do echo "$1"; i=$((i+1)); done';
+
 /** A run that records the canary everywhere: its input, a task's input and output, a process's output, an approval. */
 const canaryWorkflow = () =>
   workflow({
@@ -21,7 +24,7 @@ const canaryWorkflow = () =>
     actions: { keep: { kind: 'builtin.assign' }, say: { kind: 'builtin.shell.exec', command: '/bin/sh' } },
     tasks: [
       { id: 'keep', uses: 'action:keep', with: { value: '${{ inputs.secret }}' } },
-      { id: 'say', uses: 'action:say', needs: ['keep'], with: { args: ['-c', 'echo "said $1"', 'sh', '${{ inputs.secret }}'] } },
+      { id: 'say', uses: 'action:say', needs: ['keep'], with: { args: ['-c', LOUD, 'sh', '${{ inputs.secret }}'] } },
     ],
     outputs: { kept: '${{ tasks.keep.output.output.value }}' },
   });
@@ -64,6 +67,8 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
   function seed(env: Record<string, string> = {}): { paused: string; finished: string } {
     const paused = outcome(cli(env, 'run', ws.file('wf.yaml'), '--input', `secret=${canary}`), 3).data.runId as string;
     const finished = outcome(cli(env, 'run', ws.file('plain.yaml')), 0).data.runId as string;
+    // Some 70 KB of canary in one input: its rows spill onto overflow pages, which the rewrite frees.
+    outcome(cli(env, 'run', ws.file('wf.yaml'), '--input', `secret=${canary.repeat(3000)}`), 3);
     return { paused, finished };
   }
   const noKeyLeaks = (text: string) => {
@@ -150,7 +155,7 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
     }
     expect(fileDigest(ws.db), 'refused commands change nothing').to.equal(bytes);
     // With the key, the same reads work.
-    expect(outcome(withKeys('runs', 'list'), 0).data.runs).to.have.length(2);
+    expect(outcome(withKeys('runs', 'list'), 0).data.runs).to.have.length(3);
     const report = runCli(['report', paused, '--format', 'markdown', '--db', ws.db], { cwd: ws.dir, env: baseEnv(keys) });
     expect(report.status, report.stderr).to.equal(0);
     expect(report.stdout).to.contain(paused);
