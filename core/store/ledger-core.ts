@@ -6,7 +6,7 @@ import { databaseError, openDatabase, type SqliteDatabase } from './database.js'
 import { EventSequence } from './event-sequence.js';
 import { collectGarbage, isLargeValue } from './garbage.js';
 import type { ProtectedColumn } from './protected-columns.js';
-import { installWriteGuards, readKeyRecord, recordedCipher, StateProtection } from './state-protection.js';
+import { installWriteGuards, readKeyRecord, recordedCipher, StateProtection, type KeyVariables } from './state-protection.js';
 import { predecessorList } from './transitions.js';
 
 export interface AuditEvent {
@@ -88,12 +88,12 @@ export class LedgerCore {
   /** The database's state key, when its state is encrypted (state-protection.ts). */
   #protection: StateProtection;
 
-  constructor(path: string, options: { create: boolean; readonly?: boolean }) {
+  constructor(path: string, options: { create: boolean; readonly?: boolean; stateKeys?: KeyVariables }) {
     this.path = path;
     this.db = openDatabase(path, options);
     try {
       const record = readKeyRecord(this.db);
-      this.#protection = new StateProtection(recordedCipher(record));
+      this.#protection = new StateProtection(recordedCipher(record, options.stateKeys));
       if (record && !options.readonly) installWriteGuards(this.db);
     } catch (error) {
       this.db.close();

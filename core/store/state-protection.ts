@@ -24,13 +24,20 @@ export function readKeyRecord(db: SqliteDatabase): StateKeyRecord | undefined {
   return row && { keyId: row.key_id, variable: row.key_reference, keyCheck: row.key_check, scrubPending: row.scrub_pending === 1 };
 }
 
-/** The cipher of the database's recorded key, checked against its key check; null when it is not encrypted. */
-export function recordedCipher(record: StateKeyRecord | undefined, environment: NodeJS.ProcessEnv = process.env): StateCipher | null {
+/** Key id → the environment variable that holds that key here, when it is not the variable the database records. */
+export type KeyVariables = Readonly<Record<string, string>>;
+
+/**
+ * The cipher of the database's recorded key, checked against its key check; null when it is not encrypted. The key
+ * is read from the variable `variables` names for its key id (the project config's `stateKeys`), else the recorded one.
+ */
+export function recordedCipher(record: StateKeyRecord | undefined, variables: KeyVariables = {}, environment: NodeJS.ProcessEnv = process.env): StateCipher | null {
   if (!record) return null;
-  const cipher = resolveKey({ keyId: record.keyId, variable: record.variable }, environment);
+  const variable = Object.hasOwn(variables, record.keyId) ? variables[record.keyId]! : record.variable;
+  const cipher = resolveKey({ keyId: record.keyId, variable }, environment);
   if (!cipher.verifies(record.keyCheck)) {
-    throw new AgentctlError('AGENTCTL_E_STATE_KEY_MISMATCH', `${record.variable} holds another key than state key ${record.keyId}, which the database was encrypted with`, {
-      help: `set ${record.variable} to the key of key id ${record.keyId}`,
+    throw new AgentctlError('AGENTCTL_E_STATE_KEY_MISMATCH', `${variable} holds another key than state key ${record.keyId}, which the database was encrypted with`, {
+      help: `set ${variable} to the key of key id ${record.keyId}`,
     });
   }
   return cipher;

@@ -20,6 +20,7 @@ import { RunRecovery } from './recovery.js';
 import type { ApprovalRow, EffectRow, RecentRunRow, ReconciliationRow, Row, RunRow, TaskRow, UsageRow } from './rows.js';
 import { RunLedger, type NewRun } from './runs.js';
 import { StateEncryption } from './state-encryption.js';
+import type { KeyVariables } from './state-protection.js';
 import { statePaths } from './state-paths.js';
 import { TaskArtifactLedger } from './task-artifacts.js';
 import { TaskLedger, type TaskPatch } from './tasks.js';
@@ -34,6 +35,14 @@ export type { RecordedTask } from './linked-runs.js';
 export type { EncryptionInventory, EncryptionMigration } from './state-encryption.js';
 export { ENDED_RUN_STATES, hasEnded, requireEnded, runNotFound } from './runs.js';
 export type { ApprovalRow, EffectRow, RecentRunRow, ReconciliationRow, Row, RunRow, TaskRow, UsageRow } from './rows.js';
+
+/** How a database is opened: created when missing, read-only, and where its state key is (see KeyVariables). */
+export interface StoreOptions {
+  readonly create: boolean;
+  readonly readonly?: boolean;
+  /** Key id → the environment variable that holds that state key here (the project config's `stateKeys`). */
+  readonly stateKeys?: KeyVariables;
+}
 
 /**
  * One open database, as its parts: runs, tasks, effects, approvals, reconciliations, linked runs, artifact rows,
@@ -63,7 +72,7 @@ export class Store {
   readonly encryption: StateEncryption;
   readonly #metadata;
 
-  constructor(path: string, options: { create: boolean; readonly?: boolean }) {
+  constructor(path: string, options: StoreOptions) {
     this.path = resolve(path);
     const core = (this.#core = new LedgerCore(this.path, options));
     this.statePaths = statePaths(this.path);
@@ -89,7 +98,7 @@ export class Store {
     });
   }
 
-  static open(path: string, options: { create: boolean; readonly?: boolean } = { create: true }): Store {
+  static open(path: string, options: StoreOptions = { create: true }): Store {
     return new Store(path, options);
   }
 

@@ -278,6 +278,22 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
     expect(inventory()).to.deep.include({ keyId: 'prod-1', plaintextValues: 0, invalidEnvelopes: 0 });
   });
 
+  it("the project config's stateKeys names the variable that holds a key id's key on this machine; a key pasted there is refused", () => {
+    const { paused } = seed(keys);
+    outcome(enable(), 0);
+    ws.write('.agentctlrc.json', JSON.stringify({ stateKeys: { 'prod-1': 'CI_STATE_KEY' } }));
+    expect(outcome(cli({ CI_STATE_KEY: keys.STATE_KEY_ONE! }, 'inspect', paused), 0).data.run.inputs).to.deep.equal({ secret: canary });
+    const shown = outcome(cli({}, 'config', 'show'), 0).data.settings.stateKeys;
+    expect(shown).to.deep.equal({ value: { 'prod-1': 'CI_STATE_KEY' }, source: ws.file('.agentctlrc.json') });
+    // The mapped variable is the one read, and named: the recorded one is not consulted.
+    expect(diagnosticWithCode(errorDocument(cli(keys, 'inspect', paused), 5), 'AGENTCTL_E_STATE_KEY_MISSING').message).to.contain('CI_STATE_KEY');
+    expect(diagnosticWithCode(errorDocument(cli({ CI_STATE_KEY: keys.STATE_KEY_TWO! }, 'inspect', paused), 5), 'AGENTCTL_E_STATE_KEY_MISMATCH').message).to.contain('CI_STATE_KEY');
+    ws.write('.agentctlrc.json', JSON.stringify({ stateKeys: { 'prod-1': keys.STATE_KEY_ONE } }));
+    const bad = cli(keys, 'inspect', paused);
+    diagnosticWithCode(errorDocument(bad, 2), 'AGENTCTL_E_CONFIG_INVALID');
+    noKeyLeaks(`${bad.stdout}${bad.stderr}`);
+  });
+
   it('a database encrypted from the start: enable on a new file, then runs write envelopes only', () => {
     outcome(enable(), 0);
     expect(inventory()).to.deep.include({ enabled: true, protectedValues: 0 });

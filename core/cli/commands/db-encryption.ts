@@ -27,7 +27,7 @@ const inventory: CommandModule<GlobalArgs, EncryptionArgs> = {
   builder: (yargs) => yargs.option('db', dbOption()) as never,
   handler: handler<EncryptionArgs>(async (argv, output) => {
     // Read-only, like db stats; an encrypted database still needs its key, to authenticate every envelope.
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const data = store.encryption.inventory();
       emit(output, 'EncryptionInventory', data, () =>
@@ -72,7 +72,7 @@ function migration(operation: 'enable' | 'rotate', describe: string): CommandMod
       const key = reference(argv);
       const dryRun = argv.dryRun === true;
       // A dry run reads only: the file is left byte for byte as it was.
-      const store = Store.open(databasePath(argv.db), dryRun ? { create: false, readonly: true } : { create: operation === 'enable' });
+      const store = Store.open(databasePath(argv.db), { create: !dryRun && operation === 'enable', readonly: dryRun, stateKeys: argv.stateKeys });
       try {
         const options = { dryRun, ...(killAfter() === undefined ? {} : { killAfter: killAfter()! }) };
         const data: EncryptionMigration = operation === 'enable' ? store.encryption.enable(key, options) : store.encryption.rotate(key, options);

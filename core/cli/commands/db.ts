@@ -32,7 +32,7 @@ const stats: CommandModule<GlobalArgs, DbArgs> = {
   builder: (yargs) => yargs.option('db', dbOption()) as never,
   handler: handler<DbArgs>(async (argv, output) => {
     // Read-only, like inspect: a database in a read-only folder can still be counted.
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const maintenance = store.maintenance;
       const tables = maintenance.tableCounts();
@@ -72,7 +72,7 @@ const migrate: CommandModule<GlobalArgs, DbArgs> = {
     const path = resolve(databasePath(argv.db));
     const previous = versionOf(path);
     // Opening migrates, in one transaction; a newer schema is refused before anything is written (exit 5).
-    const store = Store.open(path, { create: true });
+    const store = Store.open(path, { create: true, stateKeys: argv.stateKeys });
     try {
       const schemaVersion = store.maintenance.schemaVersion();
       const applied = MIGRATIONS.filter((migration) => migration.version > previous && migration.version <= schemaVersion).map(({ version, description }) => ({ version, description }));
