@@ -119,6 +119,7 @@ export class StateEncryption {
     if (options.dryRun) return report;
     const next = new StateProtection(cipher);
     core.transaction(() => {
+      this.#refuseDrivenRuns('enable');
       const at = now();
       core.db
         .prepare(`INSERT INTO state_encryption (singleton, format_version, key_id, key_reference, key_check, scrub_pending, enabled_at, updated_at) VALUES (1, 1, ?, ?, ?, 1, ?, ?)`)
@@ -160,6 +161,7 @@ export class StateEncryption {
     const current = core.protection;
     const next = new StateProtection(cipher);
     core.transaction(() => {
+      this.#refuseDrivenRuns('rotate');
       core.db
         .prepare(`UPDATE state_encryption SET key_id = ?, key_reference = ?, key_check = ?, scrub_pending = 1, updated_at = ? WHERE singleton = 1`)
         .run(reference.keyId, reference.variable, cipher.keyCheck(), now());
@@ -191,6 +193,20 @@ export class StateEncryption {
 
   #report(operation: 'enable' | 'rotate', reference: KeyReference, previousKeyId: string | null, scanned: number, rewritten: number, dryRun: boolean): EncryptionMigration {
     return { operation, dryRun, keyId: reference.keyId, keyReference: reference.variable, previousKeyId, valuesScanned: scanned, valuesRewritten: rewritten, scrubbed: false };
+  }
+
+  /**
+   * A run another process drives keeps the key it opened the database with: its next write would be refused. So the
+   * rewrite waits until no run is driven (a lease that has not expired); called inside the rewrite's transaction.
+   */
+  #refuseDrivenRuns(operation: 'enable' | 'rotate'): void {
+    const driven = this.#core.db.prepare(`SELECT id, lease_owner FROM runs WHERE state = 'running' AND lease_owner IS NOT NULL AND lease_expires_at > ? ORDER BY id LIMIT 1`).get(Date.now()) as
+      | { id: string; lease_owner: string }
+      | undefined;
+    if (!driven) return;
+    throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${driven.id} is being driven by ${driven.lease_owner}: ${operation} rewrites every protected value, and waits until no run is driven`, {
+      help: `let the run finish (or cancel it), then run db encryption ${operation} again; nothing was changed`,
+    });
   }
 
   /** Replaces every non-null protected value with `change(column, value)`, table by table, row by row. */

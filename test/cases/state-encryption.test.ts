@@ -6,8 +6,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { baseEnv, runCli, workspace } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, outcome, rows, unique, workflow } from './helpers.js';
+import { baseEnv, runCli, startCli, workspace } from '../support/cli.js';
+import { diagnosticWithCode, errorDocument, finished, outcome, rows, unique, waitFor, workflow } from './helpers.js';
 
 type Workspace = ReturnType<typeof workspace>;
 
@@ -139,6 +139,10 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
       ['replay', finished],
       ['resume', paused],
       ['retry', ws.file('plain.yaml'), finished, '--from', 'a'],
+      ['repair', ws.file('plain.yaml'), finished, '--from', 'a'],
+      ['fork', finished],
+      ['cancel', paused],
+      ['compensate', finished, '--plan'],
       ['gc'],
       ['db', 'stats'],
       ['db', 'encryption', 'inventory'],
@@ -276,6 +280,22 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
     expect(refused(rotate({ STATE_KEY_TWO: keys.STATE_KEY_TWO! }, 'prod-2', 'STATE_KEY_TWO'), 'AGENTCTL_E_STATE_KEY_MISSING')).to.contain('prod-1');
     expect(fileDigest(ws.db)).to.equal(bytes);
     expect(inventory()).to.deep.include({ keyId: 'prod-1', plaintextValues: 0, invalidEnvelopes: 0 });
+  });
+
+  it('enable (like rotate) waits for a run another process drives: exit 5, AGENTCTL_E_RUN_LEASED, nothing changed', async () => {
+    ws.write('slow.yaml', workflow({ policy: { processAllowlist: ['sh'], approval: 'never' }, actions: { wait: { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'while [ ! -f go ]; do sleep 0.1; done'] } }, tasks: [{ id: 'wait', uses: 'action:wait' }] }));
+    const child = startCli(['run', ws.file('slow.yaml'), '--db', ws.db, '--output', 'json'], { cwd: ws.dir });
+    try {
+      await waitFor('the run to start its process', () => existsSync(ws.db) && rows(ws.db, `SELECT state FROM effects WHERE state = 'started'`).length === 1);
+      const before = inventory({});
+      const refused = errorDocument(enable(), 5);
+      expect(diagnosticWithCode(refused, 'AGENTCTL_E_RUN_LEASED').message).to.match(/run run_\w+ is being driven/);
+      expect(inventory({})).to.deep.equal(before);
+    } finally {
+      ws.write('go', '');
+      await finished(child);
+    }
+    outcome(enable(), 0);
   });
 
   it("the project config's stateKeys names the variable that holds a key id's key on this machine; a key pasted there is refused", () => {
