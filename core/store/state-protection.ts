@@ -62,8 +62,15 @@ export class StateProtection {
   }
 
   seal(column: ProtectedColumn, text: string | null): string | null {
-    if (text === null || !this.#cipher) return text;
-    return this.#cipher.seal(text, column);
+    if (text === null) return text;
+    if (this.#cipher) return this.#cipher.seal(text, column);
+    // A text that reads as an envelope could never be read back from a database without a key (see `open`).
+    if (text.startsWith(ENVELOPE_PREFIX)) {
+      throw new AgentctlError('AGENTCTL_E_STATE_ENVELOPE_INVALID', `${column} cannot hold a text that begins like an encrypted value (${ENVELOPE_PREFIX}) in a database without a state key`, {
+        help: 'reword the text',
+      });
+    }
+    return text;
   }
 
   open(column: string, stored: string): string {

@@ -252,7 +252,7 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
   });
 
   it('enabling twice, rotating to the same key id or without encryption, and malformed, missing or short keys are each refused with their code; nothing changes', () => {
-    seed();
+    const { paused } = seed();
     const refused = (result: ReturnType<typeof cli>, code: string, exit = 5) => {
       const document = errorDocument(result, exit);
       noKeyLeaks(`${result.stderr}${result.stdout}`);
@@ -268,6 +268,10 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
     refused(cli(keys, 'db', 'encryption', 'enable', '--key-id', 'prod-1', '--key-env', keys.STATE_KEY_ONE!), 'AGENTCTL_E_STATE_KEY_REFERENCE');
     refused(cli(keys, 'db', 'encryption', 'enable', '--key-env', 'STATE_KEY_ONE'), 'AGENTCTL_E_USAGE', 2);
     expect(fileDigest(ws.db)).to.equal(plainBytes);
+    // A text that begins like an envelope could not be read back from a database without a key: it is refused.
+    const approval = outcome(cli({}, 'approvals', 'list', paused), 0).data[0];
+    refused(cli({}, 'approvals', 'approve', approval.approvalId, '--reason', 'agentctl.encrypted.v1:x:{}'), 'AGENTCTL_E_STATE_ENVELOPE_INVALID');
+    expect(outcome(cli({}, 'approvals', 'list', paused), 0).data[0].status).to.equal('pending');
     expect(inventory({}).enabled).to.equal(false);
 
     outcome(enable(), 0);
