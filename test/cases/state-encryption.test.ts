@@ -82,10 +82,19 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
     expect(before).to.deep.include({ enabled: false, keyId: null, keyReference: null, encryptedValues: 0, invalidEnvelopes: 0, keysInUse: {}, scrubPending: false });
     expect(before.plaintextValues).to.equal(before.protectedValues).and.be.above(10);
 
-    const enabled = outcome(enable(), 0);
+    // A connection held open across enable keeps its -wal in place: the log is scanned as enable leaves it.
+    const witness = new Database(ws.db, { readonly: true });
+    witness.prepare('SELECT COUNT(*) FROM runs').get();
+    let enabled: any;
+    try {
+      enabled = outcome(enable(), 0);
+      expect(expectNowhere(ws.db, canary)).to.include('runtime.db-wal');
+    } finally {
+      witness.close();
+    }
     expect(enabled.kind).to.equal('EncryptionMigration');
     expect(enabled.data).to.deep.equal({ operation: 'enable', dryRun: false, keyId: 'prod-1', keyReference: 'STATE_KEY_ONE', previousKeyId: null, valuesScanned: before.protectedValues, valuesRewritten: before.protectedValues, scrubbed: true });
-    // Every file of the database, the log included: the old values went with the VACUUM and the truncated log.
+    // Every file of the database: the old values went with the VACUUM and the truncated log.
     expectNowhere(ws.db, canary);
     expect(inventory()).to.deep.include({ enabled: true, keyId: 'prod-1', keyReference: 'STATE_KEY_ONE', protectedValues: before.protectedValues, encryptedValues: before.protectedValues, plaintextValues: 0, invalidEnvelopes: 0, keysInUse: { 'prod-1': before.protectedValues }, scrubPending: false });
     // The database records the key's id and variable, never the key.
@@ -94,6 +103,7 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
 
     // A connection held open keeps the -wal after each command: it is scanned as the commands leave it.
     const holder = new Database(ws.db, { readonly: true });
+    holder.prepare('SELECT COUNT(*) FROM runs').get();
     try {
       const inspected = outcome(withKeys('inspect', paused), 0).data;
       expect(inspected.run.inputs).to.deep.equal({ secret: canary });
@@ -109,7 +119,12 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
       expect(outcome(withKeys('inspect', another), 0).data.run.inputs).to.deep.equal({ secret: `${canary}-2` });
       expect(existsSync(`${ws.db}-wal`), 'the -wal is kept by the open connection').to.equal(true);
       expect(expectNowhere(ws.db, canary)).to.include('runtime.db-wal');
-      holder.pragma('wal_checkpoint(TRUNCATE)');
+      const checkpointer = new Database(ws.db);
+      try {
+        checkpointer.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        checkpointer.close();
+      }
       expectNowhere(ws.db, canary);
     } finally {
       holder.close();
@@ -331,9 +346,10 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
     expect(counted.encryptedValues).to.be.above(10);
     expect(outcome(withKeys('inspect', runId), 0).data.run.inputs).to.deep.equal({ secret: canary });
     const holder = new Database(ws.db, { readonly: true });
+    holder.prepare('SELECT COUNT(*) FROM runs').get();
     try {
       outcome(withKeys('run', ws.file('wf.yaml'), '--input', `secret=${canary}`), 3);
-      expectNowhere(ws.db, canary);
+      expect(expectNowhere(ws.db, canary)).to.include('runtime.db-wal');
     } finally {
       holder.close();
     }
