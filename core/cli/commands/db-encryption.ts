@@ -74,7 +74,8 @@ function migration(operation: 'enable' | 'rotate', describe: string): CommandMod
       // A dry run reads only: the file is left byte for byte as it was.
       const store = Store.open(databasePath(argv.db), { create: !dryRun && operation === 'enable', readonly: dryRun, stateKeys: argv.stateKeys });
       try {
-        const options = { dryRun, ...(killAfter() === undefined ? {} : { killAfter: killAfter()! }) };
+        const crashAt = killAfter();
+        const options = { dryRun, ...(crashAt === undefined ? {} : { killAfter: crashAt }) };
         const data: EncryptionMigration = operation === 'enable' ? store.encryption.enable(key, options) : store.encryption.rotate(key, options);
         emit(output, 'EncryptionMigration', data, () => {
           const verb = operation === 'enable' ? (dryRun ? 'planned state encryption' : 'enabled state encryption') : dryRun ? 'planned state-encryption rotation' : 'completed state-encryption rotation';
