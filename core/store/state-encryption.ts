@@ -4,7 +4,9 @@
 // file and its log (VACUUM, then a truncating checkpoint), and `scrub_pending` says whether that is still to do.
 import { AgentctlError } from '@agentctl/sdk';
 import { now, type LedgerCore } from './ledger-core.js';
+import { liveness } from './liveness.js';
 import { PROTECTED_BY_TABLE, PROTECTED_COLUMNS, type ProtectedColumn } from './protected-columns.js';
+import type { Row } from './rows.js';
 import { envelopeKeyId, isEnvelope } from './state-cipher.js';
 import { resolveKey, type KeyReference } from './state-keys.js';
 import { installWriteGuards, readKeyRecord, StateProtection } from './state-protection.js';
@@ -200,9 +202,9 @@ export class StateEncryption {
    * rewrite waits until no run is driven (a lease that has not expired); called inside the rewrite's transaction.
    */
   #refuseDrivenRuns(operation: 'enable' | 'rotate'): void {
-    const driven = this.#core.db.prepare(`SELECT id, lease_owner FROM runs WHERE state = 'running' AND lease_owner IS NOT NULL AND lease_expires_at > ? ORDER BY id LIMIT 1`).get(Date.now()) as
-      | { id: string; lease_owner: string }
-      | undefined;
+    const leased = this.#core.db.prepare(`SELECT id, state, lease_owner, lease_expires_at FROM runs WHERE state = 'running' AND lease_owner IS NOT NULL ORDER BY id`).all() as Row[];
+    // A run whose owner died is not driven (liveness.ts): it is resumed later, with the key.
+    const driven = leased.find((run) => liveness(run) === 'active') as { id: string; lease_owner: string } | undefined;
     if (!driven) return;
     throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${driven.id} is being driven by ${driven.lease_owner}: ${operation} rewrites every protected value, and waits until no run is driven`, {
       help: `let the run finish (or cancel it), then run db encryption ${operation} again; nothing was changed`,

@@ -301,7 +301,7 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
     expect(inventory()).to.deep.include({ keyId: 'prod-1', plaintextValues: 0, invalidEnvelopes: 0 });
   });
 
-  it('enable (like rotate) waits for a run another process drives: exit 5, AGENTCTL_E_RUN_LEASED, nothing changed', async () => {
+  it('enable (like rotate) waits for a run another process drives: exit 5, AGENTCTL_E_RUN_LEASED, nothing changed; an interrupted run does not hold it back', async () => {
     ws.write('slow.yaml', workflow({ policy: { processAllowlist: ['sh'], approval: 'never' }, actions: { wait: { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'while [ ! -f go ]; do sleep 0.1; done'] } }, tasks: [{ id: 'wait', uses: 'action:wait' }] }));
     const child = startCli(['run', ws.file('slow.yaml'), '--db', ws.db, '--output', 'json'], { cwd: ws.dir });
     try {
@@ -311,10 +311,13 @@ describe('state encryption: db encryption enable, rotate and inventory', functio
       expect(diagnosticWithCode(refused, 'AGENTCTL_E_RUN_LEASED').message).to.match(/run run_\w+ is being driven/);
       expect(inventory({})).to.deep.equal(before);
     } finally {
-      ws.write('go', '');
+      // SIGKILLed, its owner is gone: an interrupted run is not driven, and is resumed later with the key.
+      child.kill('SIGKILL');
       await finished(child);
     }
     outcome(enable(), 0);
+    const [run] = outcome(withKeys('runs', 'list'), 0).data.runs;
+    expect(run).to.deep.include({ state: 'running', liveness: 'interrupted' });
   });
 
   it("the project config's stateKeys names the variable that holds a key id's key on this machine; a key pasted there is refused", () => {
