@@ -15,6 +15,8 @@
 //       2,000 tasks at maxConcurrency 8 against the same at 1, per task: ratio < 1
 //   (h) a one-task `isolation: container` run of /bin/true in busybox against the engine's own `run --rm` with the
 //       same controls, per engine (Docker, Podman), paired and alternating: median of the ratios (information)
+//   (b') the same builtin.assign runs on a database whose state is encrypted (`db encryption enable` before the
+//       run), paired with plain runs: marginal per task and its ratio to the plain one (information)
 //   (i) an agent task of 50 model turns and 49 builtin.echo calls on the fake provider, marginal per turn, against
 //       the same loop with no framework making the same commits and syncs (bench/agent-bare.mjs): ratio <= 1.5
 //   (k) long-term memory search over 10,000 entries of 1 KiB, text and vector, ms per query (information)
@@ -27,6 +29,7 @@
 // information only.
 
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -145,16 +148,23 @@ function approvalWorkflow(n, pauseAt, approval) {
 let tmpRoot;
 let runCounter = 0;
 
-/** One `agentctl run` of FILE with a fresh database and workspace; returns wall ms. */
-async function agentctlRun(file, expectTasks) {
+/** The state key of (b'): a fresh one per benchmark, in the variable its databases record. */
+const STATE_KEY_ENV = 'AGENTCTL_BENCH_STATE_KEY';
+const stateKey = randomBytes(32).toString('base64');
+
+/**
+ * One `agentctl run` of FILE with a fresh database and workspace; returns wall ms. `encrypted`: the database is
+ * created with state encryption enabled first (not timed), and the run is given its key.
+ */
+async function agentctlRun(file, expectTasks, { encrypted = false } = {}) {
   const dir = join(tmpRoot, `run-${++runCounter}`);
   const ws = join(dir, 'ws');
   // agentctl creates the database's directory itself; the workspace must exist.
   mkdirSync(ws, { recursive: true });
-  const r = await timed(NODE, [CLI, 'run', file, '--db', join(dir, 'state', 'runtime.db'), '--workspace', ws, '--output', 'json'], {
-    cwd: ws,
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+  const db = join(dir, 'state', 'runtime.db');
+  const env = { ...process.env, NO_COLOR: '1', ...(encrypted ? { [STATE_KEY_ENV]: stateKey } : {}) };
+  if (encrypted) await agentctl(['db', 'encryption', 'enable', '--key-id', 'bench', '--key-env', STATE_KEY_ENV, '--db', db], { env, cwd: ws });
+  const r = await timed(NODE, [CLI, 'run', file, '--db', db, '--workspace', ws, '--output', 'json'], { cwd: ws, env });
   let doc;
   try {
     doc = JSON.parse(r.stdout);
@@ -411,6 +421,22 @@ async function measureWorkflow(kind, n, alongside) {
   return { t1, tn, samples, marginal, bestMarginal, total: tn / n, compile, execute: marginal - compile };
 }
 
+/** (b'): marginal per task of N-task assign runs on encrypted and on plain databases, run in alternation. */
+async function measureEncrypted(n) {
+  const one = join(tmpRoot, 'assign-1.yaml');
+  const many = join(tmpRoot, `assign-${n}.yaml`);
+  writeFileSync(one, workflow('assign', 1));
+  writeFileSync(many, workflow('assign', n));
+  const samples = { sealed1: [], sealedN: [], plain1: [], plainN: [] };
+  for (let i = 0; i < REPS; i++) {
+    samples.sealed1.push(await agentctlRun(one, 1, { encrypted: true }));
+    samples.plain1.push(await agentctlRun(one, 1));
+    samples.sealedN.push(await agentctlRun(many, n, { encrypted: true }));
+    samples.plainN.push(await agentctlRun(many, n));
+  }
+  return { encrypted: (median(samples.sealedN) - median(samples.sealed1)) / (n - 1), plain: (median(samples.plainN) - median(samples.plain1)) / (n - 1) };
+}
+
 /** A figure within its limit: at most the limit, or below it for a strict one. */
 const within = (r) => (r.strict ? r.value < r.limit : r.value <= r.limit);
 
@@ -501,6 +527,13 @@ async function main() {
       rows.push({ id: '(b)', figure: 'assign marginal per task', value: assign.marginal, unit: 'ms', limit: LIMITS.assignMs, gated: true });
       rows.push({ id: '(b)', figure: 'assign total per task', value: assign.total, unit: 'ms', limit: LIMITS.assignMs, gated: false });
       rows.push({ id: '(b)', figure: 'assign execute share per task', value: assign.execute, unit: 'ms', limit: LIMITS.assignMs, gated: false });
+
+      // (b') the same runs on an encrypted database, each encrypted run paired with a plain one ------------------
+      process.stdout.write(`(b') ${ASSIGN_TASKS} builtin.assign tasks, encrypted state vs plain, paired ... `);
+      const sealed = await measureEncrypted(ASSIGN_TASKS);
+      console.log('done');
+      console.log(`    encrypted marginal per task = ${fmt(sealed.encrypted)} ms;  plain = ${fmt(sealed.plain)} ms;  ratio ${fmt(sealed.encrypted / sealed.plain)} x   (info)`);
+      rows.push({ id: "(b')", figure: 'assign marginal per task, encrypted / plain', value: sealed.encrypted / sealed.plain, unit: 'x', gated: false });
 
     }
     if (want('c')) {

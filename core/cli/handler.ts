@@ -7,6 +7,8 @@ export interface GlobalArgs {
   locked?: boolean;
   offline?: boolean;
   verbose?: boolean;
+  /** The project config's `stateKeys` (key id → variable), set before the command runs; see `stateKeys` in database-option.ts. */
+  stateKeys?: Readonly<Record<string, string>>;
 }
 
 /** How declarative packs load for this invocation (`--locked`, `--offline`). */

@@ -20,6 +20,13 @@ const configSchema = z.strictObject({
     .optional(),
   output: z.enum(['human', 'json', 'jsonl']).optional(),
   color: z.enum(['auto', 'always', 'never']).optional(),
+  // Which environment variable holds each state key on this machine, by key id (docs/state-encryption.md).
+  stateKeys: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, { message: 'a key id is 1-128 letters, digits, ".", "_" or "-"' }),
+      z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { message: 'the name of the environment variable that holds the key (never the key): [A-Z_][A-Z0-9_]*' }),
+    )
+    .optional(),
 });
 
 /** One `packs` entry, normalised: an npm package name or a local path, with the options written for it. */
@@ -37,6 +44,8 @@ export interface ProjectConfig {
   readonly db?: string;
   readonly output?: 'human' | 'json' | 'jsonl';
   readonly color?: 'auto' | 'always' | 'never';
+  /** Key id → the environment variable that holds that state key here, instead of the one the database records. */
+  readonly stateKeys?: Readonly<Record<string, string>>;
 }
 
 /** A string entry is a path when it starts with ./, ../ or / (as in `import`); anything else is an npm name. */
@@ -75,7 +84,7 @@ export function parseProjectConfig(value: unknown, file: string): ProjectConfig 
     throw new AgentctlError('AGENTCTL_E_CONFIG_INVALID', `${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, { diagnostics: problems });
   }
   const data = top.data!;
-  return { packs, ...(data.db !== undefined ? { db: data.db } : {}), ...(data.output ? { output: data.output } : {}), ...(data.color ? { color: data.color } : {}) };
+  return { packs, ...(data.db !== undefined ? { db: data.db } : {}), ...(data.output ? { output: data.output } : {}), ...(data.color ? { color: data.color } : {}), ...(data.stateKeys ? { stateKeys: data.stateKeys } : {}) };
 }
 
 /** A zod issue as one or more findings; an unknown field is named with its full path. */

@@ -23,6 +23,8 @@ export interface ResolvedSettings {
   readonly output: Setting<'human' | 'json' | 'jsonl'>;
   readonly color: Setting<'auto' | 'always' | 'never'>;
   readonly packs: Setting<readonly PackEntry[]>;
+  /** Key id → the variable that holds that state key here (the config's `stateKeys`; none by default). */
+  readonly stateKeys: Setting<Readonly<Record<string, string>>>;
 }
 
 /** The options this module reads and fills in; yargs gives them no defaults, so an absent flag is `undefined`. */
@@ -32,6 +34,7 @@ export interface ConfigurableArgs {
   db?: unknown;
   output?: 'human' | 'json' | 'jsonl';
   color?: 'auto' | 'always' | 'never';
+  stateKeys?: Readonly<Record<string, string>>;
 }
 
 /** Which config applies: --no-config, --config FILE, or a search from the workflow's folder (else the current one). */
@@ -59,9 +62,11 @@ export async function applyProjectConfig(argv: ConfigurableArgs, options: LoadOp
     output: pick(argv.output, config.output, 'human'),
     color: pick(argv.color, config.color, 'auto'),
     packs: config.packs.length > 0 ? { value: config.packs, source: file! } : { value: [], source: 'default' },
+    stateKeys: config.stateKeys ? { value: config.stateKeys, source: file! } : { value: {}, source: 'default' },
   };
   if (settings.db.source !== 'default') argv.db ??= settings.db.value;
   argv.output = settings.output.value;
   argv.color = settings.color.value;
+  argv.stateKeys = settings.stateKeys.value;
   return settings;
 }

@@ -35,28 +35,28 @@ export class ApprovalLedger {
     const core = this.#core;
     const at = now();
     const decision = approval.decision;
-    this.#statements.insert.run(approval.id, approval.runId, approval.taskId, approval.effectId, decision ? 'approved' : 'pending', core.text(approval.reason), decision ? core.text(decision.actor) : null, decision ? core.text(decision.reason) : null, at, decision ? at : null);
+    this.#statements.insert.run(approval.id, approval.runId, approval.taskId, approval.effectId, decision ? 'approved' : 'pending', core.sealText('approvals.reason', approval.reason), decision ? core.text(decision.actor) : null, decision ? core.sealText('approvals.decision_reason', decision.reason) : null, at, decision ? at : null);
     core.audit(approval.runId, { type: 'approval.requested', taskId: approval.taskId, effectId: approval.effectId, data: { approvalId: approval.id, reason: approval.reason } });
     if (decision) core.audit(approval.runId, { type: 'approval.approved', taskId: approval.taskId, effectId: approval.effectId, data: { approvalId: approval.id, actor: decision.actor, reason: decision.reason } });
   }
 
   approvalRow(approvalId: string): ApprovalRow | undefined {
-    return this.#core.read(() => this.#statements.row.get(approvalId) as ApprovalRow | undefined);
+    return this.#core.read(() => this.#core.opened('approvals', this.#statements.row.get(approvalId) as ApprovalRow | undefined));
   }
 
   approvalForEffect(effectId: string): ApprovalRow | undefined {
-    return this.#core.read(() => this.#statements.forEffect.get(effectId) as ApprovalRow | undefined);
+    return this.#core.read(() => this.#core.opened('approvals', this.#statements.forEffect.get(effectId) as ApprovalRow | undefined));
   }
 
   approvalRows(runId: string): ApprovalRow[] {
-    return this.#core.read(() => this.#statements.byRun.all(runId) as ApprovalRow[]);
+    return this.#core.read(() => this.#core.openedAll('approvals', this.#statements.byRun.all(runId) as ApprovalRow[]));
   }
 
   /** Records an operator's decision on a pending approval, once. */
   decideApproval(approvalId: string, decision: 'approved' | 'rejected', actor: string, reason: string): ApprovalRow {
     const core = this.#core;
     return core.transaction(() => {
-      const row = this.#statements.row.get(approvalId) as ApprovalRow | undefined;
+      const row = core.opened('approvals', this.#statements.row.get(approvalId) as ApprovalRow | undefined);
       if (!row) throw new AgentctlError('AGENTCTL_E_APPROVAL_NOT_FOUND', `approval ${approvalId} does not exist in this database`, { help: 'list approvals with `agentctl approvals list RUN`' });
       if (row.state !== 'pending') {
         throw new AgentctlError('AGENTCTL_E_APPROVAL_NOT_PENDING', `approval ${approvalId} is already ${String(row.state)}${row.actor ? ` (by ${String(row.actor)})` : ''}; a decision is never changed`, {
@@ -64,10 +64,10 @@ export class ApprovalLedger {
         });
       }
       const at = now();
-      this.#statements.decide.run(decision, core.text(actor), core.text(reason), at, approvalId);
+      this.#statements.decide.run(decision, core.text(actor), core.sealText('approvals.decision_reason', reason), at, approvalId);
       const runId = String(row.run_id);
       core.audit(runId, { type: `approval.${decision}`, taskId: String(row.task_id), effectId: String(row.effect_id), data: { approvalId, actor, reason } });
-      return this.#statements.row.get(approvalId) as ApprovalRow;
+      return core.opened('approvals', this.#statements.row.get(approvalId) as ApprovalRow);
     });
   }
 
@@ -75,7 +75,7 @@ export class ApprovalLedger {
   cancelPending(runId: string, reason: string, at: string): void {
     const approvals = this.#statements.pending.all(runId) as { id: string; task_id: string; effect_id: string }[];
     for (const approval of approvals) {
-      this.#statements.cancel.run(reason, at, approval.id);
+      this.#statements.cancel.run(this.#core.sealText('approvals.decision_reason', reason), at, approval.id);
       this.#core.audit(runId, { type: 'approval.cancelled', taskId: approval.task_id, effectId: approval.effect_id, data: { approvalId: approval.id, reason } });
     }
   }

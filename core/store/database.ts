@@ -43,6 +43,9 @@ export function databaseError(error: unknown, message: string, code: ErrorCode):
   const binding = sqliteBindingError(error);
   if (binding) return binding;
   const sqliteCode = (error as { code?: unknown } | undefined)?.code;
+  // A write guard of an encrypted database (state-protection.ts) refused a value that is not an envelope of its key.
+  const guard = /^AGENTCTL_E_STATE_ENVELOPE_INVALID: (.*)$/.exec(errorMessage(error));
+  if (guard) return new AgentctlError('AGENTCTL_E_STATE_ENVELOPE_INVALID', `${message}: ${guard[1]}`, { cause: error, help: 'every write of a protected column must be sealed with the current state key (core/store/protected-columns.ts)' });
   if (typeof sqliteCode === 'string' && sqliteCode.startsWith('SQLITE_CORRUPT')) {
     return new AgentctlError('AGENTCTL_E_DB_CORRUPT', `${message}: the database file is damaged (${errorMessage(error)})`, {
       cause: error,

@@ -79,7 +79,7 @@ export class EffectLedger {
 
   /** The effect's row, read inside the caller's transaction (no read wrapper). */
   row(id: string): EffectRow | undefined {
-    return this.#statements.select.get(id) as EffectRow | undefined;
+    return this.#core.opened('effects', this.#statements.select.get(id) as EffectRow | undefined);
   }
 
   effect(id: string): EffectRow | undefined {
@@ -118,7 +118,7 @@ export class EffectLedger {
       effectClass: effect.profile.effectClass,
       risk: effect.profile.risk,
       idempotency: effect.profile.idempotency,
-      input: effect.inputJson !== undefined && core.redactions() === 0 && !isLargeValue(effect.input) ? effect.inputJson : core.json(effect.input),
+      input: core.seal('effects.input_json', effect.inputJson !== undefined && core.redactions() === 0 && !isLargeValue(effect.input) ? effect.inputJson : core.json(effect.input)),
       inputDigest: effect.inputDigest,
       state,
       at: now(),
@@ -134,7 +134,7 @@ export class EffectLedger {
     const redactions = core.redactions();
     const result = core.json(update.result);
     core.transaction(() => {
-      this.change(effectId, state, { result, error: core.json(update.error), at: now() });
+      this.change(effectId, state, { result: core.seal('effects.result_json', result), error: core.sealJson('effects.error_json', update.error), at: now() });
       core.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}), ...(update.facts ? { data: update.facts } : {}) });
     });
     const members = state === 'succeeded' && result !== null ? scalarMembers(update.result) : undefined;
@@ -164,12 +164,12 @@ export class EffectLedger {
   }
 
   effectRows(runId: string): EffectRow[] {
-    return this.#core.read(() => this.#statements.byRun.all(runId) as EffectRow[]);
+    return this.#core.read(() => this.#core.openedAll('effects', this.#statements.byRun.all(runId) as EffectRow[]));
   }
 
   /** What modelUsage reads of a run's effects: operation and state, and the recorded response of each model turn. */
   usageRows(runId: string): UsageRow[] {
-    return this.#core.read(() => this.#statements.usage.all(runId) as UsageRow[]);
+    return this.#core.read(() => this.#core.openedAll('effects', this.#statements.usage.all(runId) as UsageRow[]));
   }
 }
 

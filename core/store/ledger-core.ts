@@ -5,6 +5,8 @@ import { isAgentctlError, type AuditEventType, type JsonValue } from '@agentctl/
 import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
 import { EventSequence } from './event-sequence.js';
 import { collectGarbage, isLargeValue } from './garbage.js';
+import type { ProtectedColumn } from './protected-columns.js';
+import { installWriteGuards, readKeyRecord, recordedCipher, StateProtection, type KeyVariables } from './state-protection.js';
 import { predecessorList } from './transitions.js';
 
 export interface AuditEvent {
@@ -64,6 +66,8 @@ export function guardedStatements<S extends string>(db: SqliteDatabase, sql: (fr
  * value before it is serialized, and every free-text column (workflow source, paths, operation, approval reasons) as
  * text, as a last line of defence: secret values must never reach the file even if a plugin forgot to redact, or a
  * run input repeats a secret. The handle is shared with the ledger's parts only; it never leaves core/store/.
+ * On an encrypted database every protected column (protected-columns.ts) is sealed as it is written (`seal`) and opened
+ * as it is read (`opened`); the key is resolved, and checked, when the database is opened.
  */
 export class LedgerCore {
   readonly db: SqliteDatabase;
@@ -81,10 +85,21 @@ export class LedgerCore {
   readonly #statements;
   /** The audit events of each commit, in order, for the commit observers (core/runner/publisher.ts). */
   readonly events = new EventSequence();
+  /** The database's state key, when its state is encrypted (state-protection.ts). */
+  #protection: StateProtection;
 
-  constructor(path: string, options: { create: boolean; readonly?: boolean }) {
+  constructor(path: string, options: { create: boolean; readonly?: boolean; stateKeys?: KeyVariables }) {
     this.path = path;
     this.db = openDatabase(path, options);
+    try {
+      const record = readKeyRecord(this.db);
+      this.#protection = new StateProtection(recordedCipher(record, options.stateKeys));
+      if (record && !options.readonly) installWriteGuards(this.db);
+    } catch (error) {
+      this.db.close();
+      if (isAgentctlError(error)) throw error;
+      throw databaseError(error, `database ${path} cannot be opened`, 'AGENTCTL_E_DB_OPEN');
+    }
     this.#immediate = this.db.transaction((body: () => unknown) => body()).immediate;
     this.#statements = preparedOnce(this.db, {
       insertAudit: `INSERT INTO audit_events (run_id, task_id, effect_id, type, data_json, at) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -120,6 +135,46 @@ export class LedgerCore {
 
   text(value: string): string {
     return this.#redact(value);
+  }
+
+  /** Whether the protected columns hold envelopes: a value is then sealed for its own column and copied by no SQL. */
+  get encrypted(): boolean {
+    return this.#protection.enabled;
+  }
+
+  /** How protected columns are sealed and opened now. */
+  get protection(): StateProtection {
+    return this.#protection;
+  }
+
+  /** The protection after `db encryption enable` or `rotate` committed: later writes and reads use the new key. */
+  useProtection(protection: StateProtection): void {
+    this.#protection = protection;
+  }
+
+  /** `text` as `column` stores it: sealed on an encrypted database, as it is otherwise. */
+  seal(column: ProtectedColumn, text: string | null): string | null {
+    return this.#protection.seal(column, text);
+  }
+
+  /** `value` redacted and serialized (see `json`), then sealed for `column`. */
+  sealJson(column: ProtectedColumn, value: JsonValue | undefined): string | null {
+    return this.#protection.seal(column, this.json(value));
+  }
+
+  /** `text` redacted (see `text`), then sealed for `column`. */
+  sealText(column: ProtectedColumn, value: string): string {
+    return this.#protection.seal(column, this.#redact(value))!;
+  }
+
+  /** A row of `table` as read, with its protected columns opened (exit 5 for a value that fails to open). */
+  opened<T extends object | undefined>(table: string, row: T): T {
+    return this.#protection.opened(table, row);
+  }
+
+  /** Rows of `table` as read, with their protected columns opened. */
+  openedAll<T extends object>(table: string, rows: T[]): T[] {
+    return this.#protection.openedAll(table, rows);
   }
 
   /** Runs `body` in one IMMEDIATE transaction (a savepoint inside another); database failures become exit-5 errors. */
@@ -174,7 +229,7 @@ export class LedgerCore {
   audit(runId: string, event: AuditEvent): void {
     const at = now();
     const data = event.data ?? {};
-    const row = this.#statements.insertAudit.run(runId, event.taskId ?? null, event.effectId ?? null, event.type, this.json(data), at);
+    const row = this.#statements.insertAudit.run(runId, event.taskId ?? null, event.effectId ?? null, event.type, this.sealJson('audit_events.data_json', data), at);
     if (!this.events.observed) return;
     const { taskId, effectId } = event;
     this.events.append({ seq: Number(row.lastInsertRowid), at, runId, type: event.type, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data: this.#redact(data) });

@@ -87,11 +87,11 @@ export class LinkedRunLedger {
     const core = this.#core;
     core.transaction(() => {
       this.#runs.createRun({ ...run, mode: lineage.mode });
-      this.#statements.insertLineage.run(run.id, lineage.sourceRunId, lineage.mode, core.json(lineage.roots as JsonValue), lineage.reason === undefined ? null : core.text(lineage.reason), core.json(lineage.plan), now());
+      this.#statements.insertLineage.run(run.id, lineage.sourceRunId, lineage.mode, core.json(lineage.roots as JsonValue), lineage.reason === undefined ? null : core.sealText('run_lineage.reason', lineage.reason), core.sealJson('run_lineage.plan_json', lineage.plan), now());
       for (const task of reused) {
         this.#tasks.writeTask(run.id, task.taskId, { state: 'succeeded', attempt: 0, input: task.input, output: task.output, disposition: 'reused', finished: true }, { type: 'task.reused', data: { sourceRunId: lineage.sourceRunId } });
         if (task.artifacts.length > 0) this.#artifacts.recordArtifacts(run.id, task.taskId, task.artifacts);
-        this.#statements.insertReuse.run(run.id, task.taskId, lineage.sourceRunId, core.json(task.checks), core.json(task.sourceEffectIds as JsonValue));
+        this.#statements.insertReuse.run(run.id, task.taskId, lineage.sourceRunId, core.sealJson('task_reuse.checks_json', task.checks), core.json(task.sourceEffectIds as JsonValue));
         this.#runs.checkpoint(run.id, task.taskId, { task: task.taskId, state: 'succeeded', disposition: 'reused' });
       }
       core.audit(run.id, { type: `run.${lineage.mode}`, data: { sourceRunId: lineage.sourceRunId, roots: [...lineage.roots], reused: reused.map((task) => task.taskId) } });
@@ -100,11 +100,11 @@ export class LinkedRunLedger {
 
   /** A derived run's lineage row, or undefined for a run made by `run` or `replay`. */
   lineageRow(runId: string): Row | undefined {
-    return this.#core.read(() => this.#statements.lineage.get(runId) as Row | undefined);
+    return this.#core.read(() => this.#core.opened('run_lineage', this.#statements.lineage.get(runId) as Row | undefined));
   }
 
   /** The reuse checks of each reused task of a derived run, in plan order. */
   taskReuseRows(runId: string): Row[] {
-    return this.#core.read(() => this.#statements.reuse.all(runId) as Row[]);
+    return this.#core.read(() => this.#core.openedAll('task_reuse', this.#statements.reuse.all(runId) as Row[]));
   }
 }

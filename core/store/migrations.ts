@@ -312,6 +312,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX long_term_memory_expiry ON long_term_memory(expires_at) WHERE expires_at IS NOT NULL;
     `,
   },
+  {
+    version: 9,
+    description: 'state_encryption: the key id and key variable of encrypted state, and the check that a key is that key',
+    // One row at most; none while the state is not encrypted. The write guards (triggers) are installed with it
+    // (state-protection.ts), from the list of protected columns, so a column added later is guarded too.
+    sql: `
+      CREATE TABLE state_encryption (
+        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+        format_version INTEGER NOT NULL,
+        key_id TEXT NOT NULL,
+        key_reference TEXT NOT NULL,
+        key_check TEXT NOT NULL,
+        scrub_pending INTEGER NOT NULL DEFAULT 0,
+        enabled_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -42,7 +42,7 @@ export class ReconciliationLedger {
   }
 
   reconciliationRows(effectId: string): ReconciliationRow[] {
-    return this.#core.read(() => this.#statements.byEffect.all(effectId) as ReconciliationRow[]);
+    return this.#core.read(() => this.#core.openedAll('reconciliations', this.#statements.byEffect.all(effectId) as ReconciliationRow[]));
   }
 
   /** Appends an operator's account of an effect in doubt; `check` refuses contradictions against the earlier rows. */
@@ -51,10 +51,10 @@ export class ReconciliationLedger {
     return core.transaction(() => {
       const effect = this.#effects.row(effectId);
       if (!effect) throw new AgentctlError('AGENTCTL_E_EFFECT_NOT_FOUND', `effect ${effectId} does not exist in this database`, { help: 'list effects with `agentctl effects list RUN`' });
-      const earlier = this.#statements.byEffect.all(effectId) as ReconciliationRow[];
-      const run = this.#statements.run.get(effect.run_id) as RunRow;
+      const earlier = core.openedAll('reconciliations', this.#statements.byEffect.all(effectId) as ReconciliationRow[]);
+      const run = core.opened('runs', this.#statements.run.get(effect.run_id) as RunRow);
       check(effect, earlier, { state: run.state, live: isLive(run) });
-      const { lastInsertRowid } = this.#statements.insert.run(effectId, entry.outcome, core.text(entry.reason), core.text(entry.actor), now(), core.json(entry.result), entry.compensationEffectId ?? null);
+      const { lastInsertRowid } = this.#statements.insert.run(effectId, entry.outcome, core.sealText('reconciliations.reason', entry.reason), core.text(entry.actor), now(), core.sealJson('reconciliations.result_json', entry.result), entry.compensationEffectId ?? null);
       // The evidence, result schema and authorization have no column: the audit event of the reconciliation keeps them.
       const data = { outcome: entry.outcome, actor: entry.actor, reason: entry.reason, ...(entry.compensationEffectId === undefined ? {} : { compensationEffectId: entry.compensationEffectId }), ...entry.account };
       core.audit(effect.run_id, { type: 'effect.reconciled', taskId: effect.task_id, effectId, data });
@@ -66,7 +66,7 @@ export class ReconciliationLedger {
 
   /** Every reconciliation of a run's effects, oldest first. */
   runReconciliations(runId: string): ReconciliationRow[] {
-    return this.#core.read(() => this.#statements.byRun.all(runId) as ReconciliationRow[]);
+    return this.#core.read(() => this.#core.openedAll('reconciliations', this.#statements.byRun.all(runId) as ReconciliationRow[]));
   }
 
   /** The latest reconciliation of each effect of a run, keyed by effect id. */
@@ -86,7 +86,7 @@ export class ReconciliationLedger {
       const effect = this.#effects.row(effectId);
       if (!effect || (this.#statements.latestOutcome.get(effectId) as { outcome: string } | undefined)?.outcome === 'compensated') continue;
       const reason = `compensated by task ${compensation.taskId} of run ${compensation.runId}`;
-      this.#statements.insertCompensated.run(effectId, core.text(reason), now(), compensation.runId, core.text(compensation.taskId), compensation.effectId);
+      this.#statements.insertCompensated.run(effectId, core.sealText('reconciliations.reason', reason), now(), compensation.runId, core.text(compensation.taskId), compensation.effectId);
       const data = { outcome: 'compensated', actor: 'agentctl', reason, compensationRunId: compensation.runId, compensationTaskId: compensation.taskId, compensationEffectId: compensation.effectId };
       core.audit(effect.run_id, { type: 'effect.reconciled', taskId: effect.task_id, effectId, data });
       core.audit(compensation.runId, { type: 'effect.compensated', taskId: compensation.taskId, effectId, data: { sourceRunId: effect.run_id, sourceTaskId: effect.task_id, compensationEffectId: compensation.effectId } });

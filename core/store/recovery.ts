@@ -139,10 +139,10 @@ export class RunRecovery {
     core.transaction(() => {
       const at = now();
       for (const effect of this.#statements.startedEffects.all(runId) as { id: string; task_id: string }[]) {
-        this.#parts.effects.change(effect.id, 'uncertain', { result: null, error: core.json(error), at });
+        this.#parts.effects.change(effect.id, 'uncertain', { result: null, error: core.sealJson('effects.error_json', error), at });
         core.audit(runId, { type: 'effect.uncertain', taskId: effect.task_id, effectId: effect.id, data: { reason: 'its outcome could not be recorded' } });
       }
-      this.#statements.interrupt.run(core.json(error), at, runId);
+      this.#statements.interrupt.run(core.sealJson('runs.error_json', error), at, runId);
       core.audit(runId, { type: 'run.interrupted', data: { error } });
     });
   }
@@ -158,7 +158,7 @@ export class RunRecovery {
     const sql = this.#statements;
     return core.transaction(() => {
       const at = now();
-      const error = core.json({ code: 'AGENTCTL_E_CANCELLED', message: reason });
+      const error = core.sealJson('effects.error_json', { code: 'AGENTCTL_E_CANCELLED', message: reason });
       const driven = sql.drivenRuns.all(runs.leaseOwner) as { id: string; trace_id: string }[];
       return driven.map(({ id: runId, trace_id: traceId }) => {
         for (const effect of sql.openEffects.all(runId) as { id: string; task_id: string; state: string }[]) {

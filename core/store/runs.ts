@@ -59,9 +59,9 @@ export class RunLedger {
     this.#claims = claims;
     this.#statements = preparedOnce(core.db, {
       insert: `
-          INSERT INTO runs (id, trace_id, workflow_name, workflow_digest, workflow_file, workflow_source, plan_json, inputs_json,
+          INSERT INTO runs (id, trace_id, workflow_name, workflow_digest, workflow_file, workflow_source, plan_json, inputs_json, memory_json,
             workspace, state, mode, source_run_id, lease_owner, lease_expires_at, created_at, updated_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)`,
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)`,
       insertTask: `INSERT INTO tasks (run_id, task_id, position, kind, state, updated_at) VALUES (?, ?, ?, ?, 'pending', ?)`,
       lease: `SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?`,
       takeLease: `UPDATE runs SET lease_owner = ?, lease_expires_at = ? WHERE id = ?`,
@@ -89,10 +89,15 @@ export class RunLedger {
     const core = this.#core;
     const at = now();
     core.transaction(() => {
-      this.#statements.insert.run(run.id, run.traceId, run.workflowName, run.workflowDigest, core.text(run.workflowFile), core.text(run.workflowSource), core.json(run.plan), core.json(run.inputs), core.text(run.workspace), run.mode ?? 'execute', run.sourceRunId ?? null, this.leaseOwner, Date.now() + LEASE_MS, at, at);
+      this.#statements.insert.run(run.id, run.traceId, run.workflowName, run.workflowDigest, core.text(run.workflowFile), core.sealText('runs.workflow_source', run.workflowSource), core.sealJson('runs.plan_json', run.plan), core.sealJson('runs.inputs_json', run.inputs), this.#emptyMemory(), core.text(run.workspace), run.mode ?? 'execute', run.sourceRunId ?? null, this.leaseOwner, Date.now() + LEASE_MS, at, at);
       run.tasks.forEach((task, position) => this.#statements.insertTask.run(run.id, task.id, position, task.kind, at));
       core.audit(run.id, { type: 'run.started', data: { workflow: run.workflowName, digest: run.workflowDigest, traceId: run.traceId } });
     });
+  }
+
+  /** The working memory a run starts with (the column's default, `{}`), sealed like any other. */
+  #emptyMemory(): string {
+    return this.#core.encrypted ? this.#core.seal('runs.memory_json', '{}')! : '{}';
   }
 
   /** Extends this process's lease on a run; another live owner means exit 5. */
@@ -120,9 +125,9 @@ export class RunLedger {
       const { changes } = this.#finish(state).run({
         id: runId,
         state,
-        output: core.json(result.output),
-        error: core.json(result.error),
-        memory: core.json(result.memory),
+        output: core.sealJson('runs.output_json', result.output),
+        error: core.sealJson('runs.error_json', result.error),
+        memory: core.sealJson('runs.memory_json', result.memory),
         at,
         finishedAt: terminal ? at : null,
       });
@@ -136,7 +141,7 @@ export class RunLedger {
   /** Call inside a transaction. Sequence numbers are kept in memory: this process holds the run's lease. */
   checkpoint(runId: string, taskId: string | null, state: JsonValue): void {
     const next = this.#checkpointSeq.get(runId) ?? (this.#statements.checkpointSeq.get(runId) as { next: number }).next;
-    this.#statements.insertCheckpoint.run(runId, next, taskId, this.#core.json(state), now());
+    this.#statements.insertCheckpoint.run(runId, next, taskId, this.#core.sealJson('checkpoints.state_json', state), now());
     this.#checkpointSeq.set(runId, next + 1);
   }
 
@@ -151,7 +156,7 @@ export class RunLedger {
 
   /** The run's row inside the caller's transaction (no read wrapper). */
   row(runId: string): RunRow | undefined {
-    return this.#statements.row.get(runId) as RunRow | undefined;
+    return this.#core.opened('runs', this.#statements.row.get(runId) as RunRow | undefined);
   }
 
   runRow(runId: string): RunRow | undefined {
@@ -172,19 +177,23 @@ export class RunLedger {
 
   /** The compensation runs made from a run, oldest first. */
   compensationRuns(sourceRunId: string): RunRow[] {
-    return this.#core.read(() => this.#statements.compensations.all(sourceRunId) as RunRow[]);
+    return this.#core.read(() => this.#core.openedAll('runs', this.#statements.compensations.all(sourceRunId) as RunRow[]));
   }
 
-  /** Whether a run's stored plan is valid JSON, checked by SQLite without reading it into the process. */
+  /**
+   * Whether a run's stored plan is valid JSON, checked by SQLite without reading it into the process. SQLite cannot see
+   * into an envelope: on an encrypted database this is false, and the plan is read (opened and parsed) to know.
+   */
   planIsJson(runId: string): boolean {
+    if (this.#core.encrypted) return false;
     return this.#core.read(() => Boolean((this.#statements.planIsJson.get(runId) as { valid: number } | undefined)?.valid));
   }
 
   checkpointRows(runId: string): Row[] {
-    return this.#core.read(() => this.#statements.checkpoints.all(runId) as Row[]);
+    return this.#core.read(() => this.#core.openedAll('checkpoints', this.#statements.checkpoints.all(runId) as Row[]));
   }
 
   auditRows(runId: string): Row[] {
-    return this.#core.read(() => this.#statements.audit.all(runId) as Row[]);
+    return this.#core.read(() => this.#core.openedAll('audit_events', this.#statements.audit.all(runId) as Row[]));
   }
 }

@@ -19,6 +19,8 @@ import { ReconciliationLedger, type ReconciliationEntry } from './reconciliation
 import { RunRecovery } from './recovery.js';
 import type { ApprovalRow, EffectRow, RecentRunRow, ReconciliationRow, Row, RunRow, TaskRow, UsageRow } from './rows.js';
 import { RunLedger, type NewRun } from './runs.js';
+import { StateEncryption } from './state-encryption.js';
+import type { KeyVariables } from './state-protection.js';
 import { statePaths } from './state-paths.js';
 import { TaskArtifactLedger } from './task-artifacts.js';
 import { TaskLedger, type TaskPatch } from './tasks.js';
@@ -30,8 +32,17 @@ export type { NewRun } from './runs.js';
 export type { TaskPatch } from './tasks.js';
 export type { ReconciliationEntry } from './reconciliations.js';
 export type { RecordedTask } from './linked-runs.js';
+export type { EncryptionInventory, EncryptionMigration } from './state-encryption.js';
 export { ENDED_RUN_STATES, hasEnded, requireEnded, runNotFound } from './runs.js';
 export type { ApprovalRow, EffectRow, RecentRunRow, ReconciliationRow, Row, RunRow, TaskRow, UsageRow } from './rows.js';
+
+/** How a database is opened: created when missing, read-only, and where its state key is (see KeyVariables). */
+export interface StoreOptions {
+  readonly create: boolean;
+  readonly readonly?: boolean;
+  /** Key id → the environment variable that holds that state key here (the project config's `stateKeys`). */
+  readonly stateKeys?: KeyVariables;
+}
 
 /**
  * One open database, as its parts: runs, tasks, effects, approvals, reconciliations, linked runs, artifact rows,
@@ -57,9 +68,11 @@ export class Store {
   readonly budgets: BudgetLedger;
   /** Counts, the artifact catalogue and the removal of old runs, for the state commands (core/store/maintenance.ts). */
   readonly maintenance: Maintenance;
+  /** State encryption: inventory, enable and rotate (core/store/state-encryption.ts). */
+  readonly encryption: StateEncryption;
   readonly #metadata;
 
-  constructor(path: string, options: { create: boolean; readonly?: boolean }) {
+  constructor(path: string, options: StoreOptions) {
     this.path = resolve(path);
     const core = (this.#core = new LedgerCore(this.path, options));
     this.statePaths = statePaths(this.path);
@@ -77,6 +90,7 @@ export class Store {
     this.recovery = new RunRecovery(core, this);
     this.budgets = new BudgetLedger(core.db, transaction);
     this.maintenance = new Maintenance(core.db, this.path, transaction);
+    this.encryption = new StateEncryption(core);
     this.#metadata = preparedOnce(core.db, {
       digestKey: `SELECT value FROM metadata WHERE key = 'secret_digest_key'`,
       // OR IGNORE: another process may have created it meanwhile; everyone then reads the one stored.
@@ -84,7 +98,7 @@ export class Store {
     });
   }
 
-  static open(path: string, options: { create: boolean; readonly?: boolean } = { create: true }): Store {
+  static open(path: string, options: StoreOptions = { create: true }): Store {
     return new Store(path, options);
   }
 

@@ -33,6 +33,8 @@ export class TaskLedger {
         SELECT task_id, kind, state, attempt, CASE WHEN state = 'failed' THEN error_json END AS error_json,
           (input_json IS NULL OR json_valid(input_json)) AND (output_json IS NULL OR json_valid(output_json)) AND (error_json IS NULL OR json_valid(error_json)) AS valid
         FROM tasks WHERE run_id = ? ORDER BY position`,
+      // SQLite cannot see into envelopes: on an encrypted database the documents are opened and checked here.
+      recordedSealed: `SELECT task_id, kind, state, attempt, input_json, output_json, error_json FROM tasks WHERE run_id = ? ORDER BY position`,
     });
     this.#update = guardedStatements<TaskState>(
       core.db,
@@ -55,19 +57,20 @@ export class TaskLedger {
   /** The task update and its audit event; call inside a transaction. */
   writeTask(runId: string, taskId: string, patch: TaskPatch, event?: AuditEvent): void {
     const core = this.#core;
-    const recorded = this.#effects.recordedResult(patch.output);
+    // An effect's result copied by SQL would carry the effect column's envelope: an encrypted database seals it again.
+    const recorded = core.encrypted ? null : this.#effects.recordedResult(patch.output);
     const output = recorded === null ? core.json(patch.output) : null;
     const { changes } = this.#update(patch.state).run({
       runId,
       taskId,
       state: patch.state,
       attempt: patch.attempt ?? null,
-      input: core.json(patch.input),
-      output,
+      input: core.sealJson('tasks.input_json', patch.input),
+      output: core.seal('tasks.output_json', output),
       outputFrom: recorded?.effectId ?? null,
       // Recorded with the output: a repair reuses a result only while its row still hashes to this digest.
       outputDigest: recorded ? recorded.digest : output === null ? null : outputDigestOf(output),
-      error: core.json(patch.error),
+      error: core.sealJson('tasks.error_json', patch.error),
       disposition: patch.disposition ?? null,
       started: patch.started ? 1 : 0,
       finished: patch.finished ? 1 : 0,
@@ -81,7 +84,7 @@ export class TaskLedger {
   }
 
   taskRows(runId: string): TaskRow[] {
-    return this.#core.read(() => this.#statements.byRun.all(runId) as TaskRow[]);
+    return this.#core.read(() => this.#core.openedAll('tasks', this.#statements.byRun.all(runId) as TaskRow[]));
   }
 
   /**
@@ -89,6 +92,23 @@ export class TaskLedger {
    * JSON column of the row is valid JSON (checked by SQLite, so the documents themselves are not read into the process).
    */
   recordedTasks(runId: string): Row[] {
-    return this.#core.read(() => this.#statements.recorded.all(runId) as Row[]);
+    const core = this.#core;
+    if (!core.encrypted) return core.read(() => this.#statements.recorded.all(runId) as Row[]);
+    return core.read(() =>
+      core.openedAll('tasks', this.#statements.recordedSealed.all(runId) as Row[]).map(({ input_json, output_json, error_json, ...row }) => ({
+        ...row,
+        error_json: row.state === 'failed' ? error_json! : null,
+        valid: [input_json, output_json, error_json].every((text) => text === null || isJson(String(text))) ? 1 : 0,
+      })),
+    );
+  }
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -145,6 +145,8 @@ export const packDocuments = {
       output: setting(z.enum(['human', 'json', 'jsonl'])),
       color: setting(z.enum(['auto', 'always', 'never'])),
       packs: setting(z.array(z.looseObject({ name: z.string().optional(), path: z.string().optional(), options: z.unknown().optional() }))),
+      /** Key id → the environment variable that holds that state key here (docs/state-encryption.md). */
+      stateKeys: setting(z.record(z.string(), z.string())),
     }),
   }),
 } satisfies Record<string, z.ZodType>;

@@ -129,6 +129,35 @@ export const storeDocuments = {
     /** agentctl: the migrations applied, oldest first; empty when the database was current. */
     migrationsApplied: z.array(z.looseObject({ version: count, description: z.string() })),
   }),
+  EncryptionInventory: z.looseObject({
+    /** Whether the database's state is encrypted (it records a key id and variable). */
+    enabled: z.boolean(),
+    keyId: z.string().nullable(),
+    /** The name of the environment variable that holds the key (never the key). */
+    keyReference: z.string().nullable(),
+    protectedValues: count,
+    encryptedValues: count,
+    plaintextValues: count,
+    invalidEnvelopes: count,
+    /** agentctl: envelopes by the key id they name. */
+    keysInUse: z.record(z.string(), count),
+    /** agentctl: a rewrite committed and the values it replaced may still be in the file or its log. */
+    scrubPending: z.boolean(),
+    /** agentctl: the same counts for each protected column (`table.column`). */
+    columns: z.array(z.looseObject({ column: z.string(), values: count, encrypted: count, plaintext: count, invalid: count })),
+  }),
+  EncryptionMigration: z.looseObject({
+    operation: z.enum(['enable', 'rotate']),
+    dryRun: z.boolean(),
+    keyId: z.string(),
+    keyReference: z.string(),
+    valuesScanned: count,
+    valuesRewritten: count,
+    /** agentctl: the key id a rotation replaced (null for enable). */
+    previousKeyId: z.string().nullable(),
+    /** agentctl: whether the replaced values were removed from the file and its log (false for a dry run). */
+    scrubbed: z.boolean(),
+  }),
   GarbageCollection: z.looseObject({
     /** Records removed: runs (with everything they own) plus expired long-term memory entries. */
     removed: count,

@@ -26,6 +26,7 @@ describe('project config', () => {
         output: { value: 'json', source: file },
         color: { value: 'auto', source: 'default' },
         packs: { value: [{ path: './packs/echo', options: { prefix: 'hi' } }], source: file },
+        stateKeys: { value: {}, source: 'default' },
       },
     });
     const flags = runCli(['config', 'show', '--output', 'human', '--db', 'other.db', '--color', 'never'], { cwd: project.dir });

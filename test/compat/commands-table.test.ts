@@ -5,15 +5,11 @@ import { expect } from 'chai';
 import { runCliAsync } from '../support/cli.js';
 
 /**
- * Commands not required here, each with its reason: those a later issue brings (database field encryption, `update`
+ * Commands not required here, each with its reason: those a later issue brings (`update`
  * once agentctl's npm package name is settled), and `migrate`, which translates the reference's own pre-v1
  * TypeScript-era format that agentctl never had (docs/compatibility.md).
  */
 const LATER: Readonly<Record<string, string>> = {
-  'db encryption': 'database field encryption is a later issue',
-  'db encryption inventory': 'database field encryption is a later issue',
-  'db encryption enable': 'database field encryption is a later issue',
-  'db encryption rotate': 'database field encryption is a later issue',
   update: "its reinstall command names agentctl's npm package, which the packaging issue settles",
   migrate: "it translates the reference's pre-v1 TypeScript-era workflows, a format agentctl never had",
 };

@@ -23,8 +23,10 @@ describe('secret storage', () => {
     }
   };
 
-  it('the later migrations upgrade a version 1 database, keeping its rows; version 1 is unchanged', () => {
-    expect(MIGRATIONS.map((migration) => migration.version)).to.deep.equal(Array.from({ length: SCHEMA_VERSION }, (_, index) => index + 1));
+  it('the migrations after version 1 upgrade a version 1 database, keeping its rows; version 1 is unchanged', () => {
+    // Versions count up from 1 without a gap; the newest is the schema version.
+    expect(MIGRATIONS.map((migration) => migration.version)).to.deep.equal(MIGRATIONS.map((_, index) => index + 1));
+    expect(SCHEMA_VERSION).to.equal(MIGRATIONS.length);
     const path = join(dir, 'v1.db');
     const old = new Database(path);
     old.exec(MIGRATIONS[0]!.sql);
@@ -43,7 +45,11 @@ describe('secret storage', () => {
     expect(db.prepare('SELECT digest FROM artifacts').all()).to.deep.equal([{ digest: 'sha256:x' }]);
     expect(db.prepare('SELECT COUNT(*) AS n FROM metadata').get()).to.deep.equal({ n: 0 });
     db.close();
-    expect(tables(path)).to.include.members(['metadata', 'run_lineage', 'task_reuse', 'compensation_claims']);
+    expect(tables(path)).to.include.members(['metadata', 'run_lineage', 'task_reuse', 'compensation_claims', 'state_encryption']);
+    // An upgraded database's state is not encrypted: it records no key.
+    const upgraded = new Database(path, { readonly: true });
+    expect(upgraded.prepare('SELECT COUNT(*) AS n FROM state_encryption').get()).to.deep.equal({ n: 0 });
+    upgraded.close();
   });
 
   it('the digest key is 32 random bytes, created once per database and reused', () => {

@@ -50,7 +50,7 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
       .option('all', { type: 'boolean', describe: 'also the approved, rejected and cancelled ones' })
       .option('db', dbOption()) as never,
   handler: handler<ListArgs>(async (argv, output) => {
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       store.existingRun(argv.run);
       // The document's data is the list itself, as the reference prints it: the pending approvals unless --all.
@@ -82,7 +82,7 @@ const decide = (decision: 'approved' | 'rejected'): CommandModule<GlobalArgs, De
     const reason = reasonOf(argv.reason);
     const actor = actorOf(argv.actor, process.env);
     const db = databasePath(argv.db);
-    const store = Store.open(db, { create: false });
+    const store = Store.open(db, { create: false, stateKeys: argv.stateKeys });
     try {
       const view = approvalView(store, store.decideApproval(argv.approval, decision, actor, reason));
       const next = resumeCommandLine(store.runRow(String(view.runId)), argv.db === undefined ? undefined : db);

@@ -34,8 +34,8 @@ interface VerifyArgs extends GlobalArgs {
 export const storeDbOption = dbOption('SQLite database file (the store is artifacts/ beside it)');
 
 /** Opens the database read-only for `body`: a read-only database can still be listed, inspected, exported and verified. */
-async function withStore<T>(db: string | undefined, body: (store: Store, blobs: ArtifactStore) => Promise<T>): Promise<T> {
-  const store = Store.open(databasePath(db), { create: false, readonly: true });
+async function withStore<T>(argv: { db?: string; stateKeys?: GlobalArgs['stateKeys'] }, body: (store: Store, blobs: ArtifactStore) => Promise<T>): Promise<T> {
+  const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
   try {
     return await body(store, ArtifactStore.beside(store.path));
   } finally {
@@ -75,7 +75,7 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
       .option('run', { type: 'string', describe: "only this run's references" })
       .option('task', { type: 'string', implies: 'run', describe: "only this task's references (with --run)" }) as never,
   handler: handler<ListArgs>(async (argv, output) =>
-    withStore(argv.db, async (store) => {
+    withStore(argv, async (store) => {
       if (argv.run !== undefined) store.existingRun(argv.run);
       const references = store.maintenance.references({ ...(argv.run !== undefined ? { runId: argv.run } : {}), ...(argv.task !== undefined ? { taskId: argv.task } : {}) });
       const blobs = store.maintenance.blobs();
@@ -95,7 +95,7 @@ const inspect: CommandModule<GlobalArgs, DigestArgs> = {
   describe: 'Show one stored blob and every task reference to it',
   builder: (yargs) => yargs.positional('digest', { type: 'string', demandOption: true, describe: 'sha256:<64 hex>, or the 64 hex digits' }).option('db', storeDbOption) as never,
   handler: handler<DigestArgs>(async (argv, output) =>
-    withStore(argv.db, async (store) => {
+    withStore(argv, async (store) => {
       const blob = recorded(store, digestArgument(argv.digest));
       const references = store.maintenance.references({ digest: blob.digest });
       emit(output, 'ArtifactInspection', { blob, references }, () =>
@@ -116,7 +116,7 @@ const exportCommand: CommandModule<GlobalArgs, ExportArgs> = {
       .option('overwrite', { type: 'boolean', default: false, alias: 'force', describe: 'replace the destination if it exists' })
       .option('db', storeDbOption) as never,
   handler: handler<ExportArgs>(async (argv, output) =>
-    withStore(argv.db, async (store, blobs) => {
+    withStore(argv, async (store, blobs) => {
       const blob = recorded(store, digestArgument(argv.digest));
       // The bytes are re-hashed before they leave the store: a damaged blob is never exported.
       const bytes = await blobs.read(blob.digest, blob.sizeBytes);
@@ -137,7 +137,7 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
       .option('all', { type: 'boolean', default: false, describe: 'every recorded artifact (the default without a digest)' })
       .option('db', storeDbOption) as never,
   handler: handler<VerifyArgs>(async (argv, output) =>
-    withStore(argv.db, async (store, blobs) => {
+    withStore(argv, async (store, blobs) => {
       if (argv.digest !== undefined && argv.all) throw new AgentctlError('AGENTCTL_E_USAGE', 'give a digest or --all, not both');
       const selected = argv.digest === undefined ? store.maintenance.blobs() : [recorded(store, digestArgument(argv.digest))];
       const checks = [];

@@ -18,7 +18,7 @@ export const cancelCommand: CommandModule<GlobalArgs, CancelArgs> = {
   describe: 'Durably request cancellation: a driven run stops at its next task boundary, a paused or interrupted one ends now',
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'id of a running, paused or interrupted run' }).option('db', dbOption()) as never,
   handler: handler<CancelArgs>(async (argv, output) => {
-    const store = Store.open(databasePath(argv.db), { create: false });
+    const store = Store.open(databasePath(argv.db), { create: false, stateKeys: argv.stateKeys });
     try {
       const result = requestCancellation(store, argv.run, (row) => liveness(row) === 'active');
       const human = result.state === 'cancelled' ? `run ${result.runId} cancelled (it was ${result.previousState})` : `cancellation of run ${result.runId} requested: the process driving it stops at its next task boundary`;

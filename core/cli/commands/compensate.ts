@@ -44,7 +44,7 @@ export const compensateCommand = (compose: Compose): CommandModule<GlobalArgs, C
     const workspace = argv.workspace === undefined ? undefined : resolve(argv.workspace);
     if (workspace !== undefined && !isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
     // --plan writes nothing: the database is opened read-only, as inspect opens it.
-    const store = Store.open(databasePath(argv.db), { create: false, ...(argv.plan ? { readonly: true } : {}) });
+    const store = Store.open(databasePath(argv.db), { create: false, ...(argv.plan ? { readonly: true } : {}), stateKeys: argv.stateKeys });
     try {
       const source = compensationSource(store, argv.run);
       const planned = planCompensation(store, source, tasks);

@@ -17,9 +17,9 @@ const show = (settings: () => ResolvedSettings): CommandModule<GlobalArgs, ShowA
       .positional('file', { type: 'string', describe: 'a workflow file: search from its folder instead of the current one' })
       .option('db', dbOption('a database file, to see it shown as given by a flag')) as never,
   handler: handler<ShowArgs>(async (_argv, output) => {
-    const { loaded, db, output: mode, color, packs } = settings();
+    const { loaded, db, output: mode, color, packs, stateKeys } = settings();
     const entries = packs.value.map(({ at: _at, ...entry }) => entry);
-    const data = { file: loaded.file, searchedFrom: loaded.searchedFrom, settings: { db, output: mode, color, packs: { value: entries, source: packs.source } } };
+    const data = { file: loaded.file, searchedFrom: loaded.searchedFrom, settings: { db, output: mode, color, packs: { value: entries, source: packs.source }, stateKeys } };
     emit(output, 'ConfigShow', data, () => {
       const where = loaded.file
         ? `config file: ${loaded.file}`
@@ -32,9 +32,12 @@ const show = (settings: () => ResolvedSettings): CommandModule<GlobalArgs, ShowA
         ['output', mode.value, mode.source],
         ['color', color.value, color.source],
         ['packs', packList, packs.source],
+        // Shown when the config names any: most projects have no encrypted state.
+        ...(stateKeys.source === 'default' ? [] : [['stateKeys', Object.entries(stateKeys.value).map(([id, variable]) => `${id}=${variable}`).join(', '), stateKeys.source] as [string, string, string]]),
       ];
+      const names = Math.max(7, ...rows.map((row) => row[0].length + 1));
       const width = Math.max(...rows.map((row) => row[1].length));
-      return [where, ...rows.map(([name, value, source]) => `${name.padEnd(7)}${value.padEnd(width)}  from ${source}`)].join('\n');
+      return [where, ...rows.map(([name, value, source]) => `${name.padEnd(names)}${value.padEnd(width)}  from ${source}`)].join('\n');
     });
     return 0;
   }),

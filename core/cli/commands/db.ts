@@ -1,15 +1,16 @@
-// `db stats` and `db migrate`: the database's schema version and row counts, and bringing its schema up to date.
+// `db stats` and `db migrate`: the database's schema version and row counts, and bringing its schema up to date;
+// `db encryption` is db-encryption.ts.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CommandModule } from 'yargs';
-import { AgentctlError } from '@agentctl/sdk';
 import { databaseError } from '../../store/database.js';
 import { MIGRATIONS } from '../../store/migrations.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
+import { encryptionCommand } from './db-encryption.js';
 
 interface DbArgs extends GlobalArgs {
   db?: string;
@@ -31,7 +32,7 @@ const stats: CommandModule<GlobalArgs, DbArgs> = {
   builder: (yargs) => yargs.option('db', dbOption()) as never,
   handler: handler<DbArgs>(async (argv, output) => {
     // Read-only, like inspect: a database in a read-only folder can still be counted.
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const maintenance = store.maintenance;
       const tables = maintenance.tableCounts();
@@ -71,7 +72,7 @@ const migrate: CommandModule<GlobalArgs, DbArgs> = {
     const path = resolve(databasePath(argv.db));
     const previous = versionOf(path);
     // Opening migrates, in one transaction; a newer schema is refused before anything is written (exit 5).
-    const store = Store.open(path, { create: true });
+    const store = Store.open(path, { create: true, stateKeys: argv.stateKeys });
     try {
       const schemaVersion = store.maintenance.schemaVersion();
       const applied = MIGRATIONS.filter((migration) => migration.version > previous && migration.version <= schemaVersion).map(({ version, description }) => ({ version, description }));
@@ -86,22 +87,9 @@ const migrate: CommandModule<GlobalArgs, DbArgs> = {
   }),
 };
 
-// The reference's `db encryption inventory|enable|rotate`: agentctl does not encrypt its state yet. Refused with a
-// usage error rather than yargs' "unknown command", so a script learns why.
-const encryption: CommandModule<GlobalArgs, DbArgs> = {
-  command: 'encryption',
-  describe: false,
-  builder: (yargs) => yargs.option('db', dbOption()).strict(false) as never,
-  handler: handler<DbArgs>(async () => {
-    throw new AgentctlError('AGENTCTL_E_DB_ENCRYPTION_UNAVAILABLE', 'db encryption is not available: this agentctl does not encrypt its state', {
-      help: 'protect the database with file permissions or an encrypted volume; docs/cli.md#db says what is supported',
-    });
-  }),
-};
-
 export const dbCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'db',
-  describe: 'The runtime database: row counts and schema migration',
-  builder: (yargs) => yargs.command(stats).command(migrate).command(encryption).demandCommand(1, 'name a db subcommand: stats, migrate') as never,
+  describe: 'The runtime database: row counts, schema migration and state encryption',
+  builder: (yargs) => yargs.command(stats).command(migrate).command(encryptionCommand).demandCommand(1, 'name a db subcommand: stats, migrate, encryption') as never,
   handler: () => undefined,
 };

@@ -102,7 +102,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
   const workspace = argv.workspace === undefined ? undefined : resolve(argv.workspace);
   if (workspace !== undefined && !isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
   // --plan writes nothing: the database is opened read-only, as inspect opens it (no migration, no journal change).
-  const store = Store.open(databasePath(argv.db), { create: false, ...(argv.plan ? { readonly: true } : {}) });
+  const store = Store.open(databasePath(argv.db), { create: false, ...(argv.plan ? { readonly: true } : {}), stateKeys: argv.stateKeys });
   try {
     const source = store.existingRun(argv.run);
     // A compensation run runs a plan made from its source's effects, not its workflow: it is completed by compensating

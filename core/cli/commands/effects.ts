@@ -51,7 +51,7 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
   builder: (yargs) =>
     dbArgument(yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('task', { type: 'string', describe: 'only the effects of this task' })) as never,
   handler: handler<ListArgs>(async (argv, output) => {
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const run = store.existingRun(argv.run);
       const all = runEffects(store, run);
@@ -78,7 +78,7 @@ const inspect: CommandModule<GlobalArgs, { effect: string; db?: string } & Globa
   describe: 'Show one effect: its request, outcome and reconciliations',
   builder: (yargs) => dbArgument(yargs.positional('effect', { type: 'string', demandOption: true, describe: 'effect id (eff_...)' })) as never,
   handler: handler(async (argv: { effect: string; db?: string } & GlobalArgs, output) => {
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const { effect, reconciliations } = loadEffect(store, argv.effect);
       const data = { effect, reconciliations, effectiveReconciliation: reconciliations.at(-1) ?? null, protocolCall: protocolCallOf(effect) };
@@ -160,7 +160,7 @@ const reconcile: CommandModule<GlobalArgs, ReconcileArgs> = {
     const actor = actorOf(argv.actor, process.env);
     const { result, account } = accountOf(argv, outcome, reason, actor);
     const compensationEffectId = argv['compensation-effect'];
-    const store = Store.open(databasePath(argv.db), { create: false });
+    const store = Store.open(databasePath(argv.db), { create: false, stateKeys: argv.stateKeys });
     try {
       const check = (effect: EffectRow, earlier: Row[], run: RunDrive) => {
         if (!mayHaveHappened(effect, run)) {

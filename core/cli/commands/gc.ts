@@ -68,7 +68,7 @@ export const artifactGcCommand: CommandModule<GlobalArgs, ArtifactGcArgs> = {
     const before = cutoff(argv['older-than-days']);
     const dryRun = argv['dry-run'];
     // A dry run changes nothing, not even an older schema: it reads the database as `inspect` does.
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: dryRun });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: dryRun, stateKeys: argv.stateKeys });
     try {
       const report = await collectBlobs(store, before, dryRun);
       const count = dryRun ? report.considered : report.removed.length;
@@ -89,7 +89,7 @@ export const gcCommand: CommandModule<GlobalArgs, GcArgs> = {
   builder: (yargs) => yargs.option('older-than-days', olderThanDays).option('db', dbOption()) as never,
   handler: handler<GcArgs>(async (argv, output) => {
     const before = cutoff(argv['older-than-days']);
-    const store = Store.open(databasePath(argv.db), { create: false });
+    const store = Store.open(databasePath(argv.db), { create: false, stateKeys: argv.stateKeys });
     try {
       const runs = store.maintenance.collectRuns(before.toISOString());
       const blobs = await collectBlobs(store, before, false);

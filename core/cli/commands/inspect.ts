@@ -26,7 +26,7 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('db', dbOption()) as never,
   handler: handler<InspectArgs>(async (argv, output) => {
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const view = inspectRun(store, argv.run);
       emit(output, 'RunInspection', view, () => {
@@ -75,7 +75,7 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
     if (!Number.isInteger(argv.limit) || argv.limit < 1 || argv.limit > 10_000) {
       throw new AgentctlError('AGENTCTL_E_USAGE', `--limit must be a whole number from 1 to 10000, got ${argv.limit}`);
     }
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const runs = listRuns(store, argv.limit);
       emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${stateLabel(run)}  ${run.createdAt}`).join('\n') || 'no runs');

@@ -22,7 +22,7 @@ export const replayCommand: CommandModule<GlobalArgs, ReplayArgs> = {
   handler: handler<ReplayArgs>(async (argv, output) => {
     // No plugins: the replay host has no action kind, so nothing in a replay can reach a dispatcher.
     const host = createHost([]);
-    const store = Store.open(databasePath(argv.db), { create: false });
+    const store = Store.open(databasePath(argv.db), { create: false, stateKeys: argv.stateKeys });
     try {
       return report(await replayRun({ host, store, sourceRunId: argv.run }), output);
     } finally {

@@ -30,7 +30,7 @@ export const reportCommand = (compose: Compose): CommandModule<GlobalArgs, Repor
     const host = compose();
     const reporter = host.runReporter(argv.format);
     if (!reporter) throw unknownFormat('--format', argv.format, host.runReporters(), 'run reporter');
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     let inspection: RunInspection;
     try {
       inspection = runInspection(store, argv.run);

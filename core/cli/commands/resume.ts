@@ -36,7 +36,7 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
       .option('allow-pack-change', allowPackChangeOption) as never,
   handler: handler<ResumeArgs>(async (argv, output) => {
     const timeout = timeoutSeconds(argv['timeout-seconds']);
-    const store = Store.open(databasePath(argv.db), { create: false });
+    const store = Store.open(databasePath(argv.db), { create: false, stateKeys: argv.stateKeys });
     try {
       const row = store.existingRun(argv.run);
       // The config and packs the run started with, found from its recorded workflow folder, not the current one.

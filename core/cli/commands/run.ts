@@ -64,7 +64,7 @@ export const runCommand = (composition: Composition): CommandModule<GlobalArgs, 
           if (!isolationUnavailable(error)) throw error;
           unavailable = error;
         }
-        store = Store.open(db);
+        store = Store.open(db, { create: true, stateKeys: argv.stateKeys });
         const request = { host, store, file: argv.file, source, workspaceRoot, environment: process.env, recordedConfig };
         if (unavailable) return recordUnavailableIsolation({ ...request, plan, ...driving }, vault, unavailable);
         const result = await executeRun({ ...request, plan, ...driving }, vault);

@@ -75,7 +75,7 @@ interface RunArgs extends GlobalArgs {
 /** Reads the run and prints the analysis (`analyze`, `upgrade --dry-run`) or the upgrade that changed nothing. */
 const respond = (upgrade: boolean) =>
   handler<RunArgs>(async (argv, output) => {
-    const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
+    const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const analysis = analyzeRun(store, argv.run);
       if (!upgrade || argv['dry-run'] === true) {
