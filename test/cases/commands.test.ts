@@ -6,7 +6,6 @@ import { expect } from 'chai';
 import { SCHEMA_VERSION } from '../../core/store/migrations.js';
 import { BIN, baseEnv, parseDocument, ROOT, runCli, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, runCount, workflow } from './helpers.js';
-import { SCHEMA_VERSION } from '../../core/store/migrations.js';
 
 describe('plan', () => {
   let ws: ReturnType<typeof workspace>;

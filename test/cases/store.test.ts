@@ -7,7 +7,6 @@ import { expect } from 'chai';
 import { SCHEMA_VERSION } from '../../core/store/migrations.js';
 import { ROOT, runCli, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, rows, shellWorkflow, workflow } from './helpers.js';
-import { SCHEMA_VERSION } from '../../core/store/migrations.js';
 
 type Workspace = ReturnType<typeof workspace>;
 const HELLO = join(ROOT, 'examples', 'hello.yaml');
