@@ -82,7 +82,7 @@ describe('memory commands', function () {
   });
 
   it('get and search refuse a database of an earlier schema without changing it, as inspect does; put brings it up to date; db stats counts the entries', () => {
-    const before = MIGRATIONS.filter((migration) => !migration.sql.includes('long_term_memory'));
+    const before = MIGRATIONS.slice(0, MIGRATIONS.findIndex((migration) => migration.sql.includes('CREATE TABLE long_term_memory')));
     const old = new Database(ws.write('state/runtime.db', ''));
     old.pragma('journal_mode = WAL');
     for (const migration of before) old.exec(migration.sql);
