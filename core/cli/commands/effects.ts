@@ -81,7 +81,7 @@ const inspect: CommandModule<GlobalArgs, { effect: string; db?: string } & Globa
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true });
     try {
       const { effect, reconciliations } = loadEffect(store, argv.effect);
-      const data = { effect, reconciliations, effectiveReconciliation: reconciliations.at(-1) ?? null, protocolCall: protocolCallOf(effect) };
+      const data = { effect, reconciliations, effectiveReconciliation: reconciliations.at(-1) ?? null, protocolCall: protocolCallOf(effect, store.protocols.call(String(effect.effectId)), parser(String(effect.runId))) };
       emit(output, 'EffectInspection', data, () =>
         [line(effect), `  input ${neutralize(JSON.stringify(effect.input))}`, ...reconciliations.map((item) => `  ${String(item.seq)} ${String(item.outcome)} by ${neutralize(String(item.actor))}: ${neutralize(String(item.reason))}`)].join('\n'),
       );
