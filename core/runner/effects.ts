@@ -197,20 +197,21 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
     actor: EffectActor,
     record: { id: string; operation: string; profile: EffectProfile },
     perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
-    continued?: ContinuedCall,
+    continued?: ContinuedCall & { from: string },
   ): Promise<T> {
     const id = record.id;
     const request = { operation: record.operation };
     if (continued) {
       // Still `started`: this process takes it up from its recorded call, observing what it began.
       const audit = () => scope.store.audit(scope.runId, { type: 'protocol.call_continued', taskId: scope.taskId, effectId: id, data: { protocol: continued.protocol, operation: continued.operation, remoteId: continued.remoteId } });
+      if (continued.from === 'uncertain') scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId, facts: request });
       scope.store.transaction(withFirstRecord(audit));
     } else {
       scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId, facts: request });
     }
     const performed: PerformedEffect = {
       id,
-      ...(continued ? { continued } : {}),
+      ...(continued ? { continued: { protocol: continued.protocol, operation: continued.operation, callIdentity: continued.callIdentity, remoteId: continued.remoteId, state: continued.state } } : {}),
       recordCall: (call: ProtocolCall) =>
         scope.store.protocols.record({ ...call, effectId: id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ...(call.remoteId === undefined ? {} : { remoteId: call.remoteId }) }),
     };
@@ -277,14 +278,15 @@ function recordedEffect(scope: EffectScope, existing: EffectRow): { value: JsonV
 }
 
 /**
- * A `started` effect of this attempt whose protocol call committed a remote id, not reconciled since: the process that
- * performed it was lost while it waited, and this one continues it by observing that remote work.
+ * An effect of this attempt in doubt (`started` by a lost process, or `uncertain`) whose protocol call committed a
+ * remote id, not reconciled since: this process continues it by observing that remote work, never sending it again.
  */
-function continuedCall(scope: EffectScope, existing: EffectRow): ContinuedCall | undefined {
-  if (existing.state !== 'started') return undefined;
+function continuedCall(scope: EffectScope, existing: EffectRow): (ContinuedCall & { from: string }) | undefined {
+  if (existing.state !== 'started' && existing.state !== 'uncertain') return undefined;
   const call = scope.store.protocols.call(existing.id);
   if (call?.remote_id == null || scope.store.reconciliationRows(existing.id).length > 0) return undefined;
-  return { protocol: call.protocol, operation: call.operation, callIdentity: call.call_identity, remoteId: call.remote_id, state: JSON.parse(call.state_json ?? 'null') as JsonValue };
+  const state = JSON.parse(call.state_json ?? 'null') as JsonValue;
+  return { protocol: call.protocol, operation: call.operation, callIdentity: call.call_identity, remoteId: call.remote_id, state, from: String(existing.state) };
 }
 
 /** Approval ids follow from the effect: the same effect always has the same approval id. */
