@@ -64,7 +64,7 @@ export class PeerConnection {
   /** Reads the card and selects its JSON-RPC interface of the pinned version, on the card URL's origin. */
   async discover(): Promise<SelectedInterface> {
     const { name, cardUrl, protocolVersion } = this.endpoint;
-    const response = await this.#exchange('discover', 'the Agent Card', () => ({ url: cardUrl, method: 'GET', headers: { ...this.#headerValues(), accept: 'application/json' } }));
+    const response = await this.#exchange('discover', 'the Agent Card', this.signal, () => ({ url: cardUrl, method: 'GET', headers: { ...this.#headerValues(), accept: 'application/json' } }));
     if (response.status < 200 || response.status > 299) throw this.#card(`answered GET with HTTP ${response.status}`);
     let card: unknown;
     try {
@@ -93,9 +93,12 @@ export class PeerConnection {
     return this.#selected;
   }
 
-  /** Sends one JSON-RPC request and returns its result object (the last response of a stream for SSE answers). */
-  async call(method: string, params: JsonObject, phase: Phase): Promise<JsonObject> {
-    const results = await this.#request(method, params, phase);
+  /**
+   * Sends one JSON-RPC request and returns its result object (the last response of a stream for SSE answers). A
+   * request sent after the effect's signal was aborted (CancelTask) brings its own.
+   */
+  async call(method: string, params: JsonObject, phase: Phase, signal = this.signal): Promise<JsonObject> {
+    const results = await this.#request(method, params, phase, signal);
     const last = results.at(-1);
     if (last === undefined) throw this.#invalid(phase, `${method}: the answer holds no JSON-RPC response`);
     return last;
@@ -103,7 +106,7 @@ export class PeerConnection {
 
   /** Sends one JSON-RPC request answered with an event stream; returns every result it carried, in order. */
   async stream(method: string, params: JsonObject, phase: Phase): Promise<JsonObject[]> {
-    return this.#request(method, params, phase);
+    return this.#request(method, params, phase, this.signal);
   }
 
   /** Downloads an artifact part's URL, which must share the card URL's origin; at most `maxBytes` bytes. */
@@ -113,17 +116,17 @@ export class PeerConnection {
         details: { artifactOrigin: originOf(url) },
       });
     }
-    const response = await this.#exchange('observe', 'an artifact', () => ({ url, method: 'GET', headers: this.#headerValues(), maxResponseBytes: maxBytes }));
+    const response = await this.#exchange('observe', 'an artifact', this.signal, () => ({ url, method: 'GET', headers: this.#headerValues(), maxResponseBytes: maxBytes }));
     if (response.status < 200 || response.status > 299) throw this.#invalid('observe', `an artifact download answered HTTP ${response.status}`);
     return response.body;
   }
 
-  async #request(method: string, params: JsonObject, phase: Phase): Promise<JsonObject[]> {
+  async #request(method: string, params: JsonObject, phase: Phase, signal: AbortSignal): Promise<JsonObject[]> {
     const selected = this.#selected;
     if (selected === undefined) throw new Error('the peer was not discovered');
     const id = this.#nextId++;
     const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
-    const response = await this.#exchange(phase, method, () => ({
+    const response = await this.#exchange(phase, method, signal, () => ({
       url: selected.url,
       method: 'POST',
       headers: { ...this.#headerValues(), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'a2a-version': selected.protocolVersion },
@@ -153,12 +156,12 @@ export class PeerConnection {
   }
 
   /** One HTTP exchange; a 401 resolves the header secrets anew and sends it once more (at most once per effect). */
-  async #exchange(phase: Phase, what: string, build: () => Outgoing): Promise<HttpResponse> {
-    let response = await this.#send(phase, what, build);
+  async #exchange(phase: Phase, what: string, signal: AbortSignal, build: () => Outgoing): Promise<HttpResponse> {
+    let response = await this.#send(phase, what, signal, build);
     if (response.status === 401 && !this.#refreshed && Object.keys(this.headers.values()).length > 0) {
       this.#refreshed = true;
       await this.headers.refresh();
-      response = await this.#send(phase, what, build);
+      response = await this.#send(phase, what, signal, build);
     }
     if (response.status === 401) {
       throw new EffectFailure('failed', 'AGENTCTL_E_A2A_UNAUTHORIZED', `A2A peer ${this.endpoint.name} refused ${what} with 401${this.#refreshed ? ' after the header secrets were resolved anew' : ''}`, {
@@ -168,10 +171,10 @@ export class PeerConnection {
     return response;
   }
 
-  async #send(phase: Phase, what: string, build: () => Outgoing): Promise<HttpResponse> {
+  async #send(phase: Phase, what: string, signal: AbortSignal, build: () => Outgoing): Promise<HttpResponse> {
     try {
       // Built for each send: a refreshed header secret goes into the second one.
-      return await this.network.request({ ...build(), timeoutMs: this.endpoint.timeoutMs, signal: this.signal });
+      return await this.network.request({ ...build(), timeoutMs: this.endpoint.timeoutMs, signal });
     } catch (error) {
       throw this.#networkFailure(error, phase, what);
     }

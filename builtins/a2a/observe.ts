@@ -60,9 +60,8 @@ export async function waitForTask(connection: PeerConnection, peer: string, init
 
 /** Tells the peer the run stopped waiting for the task; what it answers changes nothing. */
 export async function cancelTask(connection: PeerConnection, id: string): Promise<void> {
-  const signal = AbortSignal.timeout(CANCEL_NOTICE_MS);
   try {
-    await Promise.race([connection.call('CancelTask', { id }, 'observe'), new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)))]);
+    await connection.call('CancelTask', { id }, 'observe', AbortSignal.timeout(CANCEL_NOTICE_MS));
   } catch {
     // Best effort: the effect is uncertain whatever happens here.
   }
