@@ -176,6 +176,37 @@ describe('a2a.delegate against a local A2A peer', function () {
     expect(effects().map((row) => row.state)).to.deep.equal(['succeeded']);
   });
 
+  it('effects continue-remote observes the known task, keeps its artifacts and records it applied; resume continues with it', async () => {
+    server = await start({ workingObservations: Infinity });
+    const failed = errorDocument(await run({ peer: { maxPolls: 1 } }), 4);
+    diagnosticWithCode(failed, 'AGENTCTL_E_A2A_POLL_LIMIT');
+    const [effect] = effects();
+    server.finish();
+    const continued = outcome(await cli(['effects', 'continue-remote', effect.id, '--actor', 'ops']), 0);
+    expect(continued.kind).to.equal('EffectReconciliation');
+    expect(continued.data).to.deep.include({ effectId: effect.id, outcome: 'applied', actor: 'ops', reason: 'observed remote a2a task task-1 to its end with effects continue-remote' });
+    expect(continued.data.result).to.deep.include({ id: 'task-1' });
+    expect(continued.data.result.status.state).to.equal('TASK_STATE_COMPLETED');
+    expect(rows(ws.db, 'SELECT path FROM task_artifacts ORDER BY path').map((row) => row.path)).to.deep.equal(['a2a/numbers/numbers-0.json', 'a2a/report/report.txt']);
+    // Observed, never sent again; a second continuation is refused, as the effect is reconciled.
+    expect(sent()).to.equal(1);
+    diagnosticWithCode(errorDocument(await cli(['effects', 'continue-remote', effect.id]), 2), 'AGENTCTL_E_EFFECT_NOT_CONTINUABLE');
+    const resumed = outcome(await cli(['resume', failed.error.runId]), 0);
+    expect(resumed.data.state).to.equal('succeeded');
+    expect(sent()).to.equal(1);
+    expect(rows(ws.db, 'SELECT output_json FROM tasks').map((row) => JSON.parse(row.output_json).id)).to.deep.equal(['task-1']);
+  });
+
+  it('effects continue-remote refuses an effect whose submission was ambiguous (no remote task id)', async () => {
+    server = await start({ dropSendMessage: true });
+    errorDocument(await run(), 4);
+    const [effect] = effects();
+    const refused = diagnosticWithCode(errorDocument(await cli(['effects', 'continue-remote', effect.id]), 2), 'AGENTCTL_E_EFFECT_NOT_CONTINUABLE');
+    expect(refused.message).to.contain('recorded no remote task to observe');
+    expect(sent()).to.equal(1);
+    expect(rows(ws.db, 'SELECT count(*) AS n FROM reconciliations')[0].n).to.equal(0);
+  });
+
   it('a process killed while observing: resume observes the same remote task and never sends the message again', async () => {
     server = await start({ workingObservations: Infinity });
     const child = startCli(['run', ws.write('wf.yaml', document({ peer: { maxPolls: 100000 } })), '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv() });
