@@ -143,6 +143,22 @@ describe('a2a.delegate against a local A2A peer', function () {
     expect(effects().map((row) => row.state)).to.deep.equal(['failed']);
   });
 
+  it('a card without supportedInterfaces sends nothing (exit 6)', async () => {
+    server = await start({ card: { name: 'no-interfaces', supportedInterfaces: [] } });
+    expect(diagnosticWithCode(errorDocument(await run(), 6), 'AGENTCTL_E_A2A_CARD_INVALID').message).to.contain('has no name or no supportedInterfaces; no message was sent');
+    expect(server.methods()).to.deep.equal(['GET /.well-known/agent-card.json']);
+  });
+
+  it('a JSON-RPC error or an HTTP error status answering SendMessage fails the effect once (exit 6)', async () => {
+    server = await start({ refuseSend: { error: { code: -32005, message: 'ContentTypeNotSupportedError' } } });
+    expect(diagnosticWithCode(errorDocument(await run(), 6), 'AGENTCTL_E_A2A_RPC_ERROR').message).to.contain('refused SendMessage with error -32005: ContentTypeNotSupportedError');
+    await server.close();
+    server = await start({ refuseSend: { status: 503 } });
+    expect(diagnosticWithCode(errorDocument(await run(), 6), 'AGENTCTL_E_A2A_RESPONSE_INVALID').message).to.contain('answered SendMessage with HTTP 503');
+    expect(effects().map((row) => row.state)).to.deep.equal(['failed', 'failed']);
+    expect(sent()).to.equal(1);
+  });
+
   it('an interface on another origin than the card is never contacted', async () => {
     const elsewhere = await start();
     server = await start({ interfaceUrl: () => `${elsewhere.base}/a2a` });

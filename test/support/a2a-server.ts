@@ -39,6 +39,10 @@ export interface A2aServerOptions {
   readonly artifacts?: readonly Record<string, unknown>[];
   /** Files served under /files/NAME. */
   readonly files?: Readonly<Record<string, Buffer>>;
+  /** Serve this as the Agent Card instead of the fixture's. */
+  readonly card?: unknown;
+  /** Answer SendMessage with this HTTP status and no JSON-RPC body, or with this JSON-RPC error. */
+  readonly refuseSend?: { readonly status: number } | { readonly error: { readonly code: number; readonly message: string } };
 }
 
 export interface A2aTestServer {
@@ -96,7 +100,7 @@ export async function startA2aServer(options: A2aServerOptions = {}): Promise<A2
       requests.push(recorded);
       options.onRequest?.(recorded);
       if (options.authorization && request.headers.authorization !== options.authorization()) return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
-      if (request.method === 'GET' && request.url === '/.well-known/agent-card.json') return json(response, card(base, options));
+      if (request.method === 'GET' && request.url === '/.well-known/agent-card.json') return json(response, options.card ?? card(base, options));
       if (request.method === 'GET' && request.url?.startsWith('/files/')) {
         const file = options.files?.[request.url.slice('/files/'.length)];
         return file ? void response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(file) : void response.writeHead(404).end();
@@ -107,6 +111,8 @@ export async function startA2aServer(options: A2aServerOptions = {}): Promise<A2
       switch (rpc.method) {
         case 'SendMessage': {
           if (options.dropSendMessage) return void request.socket.destroy();
+          if (options.refuseSend && 'status' in options.refuseSend) return void response.writeHead(options.refuseSend.status).end('unavailable');
+          if (options.refuseSend) return rpcError(response, rpc.id, options.refuseSend.error.code, options.refuseSend.error.message);
           const message = params.message ?? {};
           if (options.outcome === 'message') return result(response, rpc.id, { message: { messageId: `reply-${String(message.messageId)}`, role: 'ROLE_AGENT', parts: [{ text: 'answered directly' }] } });
           const task: TaskRecord = { id: `task-${tasks.size + 1}`, contextId: String(message.contextId ?? 'ctx-1'), observations: 0, state: 'TASK_STATE_SUBMITTED', message };
