@@ -4,7 +4,7 @@ import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { baseEnv, parseDocument, runCli } from '../support/cli.js';
-import { MIGRATIONS } from '../../core/store/migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../core/store/migrations.js';
 import { diagnosticWithCode, errorDocument, outcome, rows, runCount, useWorkspace, workflow, type WorkflowSpec } from './helpers.js';
 
 const write = { kind: 'builtin.write' };
@@ -304,7 +304,7 @@ describe('compensation', () => {
     expect(content()).to.equal('compensated');
     const migrated = new Database(old, { readonly: true });
     try {
-      expect(migrated.pragma('user_version', { simple: true })).to.equal(7);
+      expect(migrated.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
       expect(migrated.pragma('foreign_key_check')).to.deep.equal([]);
       expect(migrated.prepare('SELECT id, mode FROM runs ORDER BY created_at').all()).to.deep.equal([{ id: runId, mode: 'execute' }, { id: run.data.runId, mode: 'compensation' }]);
       expect(migrated.prepare('SELECT outcome, compensation_run_id FROM reconciliations').all()).to.deep.equal([{ outcome: 'compensated', compensation_run_id: run.data.runId }]);

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import { SCHEMA_VERSION } from '../../core/store/migrations.js';
 import { ROOT, runCli, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, rows, shellWorkflow, workflow } from './helpers.js';
 
@@ -70,7 +71,7 @@ describe('database version and format', () => {
     const db = new Database(ws.db, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
-      expect(db.pragma('user_version', { simple: true })).to.equal(7);
+      expect(db.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
       const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((row) => row.name);
       expect(tables).to.include.members(['runs', 'tasks', 'effects', 'approvals', 'reconciliations', 'audit_events', 'checkpoints', 'artifacts']);
     } finally {
