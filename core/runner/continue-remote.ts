@@ -29,8 +29,8 @@ const notContinuable = (message: string) => new AgentctlError('AGENTCTL_E_EFFECT
 export async function continueRemote(request: ContinueRemoteRequest): Promise<{ result: JsonValue; artifacts: TaskArtifact[]; remoteId: string; protocol: string }> {
   const { store, plan, runId, effectId } = request;
   const effect = store.effect(effectId)!;
-  const call = store.protocols.call(effectId);
-  if (call?.remote_id == null) throw notContinuable(`effect ${effectId} recorded no remote task to observe: its request may or may not have been taken, and it is never sent again`);
+  const call = store.protocols.continuation(effectId);
+  if (call === undefined) throw notContinuable(`effect ${effectId} recorded no remote task to observe: its request may or may not have been taken, and it is never sent again`);
   const task = plan.tasks.find((candidate) => candidate.id === effect.task_id);
   if (task === undefined) throw notContinuable(`effect ${effectId} belongs to task ${String(effect.task_id)}, which the run's workflow no longer has`);
   const vault = new SecretVault(() => store.digestKey());
@@ -40,14 +40,11 @@ export async function continueRemote(request: ContinueRemoteRequest): Promise<{ 
   for (const row of store.taskRows(runId)) {
     if (row.state === 'succeeded' || row.state === 'skipped') outputs[String(row.task_id)] = { output: JSON.parse(String(row.output_json ?? 'null')) as JsonValue };
   }
-  const continuing: ContinuingEffect = {
-    effectId,
-    call: { protocol: call.protocol, operation: call.operation, callIdentity: call.call_identity, remoteId: call.remote_id, state: JSON.parse(call.state_json ?? 'null') as JsonValue },
-  };
+  const continuing: ContinuingEffect = { effectId, call };
   const { artifacts } = await continueTask(
     { host: request.host, store, plan, task, runId, traceId: request.traceId, scope: taskScope(plan, task, outputs), signal: request.signal, vault, workspaceRoot: request.workspaceRoot, notice: () => undefined, continuing },
     Number(effect.attempt),
   );
   if (continuing.result === undefined) throw notContinuable(`task ${task.id} did not request effect ${effectId} again: the workflow or its inputs changed since the run`);
-  return { result: continuing.result, artifacts, remoteId: call.remote_id, protocol: call.protocol };
+  return { result: continuing.result, artifacts, remoteId: call.remoteId, protocol: call.protocol };
 }

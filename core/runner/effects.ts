@@ -203,7 +203,10 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
     const request = { operation: record.operation };
     if (continued) {
       // Still `started`: this process takes it up from its recorded call, observing what it began.
-      const audit = () => scope.store.audit(scope.runId, { type: 'protocol.call_continued', taskId: scope.taskId, effectId: id, data: { protocol: continued.protocol, operation: continued.operation, remoteId: continued.remoteId } });
+      const audit = () => {
+        scope.store.protocols.takenUp(id);
+        scope.store.audit(scope.runId, { type: 'protocol.call_continued', taskId: scope.taskId, effectId: id, data: { protocol: continued.protocol, operation: continued.operation, remoteId: continued.remoteId } });
+      };
       if (continued.from === 'uncertain') scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId, facts: request });
       scope.store.transaction(withFirstRecord(audit));
     } else {
@@ -283,10 +286,9 @@ function recordedEffect(scope: EffectScope, existing: EffectRow): { value: JsonV
  */
 function continuedCall(scope: EffectScope, existing: EffectRow): (ContinuedCall & { from: string }) | undefined {
   if (existing.state !== 'started' && existing.state !== 'uncertain') return undefined;
-  const call = scope.store.protocols.call(existing.id);
-  if (call?.remote_id == null || scope.store.reconciliationRows(existing.id).length > 0) return undefined;
-  const state = JSON.parse(call.state_json ?? 'null') as JsonValue;
-  return { protocol: call.protocol, operation: call.operation, callIdentity: call.call_identity, remoteId: call.remote_id, state, from: String(existing.state) };
+  const call = scope.store.protocols.continuation(existing.id);
+  if (call === undefined || scope.store.reconciliationRows(existing.id).length > 0) return undefined;
+  return { ...call, from: String(existing.state) };
 }
 
 /** Approval ids follow from the effect: the same effect always has the same approval id. */

@@ -1,7 +1,8 @@
 // The protocol part of the ledger: what a protocol client committed about an effect while performing it (the remote
 // identity of the call, e.g. a remote task id) and the sessions it opened. A `started` effect whose call has a remote
 // id is continued by observing that remote work, never by sending it again (docs/recovery.md).
-import type { JsonValue } from '@agentctl/sdk';
+import type { ContinuedCall, JsonValue } from '@agentctl/sdk';
+import { parser } from './json-column.js';
 import { now, preparedOnce, type LedgerCore } from './ledger-core.js';
 import type { Row } from './rows.js';
 
@@ -46,8 +47,8 @@ export class ProtocolCallLedger {
     this.#statements = preparedOnce(core.db, {
       upsert: `INSERT INTO protocol_calls (effect_id, run_id, task_id, attempt, protocol, operation, call_identity, generation, remote_id, state_json, created_at, updated_at)
         VALUES (@effectId, @runId, @taskId, @attempt, @protocol, @operation, @callIdentity, 1, @remoteId, @state, @at, @at)
-        ON CONFLICT (effect_id) DO UPDATE SET remote_id = COALESCE(excluded.remote_id, remote_id), state_json = excluded.state_json,
-          generation = generation + (excluded.remote_id IS NULL AND remote_id IS NOT NULL), updated_at = excluded.updated_at`,
+        ON CONFLICT (effect_id) DO UPDATE SET remote_id = COALESCE(excluded.remote_id, remote_id), state_json = excluded.state_json, updated_at = excluded.updated_at`,
+      takenUp: `UPDATE protocol_calls SET generation = generation + 1, updated_at = ? WHERE effect_id = ?`,
       session: `INSERT INTO protocol_sessions (run_id, task_id, protocol, endpoint, state_json, updated_at) VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (run_id, task_id, protocol, endpoint) DO UPDATE SET state_json = excluded.state_json, updated_at = excluded.updated_at`,
       byEffect: `SELECT * FROM protocol_calls WHERE effect_id = ?`,
@@ -76,6 +77,19 @@ export class ProtocolCallLedger {
       if (entry.session) this.#statements.session.run(entry.runId, entry.taskId, core.text(entry.protocol), core.text(entry.session.endpoint), core.json(entry.session.state), at);
       core.audit(entry.runId, { type: 'protocol.call_recorded', taskId: entry.taskId, effectId: entry.effectId, data: { protocol: entry.protocol, operation: entry.operation, remoteId: entry.remoteId ?? null } });
     });
+  }
+
+  /** A later process takes the call up (call inside its transaction): the call's generation counts the processes. */
+  takenUp(effectId: string): void {
+    this.#statements.takenUp.run(now(), effectId);
+  }
+
+  /** The call as a later process continues it: its remote id and parsed state; undefined without a remote id. */
+  continuation(effectId: string): ContinuedCall | undefined {
+    const call = this.call(effectId);
+    if (call?.remote_id == null) return undefined;
+    const state = parser(call.run_id)('protocol_calls', 'state_json', call as unknown as Row, `protocol call of ${effectId}`);
+    return { protocol: call.protocol, operation: call.operation, callIdentity: call.call_identity, remoteId: call.remote_id, state };
   }
 
   call(effectId: string): ProtocolCallRow | undefined {

@@ -107,6 +107,12 @@ describe('a2a.delegate against a local A2A peer', function () {
     const types = inspected.audit.map((event: any) => event.type);
     expect(types.filter((type: string) => type === 'protocol.call_recorded').length).to.equal(3);
     expect(outcome(await cli(['effects', 'inspect', call.effectId]), 0).data.protocolCall).to.deep.equal(call);
+
+    // A replay rebuilds the run from the record: the peer is not contacted.
+    await server.close();
+    const replayed = outcome(await cli(['replay', done.data.runId]), 0);
+    expect(replayed.data.state).to.equal('succeeded');
+    expect(outcome(await cli(['inspect', replayed.data.runId]), 0).data.tasks[0].output).to.deep.equal(task.output);
   });
 
   it('observes with SubscribeToTask when the card advertises streaming, folding status and artifact updates', async () => {
@@ -204,6 +210,8 @@ describe('a2a.delegate against a local A2A peer', function () {
     expect(continued.data.result).to.deep.include({ id: 'task-1' });
     expect(continued.data.result.status.state).to.equal('TASK_STATE_COMPLETED');
     expect(rows(ws.db, 'SELECT path FROM task_artifacts ORDER BY path').map((row) => row.path)).to.deep.equal(['a2a/numbers/numbers-0.json', 'a2a/report/report.txt']);
+    expect(continued.data.evidence).to.deep.include({ kind: 'remote_observation', protocol: 'a2a', remoteId: 'task-1' });
+    expect(rows(ws.db, 'SELECT generation FROM protocol_calls')).to.deep.equal([{ generation: 2 }]);
     // Observed, never sent again; a second continuation is refused, as the effect is reconciled.
     expect(sent()).to.equal(1);
     diagnosticWithCode(errorDocument(await cli(['effects', 'continue-remote', effect.id]), 2), 'AGENTCTL_E_EFFECT_NOT_CONTINUABLE');
@@ -240,6 +248,8 @@ describe('a2a.delegate against a local A2A peer', function () {
     const inspected = outcome(await cli(['inspect', runId]), 0).data;
     expect(inspected.tasks[0].output.id).to.equal('task-1');
     expect(inspected.audit.filter((event: any) => event.type === 'protocol.call_continued').map((event: any) => event.data)).to.deep.equal([{ protocol: 'a2a', operation: 'SendMessage', remoteId: 'task-1' }]);
+    // The second process to take the call up is its second generation.
+    expect(inspected.protocolCalls.map((call: any) => [call.callIdentity, call.remoteId, call.generation, call.status])).to.deep.equal([['message-1', 'task-1', 2, 'succeeded']]);
   });
 
   it('an ambiguous send (the connection drops after SendMessage) is uncertain, sent once; resume refuses until reconciled', async () => {

@@ -65,6 +65,8 @@ export const continueRemoteCommand = (composition: Composition): CommandModule<G
         authorization: { kind: 'operator', actor, explicitApproval: false },
       } as Record<string, JsonValue>;
       store.transaction(() => {
+        // This process took the call up: its generation counts it, as a resume's does.
+        store.protocols.takenUp(effect.id);
         if (observed.artifacts.length > 0) store.recordArtifacts(String(row.id), String(effect.task_id), observed.artifacts);
         store.reconcileEffect(effect.id, { outcome: 'applied', reason, actor, result: observed.result, account }, (current: EffectRow, earlier: Row[]) => {
           if (earlier.length > 0 || !['started', 'uncertain'].includes(String(current.state))) throw notContinuable(`effect ${current.id} changed while it was observed`);
