@@ -252,6 +252,17 @@ describe('a2a.delegate against a local A2A peer', function () {
     expect(inspected.protocolCalls.map((call: any) => [call.callIdentity, call.remoteId, call.generation, call.status])).to.deep.equal([['message-1', 'task-1', 2, 'succeeded']]);
   });
 
+  it('a connection lost while observing leaves the effect uncertain with its task known; resume observes it again', async () => {
+    server = await start({ workingObservations: 2, dropGetTask: [1] });
+    const failed = errorDocument(await run(), 6);
+    expect(diagnosticWithCode(failed, 'AGENTCTL_E_NETWORK_FAILED').message).to.contain('the remote task is known and is observed again on resume');
+    expect(effects().map((row) => row.state)).to.deep.equal(['uncertain']);
+    const resumed = outcome(await cli(['resume', failed.error.runId]), 0);
+    expect(resumed.data.state).to.equal('succeeded');
+    expect(sent()).to.equal(1);
+    expect(server.methods().filter((method) => method === 'GetTask').length).to.be.greaterThan(1);
+  });
+
   it('an ambiguous send (the connection drops after SendMessage) is uncertain, sent once; resume refuses until reconciled', async () => {
     server = await start({ dropSendMessage: true });
     const failed = errorDocument(await run(), 4);

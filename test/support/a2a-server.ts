@@ -31,6 +31,8 @@ export interface A2aServerOptions {
   readonly workingObservations?: number;
   /** Destroy the connection once a SendMessage arrived, without answering. */
   readonly dropSendMessage?: boolean;
+  /** Destroy the connection of the GetTask requests with these (1-based) ordinals, without answering. */
+  readonly dropGetTask?: readonly number[];
   /** Every request must carry this Authorization header, else 401. */
   readonly authorization?: () => string;
   /** Called with each request before it is answered (e.g. to rotate a credential). */
@@ -120,6 +122,7 @@ export async function startA2aServer(options: A2aServerOptions = {}): Promise<A2
           return result(response, rpc.id, { task: view(task, base, options) });
         }
         case 'GetTask': {
+          if (options.dropGetTask?.includes(requests.filter((item) => item.rpc === 'GetTask').length)) return void request.socket.destroy();
           const task = tasks.get(String(params.id));
           if (!task) return rpcError(response, rpc.id, -32001, 'TaskNotFoundError');
           observe(task, options, finished);
