@@ -26,7 +26,7 @@ export interface ContinueRemoteRequest {
 const notContinuable = (message: string) => new AgentctlError('AGENTCTL_E_EFFECT_NOT_CONTINUABLE', message, { help: 'find out what happened remotely, then record it with `agentctl effects reconcile`' });
 
 /** Observes the effect's remote work to its end: the effect's result as its kind gives it, and the files it kept. */
-export async function continueRemote(request: ContinueRemoteRequest): Promise<{ result: JsonValue; artifacts: TaskArtifact[]; remoteId: string; protocol: string }> {
+export async function continueRemote(request: ContinueRemoteRequest): Promise<{ result: JsonValue; output: JsonValue; artifacts: TaskArtifact[]; remoteId: string; protocol: string }> {
   const { store, plan, runId, effectId } = request;
   const effect = store.effect(effectId)!;
   const call = store.protocols.continuation(effectId);
@@ -41,10 +41,10 @@ export async function continueRemote(request: ContinueRemoteRequest): Promise<{ 
     if (row.state === 'succeeded' || row.state === 'skipped') outputs[String(row.task_id)] = { output: JSON.parse(String(row.output_json ?? 'null')) as JsonValue };
   }
   const continuing: ContinuingEffect = { effectId, call };
-  const { artifacts } = await continueTask(
+  const { output, artifacts } = await continueTask(
     { host: request.host, store, plan, task, runId, traceId: request.traceId, scope: taskScope(plan, task, outputs), signal: request.signal, vault, workspaceRoot: request.workspaceRoot, notice: () => undefined, continuing },
     Number(effect.attempt),
   );
   if (continuing.result === undefined) throw notContinuable(`task ${task.id} did not request effect ${effectId} again: the workflow or its inputs changed since the run`);
-  return { result: continuing.result, artifacts, remoteId: call.remoteId, protocol: call.protocol };
+  return { result: continuing.result, output, artifacts, remoteId: call.remoteId, protocol: call.protocol };
 }

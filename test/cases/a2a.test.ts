@@ -18,6 +18,9 @@ interface DocumentOptions {
   readonly network?: Record<string, unknown>;
   readonly task?: Record<string, unknown>;
   readonly with?: Record<string, unknown>;
+  /** Tasks after the delegation, and the workflow's outputs. */
+  readonly after?: Record<string, unknown>[];
+  readonly outputs?: Record<string, string>;
 }
 
 const sha256 = (text: string | Buffer) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
@@ -48,8 +51,9 @@ describe('a2a.delegate against a local A2A peer', function () {
       spec: {
         policy: { approval: 'never', networkAllowlist: ['127.0.0.1'], network: { allowPrivate: true, ...options.network }, ...options.policy },
         a2aPeers: { local: { cardUrl: server?.cardUrl ?? 'http://127.0.0.1:9/.well-known/agent-card.json', protocolVersion: A2A_VERSION, timeoutSeconds: 5, pollIntervalMs: 20, ...options.peer } },
-        actions: { delegate: { kind: 'a2a.delegate' } },
-        tasks: [{ id: 'delegate', uses: 'action:delegate', with: { peer: 'local', messageId: 'message-1', message: 'perform the bounded fixture task', ...options.with }, ...options.task }],
+        ...(options.outputs ? { outputs: options.outputs } : {}),
+        actions: { delegate: { kind: 'a2a.delegate' }, assign: { kind: 'builtin.assign' } },
+        tasks: [{ id: 'delegate', uses: 'action:delegate', with: { peer: 'local', messageId: 'message-1', message: 'perform the bounded fixture task', ...options.with }, ...options.task }, ...(options.after ?? [])],
       },
     });
   const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliAsync([...args, '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv(env) });
@@ -219,6 +223,25 @@ describe('a2a.delegate against a local A2A peer', function () {
     expect(resumed.data.state).to.equal('succeeded');
     expect(sent()).to.equal(1);
     expect(rows(ws.db, 'SELECT output_json FROM tasks').map((row) => JSON.parse(row.output_json).id)).to.deep.equal(['task-1']);
+  });
+
+  it('after effects continue-remote, retry --failed reuses the delegation with the observed task and runs only what follows', async () => {
+    server = await start({ workingObservations: Infinity });
+    const options = { peer: { maxPolls: 1 }, after: [{ id: 'report', uses: 'action:assign', needs: ['delegate'], with: { remoteTask: '${{ tasks.delegate.output.id }}' } }], outputs: { remoteTask: '${{ tasks.report.output.output.remoteTask }}' } };
+    const failed = errorDocument(await run(options), 4);
+    const [effect] = effects();
+    // Before the continuation, a retry would send the at-most-once message again: it is refused.
+    diagnosticWithCode(errorDocument(await cli(['retry', ws.file('wf.yaml'), failed.error.runId, '--failed']), 3), 'AGENTCTL_E_REPAIR_BLOCKED');
+    server.finish();
+    outcome(await cli(['effects', 'continue-remote', effect.id]), 0);
+    const retried = outcome(await cli(['retry', ws.file('wf.yaml'), failed.error.runId, '--failed']), 0);
+    expect(retried.data.state).to.equal('succeeded');
+    expect(retried.data.output).to.deep.equal({ remoteTask: 'task-1' });
+    expect(sent()).to.equal(1);
+    const inspected = outcome(await cli(['inspect', retried.data.runId]), 0).data;
+    expect(inspected.tasks.map((task: any) => [task.taskId, task.state, task.disposition])).to.deep.equal([['delegate', 'succeeded', 'reused'], ['report', 'succeeded', 'executed']]);
+    expect(inspected.effects).to.deep.equal([]);
+    expect(inspected.artifacts.map((item: any) => item.logicalPath)).to.deep.equal(['a2a/numbers/numbers-0.json', 'a2a/report/report.txt']);
   });
 
   it('effects continue-remote refuses an effect whose submission was ambiguous (no remote task id)', async () => {

@@ -60,7 +60,9 @@ export const continueRemoteCommand = (composition: Composition): CommandModule<G
       }
       const reason = argv.reason === undefined ? `observed remote ${observed.protocol} task ${observed.remoteId} to its end with effects continue-remote` : reasonOf(argv.reason);
       const account = {
-        evidence: { kind: 'remote_observation', protocol: observed.protocol, remoteId: observed.remoteId, artifacts: observed.artifacts.map((artifact) => ({ path: artifact.path, digest: artifact.digest, size: artifact.size })) },
+        // The task's output as its kind derived it from the observed result (checked against its outputSchema): what a
+        // retry of the run reuses the task with.
+        evidence: { kind: 'remote_observation', protocol: observed.protocol, remoteId: observed.remoteId, artifacts: observed.artifacts.map((artifact) => ({ path: artifact.path, digest: artifact.digest, size: artifact.size })), taskOutput: observed.output },
         resultSchema: null,
         authorization: { kind: 'operator', actor, explicitApproval: false },
       } as Record<string, JsonValue>;
