@@ -1,69 +1,27 @@
 // a2a.delegate end to end: the CLI against a local A2A 1.0 peer (test/support/a2a-server.ts) through the real network
 // policy client. Discovery and interface selection, polling and streaming observation, artifacts kept in the artifact
-// store, every refusal the peer can cause, and the durable cases: a process killed while observing is followed by a
-// resume that observes the same remote task and never sends the message twice; an ambiguous send blocks continuation.
+// store, replay, every refusal the peer can cause, the 401 refresh and a canary header secret. The durable cases are
+// in a2a-recovery.test.ts.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { stringify } from 'yaml';
-import { baseEnv, runCliAsync, startCli, workspace } from '../support/cli.js';
-import { A2A_VERSION, startA2aServer, type A2aServerOptions, type A2aTestServer } from '../support/a2a-server.js';
-import { assertNoCanary, diagnosticWithCode, errorDocument, finished, outcome, rows, runCount, unique, waitFor } from './helpers.js';
-
-interface DocumentOptions {
-  readonly peer?: Record<string, unknown>;
-  readonly policy?: Record<string, unknown>;
-  readonly network?: Record<string, unknown>;
-  readonly task?: Record<string, unknown>;
-  readonly with?: Record<string, unknown>;
-  /** Tasks after the delegation, and the workflow's outputs. */
-  readonly after?: Record<string, unknown>[];
-  readonly outputs?: Record<string, string>;
-}
+import { baseEnv, runCliAsync } from '../support/cli.js';
+import { A2A_VERSION } from '../support/a2a-server.js';
+import { useA2aCase } from './a2a-case.js';
+import { assertNoCanary, diagnosticWithCode, errorDocument, outcome, rows, runCount, unique } from './helpers.js';
 
 const sha256 = (text: string | Buffer) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
 describe('a2a.delegate against a local A2A peer', function () {
   this.timeout(120_000);
-  let ws: ReturnType<typeof workspace>;
-  const servers: A2aTestServer[] = [];
-  let server: A2aTestServer;
-  beforeEach(() => {
-    ws = workspace();
-  });
-  afterEach(async () => {
-    for (const started of servers.splice(0)) await started.close();
-    ws.cleanup();
-  });
-
-  const start = async (options: A2aServerOptions = {}) => {
-    const started = await startA2aServer(options);
-    servers.push(started);
-    return started;
-  };
-  const document = (options: DocumentOptions = {}) =>
-    stringify({
-      apiVersion: 'agentctl.dev/v1alpha1',
-      kind: 'Workflow',
-      metadata: { name: 'a2a-probe' },
-      spec: {
-        policy: { approval: 'never', networkAllowlist: ['127.0.0.1'], network: { allowPrivate: true, ...options.network }, ...options.policy },
-        a2aPeers: { local: { cardUrl: server?.cardUrl ?? 'http://127.0.0.1:9/.well-known/agent-card.json', protocolVersion: A2A_VERSION, timeoutSeconds: 5, pollIntervalMs: 20, ...options.peer } },
-        ...(options.outputs ? { outputs: options.outputs } : {}),
-        actions: { delegate: { kind: 'a2a.delegate' }, assign: { kind: 'builtin.assign' } },
-        tasks: [{ id: 'delegate', uses: 'action:delegate', with: { peer: 'local', messageId: 'message-1', message: 'perform the bounded fixture task', ...options.with }, ...options.task }, ...(options.after ?? [])],
-      },
-    });
-  const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliAsync([...args, '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv(env) });
-  const run = (options?: DocumentOptions, env?: NodeJS.ProcessEnv) => cli(['run', ws.write('wf.yaml', document(options))], env);
-  const effects = () => rows(ws.db, 'SELECT id, state, operation, effect_class, idempotency FROM effects ORDER BY rowid');
-  const sent = () => server.methods().filter((method) => method === 'SendMessage').length;
+  const h = useA2aCase();
+  const { start, document, cli, run, effects, sent } = h;
 
   it('discovers the card, sends the message once, polls the task to completion and keeps its artifacts', async () => {
     const file = Buffer.from('a downloaded artifact\n');
-    server = await start({
+    await start({
       workingObservations: 2,
       files: { 'result.bin': file },
       artifacts: [
@@ -71,21 +29,21 @@ describe('a2a.delegate against a local A2A peer', function () {
         { artifactId: 'download', parts: [{ url: '{base}/files/result.bin', filename: 'result.bin' }, { raw: Buffer.from('raw bytes').toString('base64') }] },
       ],
     });
-    const checked = await runCliAsync(['check', ws.write('wf.yaml', document()), '--output', 'json'], { cwd: ws.dir, env: baseEnv() });
+    const checked = await runCliAsync(['check', h.ws.write('wf.yaml', document()), '--output', 'json'], { cwd: h.ws.dir, env: baseEnv() });
     expect(outcome(checked, 0).ok).to.equal(true);
     const done = outcome(await run(), 0);
     expect(done.data.state).to.equal('succeeded');
-    expect(server.methods()).to.deep.equal(['GET /.well-known/agent-card.json', 'SendMessage', 'GetTask', 'GetTask', 'GetTask', 'GET /files/result.bin']);
-    const send = server.requests.find((request) => request.rpc === 'SendMessage')!;
+    expect(h.server.methods()).to.deep.equal(['GET /.well-known/agent-card.json', 'SendMessage', 'GetTask', 'GetTask', 'GetTask', 'GET /files/result.bin']);
+    const send = h.server.requests.find((request) => request.rpc === 'SendMessage')!;
     expect(send.headers['a2a-version']).to.equal(A2A_VERSION);
     expect(JSON.parse(send.body)).to.deep.include({ jsonrpc: '2.0', method: 'SendMessage', params: { message: { messageId: 'message-1', role: 'ROLE_USER', parts: [{ text: 'perform the bounded fixture task' }] } } });
-    for (const request of server.requests.filter((item) => item.rpc === 'GetTask')) expect(JSON.parse(request.body).params).to.deep.equal({ id: 'task-1' });
+    for (const request of h.server.requests.filter((item) => item.rpc === 'GetTask')) expect(JSON.parse(request.body).params).to.deep.equal({ id: 'task-1' });
 
     const inspected = outcome(await cli(['inspect', done.data.runId]), 0).data;
     const [task] = inspected.tasks;
     expect(task.output).to.deep.include({ id: 'task-1', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-01-01T00:00:00Z' } });
     expect(inspected.effects.map((effect: any) => [effect.operation, effect.effectClass, effect.idempotency, effect.state])).to.deep.equal([['a2a.delegate', 'remote_agent', 'at_most_once', 'succeeded']]);
-    expect(inspected.effects[0].input).to.deep.equal({ peer: 'local', cardUrl: server.cardUrl, protocolVersion: A2A_VERSION, messageId: 'message-1', message: 'perform the bounded fixture task', headers: {} });
+    expect(inspected.effects[0].input).to.deep.equal({ peer: 'local', cardUrl: h.server.cardUrl, protocolVersion: A2A_VERSION, messageId: 'message-1', message: 'perform the bounded fixture task', headers: {} });
     expect(inspected.artifacts.map((item: any) => [item.logicalPath, item.digest, item.sizeBytes])).to.deep.equal([
       ['a2a/download/download-1.bin', sha256('raw bytes'), 9],
       ['a2a/download/result.bin', sha256(file), file.length],
@@ -103,7 +61,7 @@ describe('a2a.delegate against a local A2A peer', function () {
         protocol: 'a2a',
         endpoint: 'local',
         formatVersion: 1,
-        state: { cardUrl: server.cardUrl, cardName: 'fixture-peer', interfaceUrl: `${server.base}/a2a`, protocolVersion: A2A_VERSION, streaming: false },
+        state: { cardUrl: h.server.cardUrl, cardName: 'fixture-peer', interfaceUrl: `${h.server.base}/a2a`, protocolVersion: A2A_VERSION, streaming: false },
         updatedAt: inspected.protocolSessions[0].updatedAt,
       },
     ]);
@@ -113,17 +71,17 @@ describe('a2a.delegate against a local A2A peer', function () {
     expect(outcome(await cli(['effects', 'inspect', call.effectId]), 0).data.protocolCall).to.deep.equal(call);
 
     // A replay rebuilds the run from the record: the peer is not contacted.
-    await server.close();
+    await h.server.close();
     const replayed = outcome(await cli(['replay', done.data.runId]), 0);
     expect(replayed.data.state).to.equal('succeeded');
     expect(outcome(await cli(['inspect', replayed.data.runId]), 0).data.tasks[0].output).to.deep.equal(task.output);
   });
 
   it('observes with SubscribeToTask when the card advertises streaming, folding status and artifact updates', async () => {
-    server = await start({ streaming: true, workingObservations: 1 });
+    await start({ streaming: true, workingObservations: 1 });
     const done = outcome(await run(), 0);
-    expect(server.methods()).to.deep.equal(['GET /.well-known/agent-card.json', 'SendMessage', 'SubscribeToTask', 'SubscribeToTask']);
-    const [task] = rows(ws.db, 'SELECT output_json FROM tasks').map((row) => JSON.parse(row.output_json));
+    expect(h.server.methods()).to.deep.equal(['GET /.well-known/agent-card.json', 'SendMessage', 'SubscribeToTask', 'SubscribeToTask']);
+    const [task] = rows(h.ws.db, 'SELECT output_json FROM tasks').map((row) => JSON.parse(row.output_json));
     expect(task.status.state).to.equal('TASK_STATE_COMPLETED');
     expect(task.artifacts.map((artifact: any) => artifact.artifactId)).to.deep.equal(['report', 'numbers']);
     const inspected = outcome(await cli(['inspect', done.data.runId]), 0).data;
@@ -131,14 +89,14 @@ describe('a2a.delegate against a local A2A peer', function () {
   });
 
   it('a peer answering with a message and no task: the output is the message', async () => {
-    server = await start({ outcome: 'message' });
+    await start({ outcome: 'message' });
     outcome(await run(), 0);
-    expect(server.methods()).to.deep.equal(['GET /.well-known/agent-card.json', 'SendMessage']);
-    expect(rows(ws.db, 'SELECT output_json FROM tasks').map((row) => JSON.parse(row.output_json))).to.deep.equal([{ messageId: 'reply-message-1', role: 'ROLE_AGENT', parts: [{ text: 'answered directly' }] }]);
+    expect(h.server.methods()).to.deep.equal(['GET /.well-known/agent-card.json', 'SendMessage']);
+    expect(rows(h.ws.db, 'SELECT output_json FROM tasks').map((row) => JSON.parse(row.output_json))).to.deep.equal([{ messageId: 'reply-message-1', role: 'ROLE_AGENT', parts: [{ text: 'answered directly' }] }]);
   });
 
   it('a remote task that fails fails the effect (exit 4), quoting its status message', async () => {
-    server = await start({ outcome: 'failed' });
+    await start({ outcome: 'failed' });
     const found = diagnosticWithCode(errorDocument(await run(), 4), 'AGENTCTL_E_A2A_TASK_FAILED');
     expect(found.message).to.contain('remote task task-1 ended failed: the fixture task could not be done');
     expect(effects().map((row) => row.state)).to.deep.equal(['failed']);
@@ -146,24 +104,24 @@ describe('a2a.delegate against a local A2A peer', function () {
   });
 
   it('a card without a JSON-RPC interface of the pinned version: nothing is sent (exit 6)', async () => {
-    server = await start({ protocolVersion: '0.3' });
+    await start({ protocolVersion: '0.3' });
     const found = diagnosticWithCode(errorDocument(await run(), 6), 'AGENTCTL_E_A2A_VERSION');
     expect(found.message).to.contain('advertises no JSONRPC interface of version 1.0 (it offers: JSONRPC 0.3)');
-    expect(server.methods()).to.deep.equal(['GET /.well-known/agent-card.json']);
+    expect(h.server.methods()).to.deep.equal(['GET /.well-known/agent-card.json']);
     expect(effects().map((row) => row.state)).to.deep.equal(['failed']);
   });
 
   it('a card without supportedInterfaces sends nothing (exit 6)', async () => {
-    server = await start({ card: { name: 'no-interfaces', supportedInterfaces: [] } });
+    await start({ card: { name: 'no-interfaces', supportedInterfaces: [] } });
     expect(diagnosticWithCode(errorDocument(await run(), 6), 'AGENTCTL_E_A2A_CARD_INVALID').message).to.contain('has no name or no supportedInterfaces; no message was sent');
-    expect(server.methods()).to.deep.equal(['GET /.well-known/agent-card.json']);
+    expect(h.server.methods()).to.deep.equal(['GET /.well-known/agent-card.json']);
   });
 
   it('a JSON-RPC error or an HTTP error status answering SendMessage fails the effect once (exit 6)', async () => {
-    server = await start({ refuseSend: { error: { code: -32005, message: 'ContentTypeNotSupportedError' } } });
+    await start({ refuseSend: { error: { code: -32005, message: 'ContentTypeNotSupportedError' } } });
     expect(diagnosticWithCode(errorDocument(await run(), 6), 'AGENTCTL_E_A2A_RPC_ERROR').message).to.contain('refused SendMessage with error -32005: ContentTypeNotSupportedError');
-    await server.close();
-    server = await start({ refuseSend: { status: 503 } });
+    await h.server.close();
+    await start({ refuseSend: { status: 503 } });
     expect(diagnosticWithCode(errorDocument(await run(), 6), 'AGENTCTL_E_A2A_RESPONSE_INVALID').message).to.contain('answered SendMessage with HTTP 503');
     expect(effects().map((row) => row.state)).to.deep.equal(['failed', 'failed']);
     expect(sent()).to.equal(1);
@@ -171,140 +129,23 @@ describe('a2a.delegate against a local A2A peer', function () {
 
   it('an interface on another origin than the card is never contacted', async () => {
     const elsewhere = await start();
-    server = await start({ interfaceUrl: () => `${elsewhere.base}/a2a` });
+    await start({ interfaceUrl: () => `${elsewhere.base}/a2a` });
     diagnosticWithCode(errorDocument(await run(), 6), 'AGENTCTL_E_A2A_ORIGIN');
-    expect(server.methods()).to.deep.equal(['GET /.well-known/agent-card.json']);
+    expect(h.server.methods()).to.deep.equal(['GET /.well-known/agent-card.json']);
     expect(elsewhere.requests).to.deep.equal([]);
   });
 
   it('an artifact URL on another origin is not downloaded; a part over 16 MiB is refused', async () => {
     const elsewhere = await start({ files: { 'x.bin': Buffer.from('x') } });
-    server = await start({ workingObservations: 0, artifacts: [{ artifactId: 'leak', parts: [{ url: `${elsewhere.base}/files/x.bin` }] }] });
+    await start({ workingObservations: 0, artifacts: [{ artifactId: 'leak', parts: [{ url: `${elsewhere.base}/files/x.bin` }] }] });
     diagnosticWithCode(errorDocument(await run(), 6), 'AGENTCTL_E_A2A_ORIGIN');
     expect(elsewhere.requests).to.deep.equal([]);
-    await server.close();
+    await h.server.close();
 
-    server = await start({ workingObservations: 0, files: { 'big.bin': Buffer.alloc(16 * 1024 * 1024 + 1, 1) }, artifacts: [{ artifactId: 'big', parts: [{ url: '{base}/files/big.bin' }] }] });
+    await start({ workingObservations: 0, files: { 'big.bin': Buffer.alloc(16 * 1024 * 1024 + 1, 1) }, artifacts: [{ artifactId: 'big', parts: [{ url: '{base}/files/big.bin' }] }] });
     const found = diagnosticWithCode(errorDocument(await run({ network: { maxResponseBytes: 32 * 1024 * 1024 } }), 6), 'AGENTCTL_E_A2A_ARTIFACT_INVALID');
     expect(found.message).to.contain('larger than 16777216 bytes');
-    expect(rows(ws.db, 'SELECT count(*) AS n FROM task_artifacts')[0].n).to.equal(0);
-  });
-
-  it('a task still running when maxPolls are used up is uncertain (exit 4); resume observes the same task', async () => {
-    server = await start({ workingObservations: Infinity });
-    const failed = errorDocument(await run({ peer: { maxPolls: 2 } }), 4);
-    expect(diagnosticWithCode(failed, 'AGENTCTL_E_A2A_POLL_LIMIT').message).to.contain('still working after 2 observations');
-    expect(effects().map((row) => row.state)).to.deep.equal(['uncertain']);
-    server.finish();
-    const resumed = outcome(await cli(['resume', failed.error.runId]), 0);
-    expect(resumed.data.state).to.equal('succeeded');
-    expect(sent()).to.equal(1);
-    expect(effects().map((row) => row.state)).to.deep.equal(['succeeded']);
-  });
-
-  it('effects continue-remote observes the known task, keeps its artifacts and records it applied; resume continues with it', async () => {
-    server = await start({ workingObservations: Infinity });
-    const failed = errorDocument(await run({ peer: { maxPolls: 1 } }), 4);
-    diagnosticWithCode(failed, 'AGENTCTL_E_A2A_POLL_LIMIT');
-    const [effect] = effects();
-    server.finish();
-    const continued = outcome(await cli(['effects', 'continue-remote', effect.id, '--actor', 'ops']), 0);
-    expect(continued.kind).to.equal('EffectReconciliation');
-    expect(continued.data).to.deep.include({ effectId: effect.id, outcome: 'applied', actor: 'ops', reason: 'observed remote a2a task task-1 to its end with effects continue-remote' });
-    expect(continued.data.result).to.deep.include({ id: 'task-1' });
-    expect(continued.data.result.status.state).to.equal('TASK_STATE_COMPLETED');
-    expect(rows(ws.db, 'SELECT path FROM task_artifacts ORDER BY path').map((row) => row.path)).to.deep.equal(['a2a/numbers/numbers-0.json', 'a2a/report/report.txt']);
-    expect(continued.data.evidence).to.deep.include({ kind: 'remote_observation', protocol: 'a2a', remoteId: 'task-1' });
-    expect(rows(ws.db, 'SELECT generation FROM protocol_calls')).to.deep.equal([{ generation: 2 }]);
-    // Observed, never sent again; a second continuation is refused, as the effect is reconciled.
-    expect(sent()).to.equal(1);
-    diagnosticWithCode(errorDocument(await cli(['effects', 'continue-remote', effect.id]), 2), 'AGENTCTL_E_EFFECT_NOT_CONTINUABLE');
-    const resumed = outcome(await cli(['resume', failed.error.runId]), 0);
-    expect(resumed.data.state).to.equal('succeeded');
-    expect(sent()).to.equal(1);
-    expect(rows(ws.db, 'SELECT output_json FROM tasks').map((row) => JSON.parse(row.output_json).id)).to.deep.equal(['task-1']);
-  });
-
-  it('after effects continue-remote, retry --failed reuses the delegation with the observed task and runs only what follows', async () => {
-    server = await start({ workingObservations: Infinity });
-    const options = { peer: { maxPolls: 1 }, after: [{ id: 'report', uses: 'action:assign', needs: ['delegate'], with: { remoteTask: '${{ tasks.delegate.output.id }}' } }], outputs: { remoteTask: '${{ tasks.report.output.output.remoteTask }}' } };
-    const failed = errorDocument(await run(options), 4);
-    const [effect] = effects();
-    // Before the continuation, a retry would send the at-most-once message again: it is refused.
-    diagnosticWithCode(errorDocument(await cli(['retry', ws.file('wf.yaml'), failed.error.runId, '--failed']), 3), 'AGENTCTL_E_REPAIR_BLOCKED');
-    server.finish();
-    outcome(await cli(['effects', 'continue-remote', effect.id]), 0);
-    const retried = outcome(await cli(['retry', ws.file('wf.yaml'), failed.error.runId, '--failed']), 0);
-    expect(retried.data.state).to.equal('succeeded');
-    expect(retried.data.output).to.deep.equal({ remoteTask: 'task-1' });
-    expect(sent()).to.equal(1);
-    const inspected = outcome(await cli(['inspect', retried.data.runId]), 0).data;
-    expect(inspected.tasks.map((task: any) => [task.taskId, task.state, task.disposition])).to.deep.equal([['delegate', 'succeeded', 'reused'], ['report', 'succeeded', 'executed']]);
-    expect(inspected.effects).to.deep.equal([]);
-    expect(inspected.artifacts.map((item: any) => item.logicalPath)).to.deep.equal(['a2a/numbers/numbers-0.json', 'a2a/report/report.txt']);
-  });
-
-  it('effects continue-remote refuses an effect whose submission was ambiguous (no remote task id)', async () => {
-    server = await start({ dropSendMessage: true });
-    errorDocument(await run(), 4);
-    const [effect] = effects();
-    const refused = diagnosticWithCode(errorDocument(await cli(['effects', 'continue-remote', effect.id]), 2), 'AGENTCTL_E_EFFECT_NOT_CONTINUABLE');
-    expect(refused.message).to.contain('recorded no remote task to observe');
-    expect(sent()).to.equal(1);
-    expect(rows(ws.db, 'SELECT count(*) AS n FROM reconciliations')[0].n).to.equal(0);
-  });
-
-  it('a process killed while observing: resume observes the same remote task and never sends the message again', async () => {
-    server = await start({ workingObservations: Infinity });
-    const child = startCli(['run', ws.write('wf.yaml', document({ peer: { maxPolls: 100000 } })), '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv() });
-    const ended = finished(child);
-    await waitFor('GetTask at the peer', () => server.methods().filter((method) => method === 'GetTask').length >= 2, 60_000);
-    child.kill('SIGKILL');
-    await ended;
-    expect(effects().map((row) => row.state)).to.deep.equal(['started']);
-    expect(rows(ws.db, 'SELECT call_identity, remote_id FROM protocol_calls')).to.deep.equal([{ call_identity: 'message-1', remote_id: 'task-1' }]);
-    const [{ id: runId }] = rows(ws.db, 'SELECT id FROM runs');
-    server.finish();
-    const resumed = outcome(await cli(['resume', runId]), 0);
-    expect(resumed.data.state).to.equal('succeeded');
-    expect(sent()).to.equal(1);
-    const inspected = outcome(await cli(['inspect', runId]), 0).data;
-    expect(inspected.tasks[0].output.id).to.equal('task-1');
-    expect(inspected.audit.filter((event: any) => event.type === 'protocol.call_continued').map((event: any) => event.data)).to.deep.equal([{ protocol: 'a2a', operation: 'SendMessage', remoteId: 'task-1' }]);
-    // The second process to take the call up is its second generation.
-    expect(inspected.protocolCalls.map((call: any) => [call.callIdentity, call.remoteId, call.generation, call.status])).to.deep.equal([['message-1', 'task-1', 2, 'succeeded']]);
-  });
-
-  it('a connection lost while observing leaves the effect uncertain with its task known; resume observes it again', async () => {
-    server = await start({ workingObservations: 2, dropGetTask: [1] });
-    const failed = errorDocument(await run(), 6);
-    expect(diagnosticWithCode(failed, 'AGENTCTL_E_NETWORK_FAILED').message).to.contain('the remote task is known and is observed again on resume');
-    expect(effects().map((row) => row.state)).to.deep.equal(['uncertain']);
-    const resumed = outcome(await cli(['resume', failed.error.runId]), 0);
-    expect(resumed.data.state).to.equal('succeeded');
-    expect(sent()).to.equal(1);
-    expect(server.methods().filter((method) => method === 'GetTask').length).to.be.greaterThan(1);
-  });
-
-  it('an ambiguous send (the connection drops after SendMessage) is uncertain, sent once; resume refuses until reconciled', async () => {
-    server = await start({ dropSendMessage: true });
-    const failed = errorDocument(await run(), 4);
-    diagnosticWithCode(failed, 'AGENTCTL_E_A2A_UNCERTAIN');
-    expect(effects().map((row) => row.state)).to.deep.equal(['uncertain']);
-    expect(rows(ws.db, 'SELECT remote_id FROM protocol_calls')).to.deep.equal([{ remote_id: null }]);
-    diagnosticWithCode(errorDocument(await cli(['resume', failed.error.runId]), 3), 'AGENTCTL_E_EFFECT_UNRECONCILED');
-    expect(sent()).to.equal(1);
-  });
-
-  it('a run cancelled while it observes sends CancelTask and leaves the effect uncertain', async () => {
-    server = await start({ workingObservations: Infinity });
-    const child = startCli(['run', ws.write('wf.yaml', document({ peer: { maxPolls: 100000 } })), '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv() });
-    const ended = finished(child);
-    await waitFor('GetTask at the peer', () => server.methods().includes('GetTask'), 60_000);
-    child.kill('SIGTERM');
-    expect(outcome(await ended, 130).data.state).to.equal('cancelled');
-    expect(server.methods()).to.include('CancelTask');
-    expect(effects().map((row) => row.state)).to.deep.equal(['uncertain']);
+    expect(rows(h.ws.db, 'SELECT count(*) AS n FROM task_artifacts')[0].n).to.equal(0);
   });
 
   it('a 401 resolves the header secret again once: a rotated credential is used and neither value is recorded', async () => {
@@ -314,46 +155,46 @@ describe('a2a.delegate against a local A2A peer', function () {
       const old = unique('old-token-');
       const fresh = unique('new-token-');
       writeFileSync(tokenFile, `Bearer ${old}\n`);
-      server = await start({
+      await start({
         authorization: () => `Bearer ${fresh}`,
         // The peer rotates the credential when the old one arrives, as an expiring token would be.
         onRequest: (request) => request.headers.authorization === `Bearer ${old}` && writeFileSync(tokenFile, `Bearer ${fresh}\n`),
       });
       const result = await run({ peer: { headers: { Authorization: { file: tokenFile } } }, policy: { secretFileRoots: [secrets] } });
       const done = outcome(result, 0);
-      expect(server.requests.map((request) => request.headers.authorization)).to.deep.equal([`Bearer ${old}`, ...Array(server.requests.length - 1).fill(`Bearer ${fresh}`)]);
+      expect(h.server.requests.map((request) => request.headers.authorization)).to.deep.equal([`Bearer ${old}`, ...Array(h.server.requests.length - 1).fill(`Bearer ${fresh}`)]);
       expect(sent()).to.equal(1);
       const inspected = await cli(['inspect', done.data.runId]);
-      assertNoCanary(old, ws.dir, result.stdout, result.stderr, inspected.stdout, inspected.stderr);
-      assertNoCanary(fresh, ws.dir, result.stdout, result.stderr, inspected.stdout, inspected.stderr);
+      assertNoCanary(old, h.ws.dir, result.stdout, result.stderr, inspected.stdout, inspected.stderr);
+      assertNoCanary(fresh, h.ws.dir, result.stdout, result.stderr, inspected.stdout, inspected.stderr);
     } finally {
       rmSync(secrets, { recursive: true, force: true });
     }
   });
 
   it('a peer that keeps answering 401 is refused after one refresh: nothing is sent', async () => {
-    server = await start({ authorization: () => 'Bearer never-this-value' });
+    await start({ authorization: () => 'Bearer never-this-value' });
     diagnosticWithCode(errorDocument(await run({ peer: { headers: { Authorization: { env: 'A2A_TOKEN' } } } }, { A2A_TOKEN: `Bearer ${unique('token-')}` }), 6), 'AGENTCTL_E_A2A_UNAUTHORIZED');
-    expect(server.methods()).to.deep.equal(['GET /.well-known/agent-card.json', 'GET /.well-known/agent-card.json']);
+    expect(h.server.methods()).to.deep.equal(['GET /.well-known/agent-card.json', 'GET /.well-known/agent-card.json']);
   });
 
   it('a canary header secret reaches the peer and no byte of the database, its WAL, stdout or stderr', async () => {
     const canary = unique('canary-');
-    server = await start({ authorization: () => `Bearer ${canary}`, workingObservations: 1 });
+    await start({ authorization: () => `Bearer ${canary}`, workingObservations: 1 });
     const result = await run({ peer: { headers: { Authorization: { env: 'A2A_TOKEN' } } } }, { A2A_TOKEN: `Bearer ${canary}` });
     const done = outcome(result, 0);
-    for (const request of server.requests) expect(request.headers.authorization).to.equal(`Bearer ${canary}`);
+    for (const request of h.server.requests) expect(request.headers.authorization).to.equal(`Bearer ${canary}`);
     const inspected = await cli(['inspect', done.data.runId]);
     const view = outcome(inspected, 0).data;
     expect(view.effects[0].input.headers.Authorization.secret).to.deep.equal({ env: 'A2A_TOKEN' });
     expect(view.effects[0].input.headers.Authorization.digest).to.match(/^hmac-sha256:[0-9a-f]{64}$/);
-    const human = await runCliAsync(['inspect', done.data.runId, '--db', ws.db], { cwd: ws.dir, env: baseEnv() });
-    assertNoCanary(canary, ws.dir, result.stdout, result.stderr, inspected.stdout, inspected.stderr, human.stdout, human.stderr);
+    const human = await runCliAsync(['inspect', done.data.runId, '--db', h.ws.db], { cwd: h.ws.dir, env: baseEnv() });
+    assertNoCanary(canary, h.ws.dir, result.stdout, result.stderr, inspected.stdout, inspected.stderr, human.stdout, human.stderr);
   });
 
   it('check refuses an unknown peer and an unknown peer field; preflight refuses a host outside the allowlist', async () => {
-    server = await start();
-    const check = async (text: string) => errorDocument(await runCliAsync(['check', ws.write('wf.yaml', text), '--output', 'json'], { cwd: ws.dir, env: baseEnv() }), 2);
+    await start();
+    const check = async (text: string) => errorDocument(await runCliAsync(['check', h.ws.write('wf.yaml', text), '--output', 'json'], { cwd: h.ws.dir, env: baseEnv() }), 2);
     const unknownPeer = diagnosticWithCode(await check(document({ with: { peer: 'remote' } })), 'AGENTCTL_E_SCHEMA');
     expect(unknownPeer.path).to.equal('spec.tasks[0].with.peer');
     expect(unknownPeer.message).to.contain('unknown A2A peer "remote"; declared peers: local');
@@ -361,7 +202,7 @@ describe('a2a.delegate against a local A2A peer', function () {
     expect(broken.diagnostics.map((item: any) => [item.code, item.path])).to.deep.equal([['AGENTCTL_E_UNKNOWN_FIELD', 'spec.a2aPeers.local.bogus']]);
     const denied = errorDocument(await run({ policy: { networkAllowlist: ['example.com'] } }), 3);
     expect(diagnosticWithCode(denied, 'AGENTCTL_E_NETWORK_DENIED').path).to.equal('spec.a2aPeers.local.cardUrl');
-    expect(server.requests).to.deep.equal([]);
-    expect(runCount(ws.db)).to.equal(0);
+    expect(h.server.requests).to.deep.equal([]);
+    expect(runCount(h.ws.db)).to.equal(0);
   });
 });
