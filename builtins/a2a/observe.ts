@@ -47,7 +47,7 @@ export async function waitForTask(connection: PeerConnection, peer: string, init
     }
     try {
       if (bounds.pollIntervalMs > 0) await sleep(bounds.pollIntervalMs, undefined, { signal });
-      task = connection.selected?.streaming ? await subscribe(connection, task) : await getTask(connection, id);
+      task = connection.selected?.streaming ? await subscribe(connection, task) : await getTask(connection, peer, id);
     } catch (error) {
       if (signal.aborted) {
         await cancel();
@@ -67,9 +67,11 @@ export async function cancelTask(connection: PeerConnection, id: string): Promis
   }
 }
 
-async function getTask(connection: PeerConnection, id: string): Promise<JsonObject> {
+async function getTask(connection: PeerConnection, peer: string, id: string): Promise<JsonObject> {
   const result = await connection.call('GetTask', { id }, 'observe');
-  return taskOf(result) ?? invalid(connection, `GetTask answered with no task ${id}`);
+  const task = taskOf(result);
+  if (task === undefined) throw new EffectFailure('uncertain', 'AGENTCTL_E_A2A_RESPONSE_INVALID', `A2A peer ${peer}: GetTask answered with no task ${connection.quote(id)}`);
+  return task;
 }
 
 /** One SubscribeToTask stream: the task, then status and artifact updates, folded into the task. */
@@ -108,10 +110,6 @@ function statusText(task: JsonObject, connection: PeerConnection): string {
   const message = isObject(status.message) && Array.isArray(status.message.parts) ? status.message.parts.filter(isObject) : [];
   const text = message.flatMap((part) => (typeof part.text === 'string' ? [part.text] : [])).join(' ');
   return text === '' ? '' : `: ${connection.quote(text)}`;
-}
-
-function invalid(connection: PeerConnection, problem: string): never {
-  throw new EffectFailure('uncertain', 'AGENTCTL_E_A2A_RESPONSE_INVALID', `A2A peer: ${connection.quote(problem)}`);
 }
 
 function stopped(signal: AbortSignal, peer: string, id: string): EffectFailure {

@@ -58,10 +58,12 @@ async function delegate(context: DispatchContext<A2aDelegateAction, A2aDelegateI
   if (peer === undefined) throw new AgentctlError('AGENTCTL_E_TASK_INPUT_INVALID', `A2A peer "${input.peer}" is not declared in spec.a2aPeers`);
   const network = context.network;
   if (network === undefined) throw new AgentctlError('AGENTCTL_E_NETWORK_UNAVAILABLE', `no plugin provides the network client, and task ${context.task.id} delegates to A2A peer ${input.peer}`);
-  // Header values go on the wire only; the effect records each by its reference and a keyed digest.
+  // Header values go on the wire only; the effect records each by its reference. Not by a digest of its value: the
+  // recorded input is the effect's identity, which must not change when the credential is rotated (a 401 refresh, a
+  // resume with a new token), or a resumed task would no longer find the message it sent.
   const references = Object.entries(peer.headers) as [string, SecretReference][];
   const recorded: JsonObject = {};
-  for (const [name, reference] of references) recorded[name] = { secret: reference as JsonObject, digest: context.secrets.digest(reference) };
+  for (const [name, reference] of references) recorded[name] = { secret: reference as JsonObject };
   const headers = {
     values: () => Object.fromEntries(references.map(([name, reference]) => [name, context.secrets.value(reference)])),
     refresh: async () => {

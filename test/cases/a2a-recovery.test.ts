@@ -76,9 +76,10 @@ describe('a2a.delegate: lost observation, continuation and ambiguous sends', fun
     expect(rows(h.ws.db, 'SELECT count(*) AS n FROM reconciliations')[0].n).to.equal(0);
   });
 
-  it('a process killed while observing: resume observes the same remote task and never sends the message again', async () => {
+  it('a process killed while observing: resume (with a rotated credential) observes the same remote task and never sends the message again', async () => {
     await start({ workingObservations: Infinity });
-    const child = startCli(['run', h.ws.write('wf.yaml', document({ peer: { maxPolls: 100000 } })), '--db', h.ws.db, '--output', 'json'], { cwd: h.ws.dir, env: baseEnv() });
+    const peer = { maxPolls: 100000, headers: { Authorization: { env: 'A2A_TOKEN' } } };
+    const child = startCli(['run', h.ws.write('wf.yaml', document({ peer })), '--db', h.ws.db, '--output', 'json'], { cwd: h.ws.dir, env: baseEnv({ A2A_TOKEN: 'Bearer first-token-value' }) });
     const ended = finished(child);
     await waitFor('GetTask at the peer', () => h.server.methods().filter((method) => method === 'GetTask').length >= 2, 60_000);
     child.kill('SIGKILL');
@@ -87,9 +88,10 @@ describe('a2a.delegate: lost observation, continuation and ambiguous sends', fun
     expect(rows(h.ws.db, 'SELECT call_identity, remote_id FROM protocol_calls')).to.deep.equal([{ call_identity: 'message-1', remote_id: 'task-1' }]);
     const [{ id: runId }] = rows(h.ws.db, 'SELECT id FROM runs');
     h.server.finish();
-    const resumed = outcome(await cli(['resume', runId]), 0);
+    const resumed = outcome(await cli(['resume', runId], { A2A_TOKEN: 'Bearer second-token-value' }), 0);
     expect(resumed.data.state).to.equal('succeeded');
     expect(sent()).to.equal(1);
+    expect(h.server.requests.at(-1)!.headers.authorization).to.equal('Bearer second-token-value');
     const inspected = outcome(await cli(['inspect', runId]), 0).data;
     expect(inspected.tasks[0].output.id).to.equal('task-1');
     expect(inspected.audit.filter((event: any) => event.type === 'protocol.call_continued').map((event: any) => event.data)).to.deep.equal([{ protocol: 'a2a', operation: 'SendMessage', remoteId: 'task-1' }]);
