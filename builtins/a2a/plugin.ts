@@ -7,6 +7,7 @@ import {
   AgentctlError,
   definePlugin,
   EffectFailure,
+  isEffectFailure,
   type ActionKind,
   type DispatchContext,
   type EffectAccess,
@@ -86,15 +87,32 @@ async function delegate(context: DispatchContext<A2aDelegateAction, A2aDelegateI
   return context.effect(request, async (signal, effect) => {
     const endpoint = { name: input.peer, cardUrl: peer.cardUrl, protocolVersion: peer.protocolVersion, timeoutMs: peer.timeoutSeconds * 1000 };
     const connection = new PeerConnection(network, endpoint, headers, signal, (text, options) => context.redact(text, options));
-    const selected = await connection.discover();
+    const continued = effect.continued;
+    const selected = await submitted(continued !== undefined, () => connection.discover());
     const call = callRecorder(effect, input, peer, selected);
-    const answered = effect.continued ? continuedTask(effect.continued.state, effect.continued.remoteId) : await send(connection, call, input);
+    const answered = continued ? continuedTask(continued.state, continued.remoteId) : await send(connection, call, input);
     if (!('id' in answered)) return answered.message;
-    const task = await waitForTask(connection, input.peer, answered, peer, signal, () => cancelTask(connection, String(answered.id)));
-    await keepArtifacts(task, connection, context.files, input.peer);
-    call({ status: 'succeeded', remoteTaskId: String(task.id), task });
-    return task;
+    return submitted(true, async () => {
+      const task = await waitForTask(connection, input.peer, answered, peer, signal, () => cancelTask(connection, String(answered.id)));
+      await keepArtifacts(task, connection, context.files, input.peer);
+      call({ status: 'succeeded', remoteTaskId: String(task.id), task });
+      return task;
+    });
   });
+}
+
+/**
+ * Once the peer holds a task for the message, only the task itself can end the effect `failed` (it failed remotely):
+ * any other failure (the card, an artifact, the observation) leaves it `uncertain`, so it is never retried by sending
+ * the message again, and resume observes the task once more.
+ */
+async function submitted<T>(sent: boolean, body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    if (!sent || !isEffectFailure(error) || error.outcome !== 'failed' || error.code === 'AGENTCTL_E_A2A_TASK_FAILED') throw error;
+    throw new EffectFailure('uncertain', error.code, `${error.message}; the peer holds the task, so the message is not sent again`, { details: error.details, cause: error, diagnostics: error.diagnostics.map((item) => ({ ...item, message: `${item.message}; the peer holds the task, so the message is not sent again` })) });
+  }
 }
 
 type CallState = { status: string; remoteTaskId?: string; task?: JsonObject };

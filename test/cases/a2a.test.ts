@@ -146,6 +146,8 @@ describe('a2a.delegate against a local A2A peer', function () {
     const found = diagnosticWithCode(errorDocument(await run({ network: { maxResponseBytes: 32 * 1024 * 1024 } }), 6), 'AGENTCTL_E_A2A_ARTIFACT_INVALID');
     expect(found.message).to.contain('larger than 16777216 bytes');
     expect(rows(h.ws.db, 'SELECT count(*) AS n FROM task_artifacts')[0].n).to.equal(0);
+    // The peer holds the task: the effects are uncertain, never failed, so no retry sends the message again.
+    expect(effects().map((row) => row.state)).to.deep.equal(['uncertain', 'uncertain']);
   });
 
   it('a 401 resolves the header secret again once: a rotated credential is used and neither value is recorded', async () => {
