@@ -120,6 +120,15 @@ describe('a2a.delegate: lost observation, continuation and ambiguous sends', fun
     expect(sent()).to.equal(1);
   });
 
+  it('the task deadline passing while it observes sends CancelTask and leaves the effect uncertain (exit 4)', async () => {
+    await start({ workingObservations: Infinity });
+    const failed = errorDocument(await run({ peer: { maxPolls: 100000 }, task: { timeoutSeconds: 2 } }), 4);
+    diagnosticWithCode(failed, 'AGENTCTL_E_TASK_TIMEOUT');
+    expect(h.server.methods()).to.include('CancelTask');
+    expect(effects().map((row) => row.state)).to.deep.equal(['uncertain']);
+    expect(sent()).to.equal(1);
+  });
+
   it('a run cancelled while it observes sends CancelTask and leaves the effect uncertain', async () => {
     await start({ workingObservations: Infinity });
     const child = startCli(['run', h.ws.write('wf.yaml', document({ peer: { maxPolls: 100000 } })), '--db', h.ws.db, '--output', 'json'], { cwd: h.ws.dir, env: baseEnv() });
