@@ -43,8 +43,9 @@ function a2aDelegateKind(): ActionKind<typeof a2aDelegateActionSchema, typeof a2
     description: 'Delegates one message to an A2A peer declared in spec.a2aPeers (JSON-RPC, through the network policy) and waits for its remote task; outputs the task.',
     actionSchema: a2aDelegateActionSchema,
     inputSchema: a2aDelegateInputSchema,
-    // Sent at most once: the peer is not known to recognise a repeat.
-    effect: { effectClass: 'remote_agent', risk: 'medium', idempotency: 'at_most_once' },
+    // As the reference classifies a delegation. Its idempotency is unknown: the peer is not known to recognise a
+    // repeat, so agentctl sends it at most once.
+    effect: { effectClass: 'remote_agent', risk: 'high', idempotency: 'unknown' },
     inputSchemaFor: (_action, context) => inputSchemaFor(context.sections),
     usesNetwork: true,
     sections: [a2aPeersSection.key],

@@ -42,7 +42,7 @@ describe('a2a.delegate against a local A2A peer', function () {
     const inspected = outcome(await cli(['inspect', done.data.runId]), 0).data;
     const [task] = inspected.tasks;
     expect(task.output).to.deep.include({ id: 'task-1', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-01-01T00:00:00Z' } });
-    expect(inspected.effects.map((effect: any) => [effect.operation, effect.effectClass, effect.idempotency, effect.state])).to.deep.equal([['a2a.delegate', 'remote_agent', 'at_most_once', 'succeeded']]);
+    expect(inspected.effects.map((effect: any) => [effect.operation, effect.effectClass, effect.idempotency, effect.state])).to.deep.equal([['a2a.delegate', 'remote_agent', 'unknown', 'succeeded']]);
     expect(inspected.effects[0].input).to.deep.equal({ peer: 'local', cardUrl: h.server.cardUrl, protocolVersion: A2A_VERSION, messageId: 'message-1', message: 'perform the bounded fixture task', headers: {} });
     expect(inspected.artifacts.map((item: any) => [item.logicalPath, item.digest, item.sizeBytes])).to.deep.equal([
       ['a2a/download/download-1.bin', sha256('raw bytes'), 9],
@@ -86,6 +86,18 @@ describe('a2a.delegate against a local A2A peer', function () {
     expect(task.artifacts.map((artifact: any) => artifact.artifactId)).to.deep.equal(['report', 'numbers']);
     const inspected = outcome(await cli(['inspect', done.data.runId]), 0).data;
     expect(inspected.artifacts.map((item: any) => item.logicalPath)).to.deep.equal(['a2a/numbers/numbers-0.json', 'a2a/report/report.txt']);
+  });
+
+  it('under the default approval policy a delegation pauses for approval before anything is sent; approved, it runs once', async () => {
+    await start();
+    const paused = outcome(await run({ policy: { approval: 'mutations' } }), 3);
+    expect(paused.data.state).to.equal('paused');
+    expect(h.server.requests).to.deep.equal([]);
+    const [approval] = outcome(await cli(['approvals', 'list', paused.data.runId]), 0).data;
+    expect([approval.operation, approval.status]).to.deep.equal(['a2a.delegate', 'pending']);
+    outcome(await cli(['approvals', 'approve', approval.approvalId, '--reason', 'the peer may take this']), 0);
+    expect(outcome(await cli(['resume', paused.data.runId]), 0).data.state).to.equal('succeeded');
+    expect(sent()).to.equal(1);
   });
 
   it('a peer answering with a message and no task: the output is the message', async () => {
