@@ -202,7 +202,7 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
     const id = record.id;
     const request = { operation: record.operation };
     if (continued) {
-      // Still `started`: this process takes it up from its recorded call, observing what it began.
+      // This process takes the effect up from its recorded call (`started` again), observing what it began.
       const audit = () => {
         scope.store.protocols.takenUp(id);
         scope.store.audit(scope.runId, { type: 'protocol.call_continued', taskId: scope.taskId, effectId: id, data: { protocol: continued.protocol, operation: continued.operation, remoteId: continued.remoteId } });
