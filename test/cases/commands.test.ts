@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { SCHEMA_VERSION } from '../../core/store/migrations.js';
 import { BIN, baseEnv, parseDocument, ROOT, runCli, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, runCount, workflow } from './helpers.js';
 
@@ -115,7 +116,7 @@ describe('schema, plugins, version', () => {
     expect(document.kind).to.equal('Version');
     expect(document.data.cliApiVersion).to.equal('agentctl.dev/cli/v1');
     expect(document.data.version).to.match(/^\d+\.\d+\.\d+/);
-    expect(document.data.databaseSchemaVersion).to.equal(7);
+    expect(document.data.databaseSchemaVersion).to.equal(SCHEMA_VERSION);
   });
 });
 
