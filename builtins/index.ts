@@ -1,4 +1,5 @@
 // The plugins agentctl ships. Each registers through the public SDK, exactly as a third-party pack would.
+import a2a from './a2a/plugin.js';
 import assign from './assign/plugin.js';
 import assert from './assert/plugin.js';
 import emitterJson from './emitter-json/plugin.js';
@@ -36,6 +37,7 @@ export const builtinPlugins = [
   secretsProcess,
   network,
   mcp,
+  a2a,
   providerAnthropic,
   providerFake,
   providerGoogle,

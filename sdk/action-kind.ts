@@ -6,6 +6,7 @@ import type { DispatchProcessService, IsolationOptions, ProcessLimits, ProcessMo
 import type { JsonValue } from './json.js';
 import type { LongTermMemoryService } from './long-term-memory.js';
 import type { NetworkClient } from './network.js';
+import type { ContinuedCall, ProtocolCall } from './protocol-call.js';
 import type { SecretReference, TaskSecrets } from './secrets.js';
 import type { SpecSectionValues } from './spec-section.js';
 
@@ -78,6 +79,13 @@ export interface PluginLog {
 /** The effect being performed, as `perform` sees it. */
 export interface PerformedEffect {
   readonly id: string;
+  /**
+   * Present when this effect was started by an earlier process that committed a protocol call with a remote id and was
+   * lost while it waited (`resume`): observe the remote work it names and never send the request again.
+   */
+  readonly continued?: ContinuedCall;
+  /** Commits the effect's protocol call durably before returning (see `ProtocolCall`); call it again to update it. */
+  recordCall(call: ProtocolCall): void;
 }
 
 /** How an action kind describes a process it will start, for `agentctl plan`. */

@@ -50,6 +50,12 @@ export interface FileService {
    * AGENTCTL_E_ARTIFACT_MISSING; one larger than `maxBytes` is AGENTCTL_E_FILE_TOO_LARGE.
    */
   collect(path: string, options: FileReadOptions): Promise<CollectedFile>;
+  /**
+   * Keeps bytes the task received (not a workspace file: e.g. a remote agent's artifact) in the artifact store and
+   * records them as the task's artifact under `name`, a relative path of plain components that is never written to
+   * the workspace. A name that is not one is AGENTCTL_E_FILE_WRITE.
+   */
+  keep(name: string, bytes: Uint8Array): Promise<CollectedFile>;
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

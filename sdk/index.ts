@@ -1,6 +1,7 @@
 // The public SDK: the contract builtins and third-party packs use to extend agentctl. Named exports only.
 // It imports nothing from the core: the core implements what is declared here.
 export type { ActionDescription, ActionKind, DescribeContext, DescribedEffect, DispatchContext, InputContext, PerformedEffect, PluginLog, ProcessDescription, RedactOptions } from './action-kind.js';
+export type { ContinuedCall, ProtocolCall } from './protocol-call.js';
 export type { EffectAccess, EffectClass, EffectOptions, EffectProfile, EffectRequest, Idempotency, ProcessAccess, Risk } from './effects.js';
 export { ERROR_CODES, EXIT, isCoreErrorCode, type CodeInfo, type ErrorCode, type ExitCode } from './error-codes.js';
 export {

@@ -63,4 +63,9 @@ export interface TaskSecrets {
    * from the digest alone.
    */
   digest(reference: SecretReference): string;
+  /**
+   * Resolves a declared reference again and returns its current value (e.g. once, after a server refused the
+   * credential with 401, in case it was rotated). The new value is redacted from then on, like the first.
+   */
+  refresh(reference: SecretReference): Promise<string>;
 }

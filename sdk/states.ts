@@ -64,6 +64,10 @@ export const AUDIT_EVENTS = [
   'effect.compensated',
   'budget.exceeded',
   'artifact.recorded',
+  // A protocol client committed the remote identity of an effect while performing it (e.g. a remote task id).
+  'protocol.call_recorded',
+  // A later process took up an effect from its recorded protocol call, observing instead of sending again.
+  'protocol.call_continued',
 ] as const;
 /** An audit event type. */
 export type AuditEventType = (typeof AUDIT_EVENTS)[number];

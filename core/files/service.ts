@@ -153,6 +153,17 @@ export function createFileService(options: FileServiceOptions): FileService {
           await folder.close();
         }
       }),
+
+    keep: async (name: string, bytes: Uint8Array): Promise<CollectedFile> => {
+      // A logical name, never a file: it only has to read as a relative path of plain components.
+      const components = name.split('/');
+      if (name.length === 0 || name.length > 512 || components.some((part) => part === '' || part === '.' || part === '..' || /[\\\u0000-\u001f]/.test(part))) {
+        throw new EffectFailure('failed', 'AGENTCTL_E_FILE_WRITE', `artifact name "${name.slice(0, 80)}" is not a relative path of plain components`);
+      }
+      const blob = options.artifacts ? await options.artifacts.ingest(bytes) : { digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, size: bytes.length };
+      options.artifacts?.record(name, blob);
+      return { path: name, digest: blob.digest, size: blob.size };
+    },
   });
 }
 

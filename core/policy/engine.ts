@@ -6,7 +6,7 @@ import { diagnostic, type Diagnostic, type EffectClass, type PolicyRequest, type
 import type { Hooks, PolicyBallot } from '../hooks.js';
 import { checkWorkingDirectory } from './working-directory.js';
 
-const MUTATING: ReadonlySet<EffectClass> = new Set(['workspace_mutate', 'external_mutate', 'process_execution', 'network']);
+const MUTATING: ReadonlySet<EffectClass> = new Set(['workspace_mutate', 'external_mutate', 'process_execution', 'network', 'remote_agent']);
 
 const deny = (code: Diagnostic['code'], message: string, help?: string): PolicyVerdict => ({
   decision: 'deny',

@@ -6,7 +6,8 @@ import { ArtifactStore } from '../store/artifacts.js';
 import { parser } from '../store/inspection.js';
 import type { ReusedTask } from '../store/lineage.js';
 import type { Row, Store } from '../store/store.js';
-import { definitionFingerprints, effectBlocks, reuseChecks, type SourceEffect } from './reuse-checks.js';
+import { reconciliationAccounts } from '../store/ledger-records.js';
+import { definitionFingerprints, effectBlocks, inDoubt, reuseChecks, type SourceEffect } from './reuse-checks.js';
 import type { Block, BlockName, Check } from './reuse-types.js';
 
 export type { Block, BlockName, Check } from './reuse-types.js';
@@ -91,8 +92,18 @@ export async function planDerivation(request: DerivationRequest): Promise<Deriva
   const tasks: PlannedTask[] = [];
   const reused: ReusedTask[] = [];
 
+  const continuations = continuedOutputs(store, sourceRunId, parse);
   for (const task of plan.tasks) {
     const row = rows.get(task.id);
+    // A failed root whose remote work was observed to its end (`effects continue-remote`) is reused with the output
+    // that observation gave, if the task is defined as it was: only what follows it runs again.
+    const continued = row && roots.includes(task.id) && String(row.state) === 'failed' ? continuedOutput(task.id, effects.get(task.id) ?? [], continuations, plan, sourcePlan) : undefined;
+    if (continued) {
+      outputs[task.id] = { output: continued.output };
+      tasks.push({ taskId: task.id, disposition: 'reused', reason: 'continued_remote', ...identity(task.id) });
+      reused.push({ taskId: task.id, input: parse('tasks', 'input_json', row!, `task ${task.id}`), output: continued.output, artifacts: artifacts.get(task.id) ?? [], checks: [], sourceEffectIds: continued.effectIds });
+      continue;
+    }
     const freshBecause = closure.has(task.id)
       ? !row ? 'new_task' : roots.includes(task.id) ? 'root' : 'descendant_of_root'
       : !row ? undefined : String(row.state) !== 'succeeded' ? 'not_succeeded_in_source' : task.needs.some((need) => fresh.has(need)) ? 'needs_fresh_task' : undefined;
@@ -175,6 +186,29 @@ function descendants(tasks: readonly CompiledTask[], roots: readonly string[]): 
   // Plan order is topological: one pass sees every need before its dependents.
   for (const task of tasks) if (task.needs.some((need) => closure.has(need))) closure.add(task.id);
   return closure;
+}
+
+/** The task outputs `effects continue-remote` recorded with its reconciliations (evidence `remote_observation`), by effect. */
+function continuedOutputs(store: Store, runId: string, parse: ReturnType<typeof parser>): Map<string, JsonValue> {
+  const found = new Map<string, JsonValue>();
+  for (const [effectId, accounts] of reconciliationAccounts(store.auditRows(runId), parse)) {
+    const evidence = accounts.at(-1)?.evidence;
+    if (evidence !== null && typeof evidence === 'object' && !Array.isArray(evidence) && evidence.kind === 'remote_observation' && 'taskOutput' in evidence) found.set(effectId, evidence.taskOutput as JsonValue);
+  }
+  return found;
+}
+
+/**
+ * The output of a failed task whose last effect was continued to its end and recorded applied, when no effect of the
+ * task is in doubt and its definition and output contract are unchanged; undefined otherwise.
+ */
+function continuedOutput(taskId: string, effects: readonly SourceEffect[], continuations: Map<string, JsonValue>, plan: CompiledPlan, sourcePlan: CompiledPlan): { output: JsonValue; effectIds: string[] } | undefined {
+  const last = effects.at(-1);
+  if (last === undefined || last.reconciled !== 'applied' || !continuations.has(last.id) || effects.some(inDoubt)) return undefined;
+  const { sourceFingerprint, targetFingerprint } = definitionFingerprints(plan, sourcePlan, taskId);
+  const contract = (from: CompiledPlan) => JSON.stringify(from.tasks.find((task) => task.id === taskId)?.outputSchema ?? null);
+  if (sourceFingerprint !== targetFingerprint || contract(plan) !== contract(sourcePlan)) return undefined;
+  return { output: continuations.get(last.id)!, effectIds: effects.filter((effect) => effect.state === 'succeeded' || effect.reconciled === 'applied').map((effect) => effect.id) };
 }
 
 /** A run's effects by task, each with its latest reconciliation. */

@@ -1,6 +1,6 @@
 // One effect's life: policy → (unchanged?) → approval → durable `requested` → `started` → outcome.
 import { createHash } from 'node:crypto';
-import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type EffectInterceptorInput, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ResolvedPolicy } from '@agentctl/sdk';
+import { AgentctlError, canonicalJson, diagnostic, EffectFailure, errorMessage, isEffectFailure, type AnyErrorCode, type ContinuedCall, type EffectInterceptorInput, type EffectOptions, type EffectProfile, type EffectRequest, type JsonValue, type PerformedEffect, type PolicyRequest, type PolicyVerdict, type ProtocolCall, type ResolvedPolicy } from '@agentctl/sdk';
 import type { Hooks } from '../hooks.js';
 import type { Interception } from '../interceptors.js';
 import type { ApprovalOverride, EffectCall, InputTexts } from './effect-call.js';
@@ -133,6 +133,8 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
     const existing = resumed ? scope.store.effect(id) : undefined;
     if (existing) {
       // A resumed task body reproduces its effect ids: the record decides, and nothing confirmed is dispatched again.
+      const continued = continuedCall(scope, existing);
+      if (continued) return start(actor, record, perform, continued);
       const recorded = recordedEffect(scope, existing);
       if ('value' in recorded) return recorded.value as T;
       if (actor.signal.aborted) throw new AgentctlError('AGENTCTL_E_CANCELLED', `${request.operation} was not started: the run was cancelled`);
@@ -191,10 +193,31 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
   }
 
   /** `requested` is durable: the effect starts, runs, and its outcome is recorded. */
-  async function start<T extends JsonValue>(actor: EffectActor, record: { id: string; operation: string; profile: EffectProfile }, perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>): Promise<T> {
+  async function start<T extends JsonValue>(
+    actor: EffectActor,
+    record: { id: string; operation: string; profile: EffectProfile },
+    perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
+    continued?: ContinuedCall & { from: string },
+  ): Promise<T> {
     const id = record.id;
     const request = { operation: record.operation };
-    scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId, facts: request });
+    if (continued) {
+      // This process takes the effect up from its recorded call (`started` again), observing what it began.
+      const audit = () => {
+        scope.store.protocols.takenUp(id);
+        scope.store.audit(scope.runId, { type: 'protocol.call_continued', taskId: scope.taskId, effectId: id, data: { protocol: continued.protocol, operation: continued.operation, remoteId: continued.remoteId } });
+      };
+      if (continued.from === 'uncertain') scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId, facts: request });
+      scope.store.transaction(withFirstRecord(audit));
+    } else {
+      scope.store.updateEffect(scope.runId, id, 'started', { taskId: scope.taskId, facts: request });
+    }
+    const performed: PerformedEffect = {
+      id,
+      ...(continued ? { continued: { protocol: continued.protocol, operation: continued.operation, callIdentity: continued.callIdentity, remoteId: continued.remoteId, state: continued.state } } : {}),
+      recordCall: (call: ProtocolCall) =>
+        scope.store.protocols.record({ ...call, effectId: id, runId: scope.runId, taskId: scope.taskId, attempt: scope.attempt, ...(call.remoteId === undefined ? {} : { remoteId: call.remoteId }) }),
+    };
     // The outcome write: if the ledger refuses it, the effect happened (or may have) without a record of how it ended.
     const recordOutcome = (outcome: 'succeeded' | 'failed' | 'uncertain', update: Parameters<Store['updateEffect']>[3]) => {
       try {
@@ -208,8 +231,8 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
       // Without interceptors or propagators there is nothing to compose: perform is called as it is.
       const intercept = scope.interception.effect;
       result = intercept
-        ? ((await intercept(effectInput(scope, actor, record), () => perform(actor.signal, { id: record.id }), scope.redact)) as T)
-        : await perform(actor.signal, { id: record.id });
+        ? ((await intercept(effectInput(scope, actor, record), () => perform(actor.signal, performed), scope.redact)) as T)
+        : await perform(actor.signal, performed);
     } catch (thrown) {
       const error = actor.normalize(thrown);
       const outcome = isEffectFailure(error) ? error.outcome : 'uncertain';
@@ -255,6 +278,17 @@ function recordedEffect(scope: EffectScope, existing: EffectRow): { value: JsonV
   const reconciled = scope.store.reconciliationRows(id).at(-1);
   if (reconciled?.outcome === 'applied') return { value: JSON.parse(String(reconciled.result_json ?? 'null')) as JsonValue };
   throw new AgentctlError('AGENTCTL_E_RUN_FAILED', `effect ${id} is already recorded as ${existing.state}; it is not repeated`, { help: 'inspect the effect and reconcile it' });
+}
+
+/**
+ * An effect of this attempt in doubt (`started` by a lost process, or `uncertain`) whose protocol call committed a
+ * remote id, not reconciled since: this process continues it by observing that remote work, never sending it again.
+ */
+function continuedCall(scope: EffectScope, existing: EffectRow): (ContinuedCall & { from: string }) | undefined {
+  if (existing.state !== 'started' && existing.state !== 'uncertain') return undefined;
+  const call = scope.store.protocols.continuation(existing.id);
+  if (call === undefined || scope.store.reconciliationRows(existing.id).length > 0) return undefined;
+  return { ...call, from: String(existing.state) };
 }
 
 /** Approval ids follow from the effect: the same effect always has the same approval id. */

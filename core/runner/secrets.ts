@@ -56,13 +56,26 @@ export class SecretVault {
       if (value === undefined) throw new AgentctlError('AGENTCTL_E_SECRET_MISSING', `secret ${referenceKey(reference)} was not declared by the action kind, so it was not resolved`);
       return value;
     };
-    return { value: lookup, digest: (reference) => this.digest(lookup(reference)) };
+    const refresh = async (reference: SecretReference) => {
+      lookup(reference);
+      const again = this.#again;
+      if (!again) return lookup(reference);
+      const value = await again(reference);
+      if (value === undefined || tooShortToRedact(value)) throw new AgentctlError('AGENTCTL_E_SECRET_MISSING', `secret ${referenceKey(reference)} could not be resolved again`);
+      this.set(reference, value);
+      return value;
+    };
+    return { value: lookup, digest: (reference) => this.digest(lookup(reference)), refresh };
   }
+
+  /** Resolves a reference again with the resolver and context of the first resolution (TaskSecrets.refresh). */
+  #again: ((reference: SecretReference) => Promise<string | undefined>) | undefined;
 
   /** Resolves each distinct reference once. Problems are collected so the user sees all of them. */
   async resolve(host: Host, references: readonly { reference: SecretReference; where: string }[], context: SecretLookup): Promise<Diagnostic[]> {
     const problems: Diagnostic[] = [];
     const refused = new Set<string>();
+    this.#again ??= (reference) => host.hooks.secretResolver.for(referenceForm(reference)!).promise(reference, context);
     for (const { reference, where } of references) {
       if (this.#values.has(referenceKey(reference)) || refused.has(referenceKey(reference))) continue;
       const form = referenceForm(reference);

@@ -15,6 +15,7 @@ import { boundedSignal } from './deadline.js';
 import { causeOf, isDeadlineFailure, parseInput, type AttemptDispatch } from './action-dispatch.js';
 import { attemptBodyContext, bodyOf, pureBodyContext } from './task-body.js';
 import { DEFAULT_LONG_TERM_MEMORY, longTermMemoryService } from '../memory/service.js';
+import { continuingEffectRunner, type ContinuingEffect } from './continue-effect.js';
 
 export interface TaskRequest {
   readonly host: Host;
@@ -38,6 +39,8 @@ export interface TaskRequest {
   readonly budget?: RunBudget;
   /** For a router's destination: the router's recorded output, which says whether this task runs. */
   readonly routerOutput?: JsonValue;
+  /** Dispatch only to observe this recorded effect (`effects continue-remote`): nothing new is recorded or sent. */
+  readonly continuing?: ContinuingEffect;
 }
 
 export interface TaskOutcome {
@@ -115,6 +118,20 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
   }
 }
 
+/**
+ * Dispatches a task once, only to observe `request.continuing` (its recorded attempt): returns the task's output and
+ * the files it kept. Every failure is thrown as it is; nothing of the task or run is recorded here.
+ */
+export async function continueTask(request: TaskRequest & { readonly continuing: ContinuingEffect }, attempt: number): Promise<{ output: JsonValue; artifacts: TaskArtifact[] }> {
+  const resolved: Resolved = { artifacts: new Map() };
+  try {
+    const output = await dispatch(request, attempt, resolved);
+    return { output, artifacts: [...resolved.artifacts.values()] };
+  } catch (error) {
+    throw asError(error, request);
+  }
+}
+
 const whenCache = new WeakMap<CompiledTask, (scope: TemplateScope) => boolean>();
 
 function evaluateWhen(task: CompiledTask): (scope: TemplateScope) => boolean {
@@ -174,7 +191,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   const redact = request.vault.redactor.redact;
   const ledger: { lost?: OutcomeNotRecorded } = {};
   const budget = request.budget;
-  const effects = createEffectRunner({
+  const effects = request.continuing ? continuingEffectRunner(request.store, { runId, taskId: task.id, attempt }, request.continuing) : createEffectRunner({
     hooks: host.hooks,
     store: request.store,
     runId,

@@ -7,6 +7,7 @@ import {
   checkpointRecord,
   effectRecord,
   protocolCallRecords,
+  protocolSessionRecords,
   providerSessionRecords,
   reconciliationAccounts,
   reconciliationRecords,
@@ -75,10 +76,10 @@ export function inspectRun(store: Store, runId: string) {
     approvals: store.approvalRows(runId).map((approval) => approvalRecord(approval, effectsById.get(String(approval.effect_id)), context.traceId, parse)),
     checkpoints: store.checkpointRows(runId).map((row) => checkpointRecord(row, parse)),
     providerSessions: providerSessionRecords(effects),
-    // agentctl records no provider stream events, protocol sessions or trace spans: these are always empty.
+    // agentctl records no provider stream events or trace spans: these are always empty.
     streamEvents: [] as JsonValue[],
-    protocolSessions: [] as JsonValue[],
-    protocolCalls: protocolCallRecords(effects),
+    protocolSessions: protocolSessionRecords(store.protocols.sessionRows(runId), parse),
+    protocolCalls: protocolCallRecords(effects, new Map(store.protocols.callRows(runId).map((row) => [row.effect_id, row])), parse),
     toolCalls: toolCallRecords(effects),
     artifacts: artifactRows.map((row) => artifactReference(row, reuse.has(String(row.task_id)) ? String(reuse.get(String(row.task_id))!.source_run_id) : null)),
     modelUsage: modelUsage(rows) ?? null,

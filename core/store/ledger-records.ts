@@ -6,6 +6,7 @@ import type { JsonObject, JsonValue } from '@agentctl/sdk';
 import { mayHaveHappened, type RunDrive } from './doubt.js';
 import type { ColumnParser } from './json-column.js';
 import type { Row } from './rows.js';
+import type { ProtocolCallRow } from './protocol-calls.js';
 
 type Parse = ColumnParser;
 
@@ -228,15 +229,23 @@ export function providerSessionRecords(effects: readonly EffectRecord[]) {
 /** The protocols whose calls are effects named `<protocol>.<operation>` (a protocol name, not an action kind). */
 const PROTOCOLS = ['mcp', 'a2a'];
 
+/** What a protocol client committed about an effect while performing it (protocol-calls.ts), by effect id. */
+export type ProtocolCallRows = ReadonlyMap<string, ProtocolCallRow>;
+
 /** Protocol calls: the effects of a protocol client, as the reference's ProtocolCallRecords. */
-export function protocolCallRecords(effects: readonly EffectRecord[]) {
+export function protocolCallRecords(effects: readonly EffectRecord[], calls: ProtocolCallRows = new Map(), parse?: ColumnParser) {
   return effects.flatMap((effect) => {
     const protocol = String(effect.operation).split('.')[0]!;
-    return PROTOCOLS.includes(protocol) ? [protocolCallRecord(effect, protocol)] : [];
+    return PROTOCOLS.includes(protocol) ? [protocolCallRecord(effect, protocol, calls.get(String(effect.effectId)), parse)] : [];
   });
 }
 
-export function protocolCallRecord(effect: EffectRecord, protocol: string) {
+/**
+ * One protocol call. With a committed call record, its identity, generation, remote id and protocol state are the
+ * record's; without one (a call that never committed any), the call is the effect and its state the recorded input.
+ */
+export function protocolCallRecord(effect: EffectRecord, protocol: string, call?: ProtocolCallRow, parse?: ColumnParser) {
+  const committed = call !== undefined && parse !== undefined;
   return {
     effectId: effect.effectId,
     runId: effect.runId,
@@ -244,23 +253,37 @@ export function protocolCallRecord(effect: EffectRecord, protocol: string) {
     taskAttempt: effect.attempt,
     protocol,
     operation: effect.operation,
-    callIdentity: effect.effectId,
-    generation: 1,
+    callIdentity: committed ? call.call_identity : effect.effectId,
+    generation: committed ? call.generation : 1,
     idempotency: effect.idempotency,
     status: effect.state,
     formatVersion: FORMAT_VERSION,
     // What agentctl recorded of the call (secret header values are recorded as references and digests).
-    state: effect.input,
+    state: committed ? { request: effect.input, protocolOperation: call.operation, call: parse('protocol_calls', 'state_json', call as unknown as Row, `protocol call of ${call.effect_id}`) } : effect.input,
+    remoteId: committed ? call.remote_id : null,
     sourceRunId: null,
     sourceEffectId: null,
-    updatedAt: effect.completedAt ?? effect.startedAt ?? effect.requestedAt,
+    updatedAt: committed ? call.updated_at : (effect.completedAt ?? effect.startedAt ?? effect.requestedAt),
   };
 }
 
 /** The protocol call an effect is, or null. */
-export function protocolCallOf(effect: EffectRecord) {
+export function protocolCallOf(effect: EffectRecord, call?: ProtocolCallRow, parse?: ColumnParser) {
   const protocol = String(effect.operation).split('.')[0]!;
-  return PROTOCOLS.includes(protocol) ? protocolCallRecord(effect, protocol) : null;
+  return PROTOCOLS.includes(protocol) ? protocolCallRecord(effect, protocol, call, parse) : null;
+}
+
+/** Protocol sessions: what a protocol client kept per task and endpoint (e.g. the interface it selected from a card). */
+export function protocolSessionRecords(rows: readonly Row[], parse: ColumnParser) {
+  return rows.map((row) => ({
+    runId: row.run_id,
+    taskId: row.task_id,
+    protocol: row.protocol,
+    endpoint: row.endpoint,
+    formatVersion: FORMAT_VERSION,
+    state: parse('protocol_sessions', 'state_json', row, `protocol session ${String(row.endpoint)}`),
+    updatedAt: row.updated_at,
+  }));
 }
 
 const objectOf = (value: unknown): JsonObject => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {});

@@ -330,6 +330,36 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 10,
+    description: 'protocol calls and sessions: the remote identity of an effect, committed while it is performed, so a later process observes instead of sending again',
+    sql: `
+      CREATE TABLE protocol_calls (
+        effect_id TEXT PRIMARY KEY REFERENCES effects(id),
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        task_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        protocol TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        call_identity TEXT NOT NULL,
+        generation INTEGER NOT NULL DEFAULT 1,
+        remote_id TEXT,
+        state_json TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX protocol_calls_by_run ON protocol_calls(run_id);
+      CREATE TABLE protocol_sessions (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        task_id TEXT NOT NULL,
+        protocol TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        state_json TEXT,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, task_id, protocol, endpoint)
+      ) STRICT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -20,9 +20,13 @@ export interface RecoveryParts {
 
 // An interrupted run's `requested` effect may have been dispatched: its `started` mark is not synced (doubt.ts).
 const REQUESTED = ` OR ${UNSAFE_REQUESTED_SQL}`;
+// An effect in doubt whose protocol call committed a remote id, and that no operator reconciled, is continued by
+// observing that remote work: it is not in doubt for resume, and the runner takes it up again (protocol-calls.ts).
+const CONTINUABLE = `(e.state IN ('started','uncertain') AND EXISTS (SELECT 1 FROM protocol_calls p WHERE p.effect_id = e.id AND p.remote_id IS NOT NULL)
+          AND NOT EXISTS (SELECT 1 FROM reconciliations r WHERE r.effect_id = e.id))`;
 const doubtful = (requested: string) => `SELECT e.id, e.task_id, e.operation, e.state FROM effects e WHERE e.run_id = ? AND (e.state IN ('started','uncertain')${requested})
-          AND NOT EXISTS (SELECT 1 FROM reconciliations r WHERE r.effect_id = e.id) ORDER BY e.requested_at, e.id`;
-const started = (requested: string) => `SELECT e.id, e.task_id, e.state FROM effects e WHERE e.run_id = ? AND (e.state = 'started'${requested})`;
+          AND NOT ${CONTINUABLE} AND NOT EXISTS (SELECT 1 FROM reconciliations r WHERE r.effect_id = e.id) ORDER BY e.requested_at, e.id`;
+const started = (requested: string) => `SELECT e.id, e.task_id, e.state FROM effects e WHERE e.run_id = ? AND (e.state = 'started'${requested}) AND NOT ${CONTINUABLE}`;
 
 export class RunRecovery {
   readonly #core: LedgerCore;

@@ -15,6 +15,7 @@ import { LedgerCore, preparedOnce, type AuditEvent } from './ledger-core.js';
 import type { Lineage, ReusedTask } from './lineage.js';
 import { LinkedRunLedger, type RecordedTask } from './linked-runs.js';
 import { Maintenance } from './maintenance.js';
+import { ProtocolCallLedger } from './protocol-calls.js';
 import { ReconciliationLedger, type ReconciliationEntry } from './reconciliations.js';
 import { RunRecovery } from './recovery.js';
 import type { ApprovalRow, EffectRow, RecentRunRow, ReconciliationRow, Row, RunRow, TaskRow, UsageRow } from './rows.js';
@@ -33,6 +34,7 @@ export type { TaskPatch } from './tasks.js';
 export type { ReconciliationEntry } from './reconciliations.js';
 export type { RecordedTask } from './linked-runs.js';
 export type { EncryptionInventory, EncryptionMigration } from './state-encryption.js';
+export type { ProtocolCallEntry, ProtocolCallRow } from './protocol-calls.js';
 export { ENDED_RUN_STATES, hasEnded, requireEnded, runNotFound } from './runs.js';
 export type { ApprovalRow, EffectRow, RecentRunRow, ReconciliationRow, Row, RunRow, TaskRow, UsageRow } from './rows.js';
 
@@ -64,6 +66,8 @@ export class Store {
   readonly artifacts: TaskArtifactLedger;
   readonly linkedRuns: LinkedRunLedger;
   readonly recovery: RunRecovery;
+  /** Protocol calls and sessions: the remote identity of effects being performed (core/store/protocol-calls.ts). */
+  readonly protocols: ProtocolCallLedger;
   /** The run budget ledger of this database (core/store/budget.ts). */
   readonly budgets: BudgetLedger;
   /** Counts, the artifact catalogue and the removal of old runs, for the state commands (core/store/maintenance.ts). */
@@ -88,6 +92,7 @@ export class Store {
     this.artifacts = new TaskArtifactLedger(core);
     this.linkedRuns = new LinkedRunLedger(core, this);
     this.recovery = new RunRecovery(core, this);
+    this.protocols = new ProtocolCallLedger(core);
     this.budgets = new BudgetLedger(core.db, transaction);
     this.maintenance = new Maintenance(core.db, this.path, transaction);
     this.encryption = new StateEncryption(core);

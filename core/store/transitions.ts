@@ -32,7 +32,8 @@ export const EFFECT_TRANSITIONS: Table<EffectState> = {
   waiting_for_approval: ['requested', 'cancelled'],
   // A started effect may have happened: it ends known (succeeded, failed) or in doubt, never `cancelled`.
   started: ['succeeded', 'failed', 'uncertain'],
-  uncertain: [],
+  // Taken up again only by observing the remote work its protocol call recorded (core/store/protocol-calls.ts).
+  uncertain: ['started'],
   succeeded: [],
   failed: [],
   cancelled: [],

@@ -185,8 +185,19 @@ const ProtocolCallRecord = z.looseObject({
   status: text,
   formatVersion: count,
   state: json,
+  remoteId: nullableText,
   sourceRunId: nullableText,
   sourceEffectId: nullableText,
+  updatedAt: timestamp,
+});
+
+const ProtocolSessionRecord = z.looseObject({
+  runId: text,
+  taskId: text,
+  protocol: text,
+  endpoint: text,
+  formatVersion: count,
+  state: json,
   updatedAt: timestamp,
 });
 
@@ -199,7 +210,7 @@ const RunInspection = z.looseObject({
   checkpoints: z.array(z.looseObject({ sequence: count, formatVersion: count, state: json, checksum: text, createdAt: timestamp })),
   providerSessions: z.array(z.looseObject({ taskId: text, provider: text, formatVersion: count, continuation: json, updatedAt: z.string().nullable() })),
   streamEvents: z.array(json),
-  protocolSessions: z.array(json),
+  protocolSessions: z.array(ProtocolSessionRecord),
   protocolCalls: z.array(ProtocolCallRecord),
   toolCalls: z.array(
     z.looseObject({

@@ -33,6 +33,7 @@ const REFERENCE_COMMANDS = [
   'effects list',
   'effects inspect',
   'effects reconcile',
+  'effects continue-remote',
   'approvals',
   'approvals list',
   'approvals approve',

@@ -45,7 +45,7 @@ describe('secret storage', () => {
     expect(db.prepare('SELECT digest FROM artifacts').all()).to.deep.equal([{ digest: 'sha256:x' }]);
     expect(db.prepare('SELECT COUNT(*) AS n FROM metadata').get()).to.deep.equal({ n: 0 });
     db.close();
-    expect(tables(path)).to.include.members(['metadata', 'run_lineage', 'task_reuse', 'compensation_claims', 'state_encryption']);
+    expect(tables(path)).to.include.members(['metadata', 'run_lineage', 'task_reuse', 'compensation_claims', 'state_encryption', 'protocol_calls', 'protocol_sessions']);
     // An upgraded database's state is not encrypted: it records no key.
     const upgraded = new Database(path, { readonly: true });
     expect(upgraded.prepare('SELECT COUNT(*) AS n FROM state_encryption').get()).to.deep.equal({ n: 0 });

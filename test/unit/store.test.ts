@@ -187,7 +187,9 @@ describe('store', () => {
       }
       for (const state of ['succeeded', 'failed', 'cancelled'] as const) expect(RUN_TRANSITIONS[state]).to.deep.equal([]);
       for (const state of ['succeeded', 'failed', 'skipped', 'cancelled'] as const) expect(TASK_TRANSITIONS[state]).to.deep.equal([]);
-      for (const state of ['succeeded', 'failed', 'uncertain', 'cancelled'] as const) expect(EFFECT_TRANSITIONS[state]).to.deep.equal([]);
+      for (const state of ['succeeded', 'failed', 'cancelled'] as const) expect(EFFECT_TRANSITIONS[state]).to.deep.equal([]);
+      // An uncertain effect is taken up again only by observing the remote work its protocol call recorded.
+      expect(EFFECT_TRANSITIONS.uncertain).to.deep.equal(['started']);
       // A started effect may have taken place: it is never known not done.
       expect(EFFECT_TRANSITIONS.started).to.deep.equal(['succeeded', 'failed', 'uncertain']);
     });

@@ -12,6 +12,8 @@ import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
 import { actorOf, reasonOf } from './approvals.js';
 import { databasePath, dbOption } from '../database-option.js';
+import type { Composition } from '../composition.js';
+import { continueRemoteCommand } from './continue-remote.js';
 
 type Outcome = 'applied' | 'not_applied' | 'compensated';
 
@@ -81,7 +83,7 @@ const inspect: CommandModule<GlobalArgs, { effect: string; db?: string } & Globa
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const { effect, reconciliations } = loadEffect(store, argv.effect);
-      const data = { effect, reconciliations, effectiveReconciliation: reconciliations.at(-1) ?? null, protocolCall: protocolCallOf(effect) };
+      const data = { effect, reconciliations, effectiveReconciliation: reconciliations.at(-1) ?? null, protocolCall: protocolCallOf(effect, store.protocols.call(String(effect.effectId)), parser(String(effect.runId))) };
       emit(output, 'EffectInspection', data, () =>
         [line(effect), `  input ${neutralize(JSON.stringify(effect.input))}`, ...reconciliations.map((item) => `  ${String(item.seq)} ${String(item.outcome)} by ${neutralize(String(item.actor))}: ${neutralize(String(item.reason))}`)].join('\n'),
       );
@@ -194,10 +196,11 @@ function checkCompensation(store: Store, effect: EffectRow, compensationEffectId
   if (other.state !== 'succeeded' && !applied) throw refused(`--compensation-effect ${compensationEffectId} is ${other.state}: only an effect that happened compensates`, help);
 }
 
-export const effectsCommand: CommandModule<GlobalArgs, { db?: string } & GlobalArgs> = {
+export const effectsCommand = (composition: Composition): CommandModule<GlobalArgs, { db?: string } & GlobalArgs> => ({
   command: 'effects',
   describe: 'List, inspect and reconcile the effects a run recorded',
   // --db may come before the subcommand too (`effects --db PATH list RUN`), as the reference takes it.
-  builder: (yargs) => dbArgument(yargs).command(list).command(inspect).command(reconcile).demandCommand(1, 'name an effects subcommand: list, inspect, reconcile') as never,
+  builder: (yargs) =>
+    dbArgument(yargs).command(list).command(inspect).command(reconcile).command(continueRemoteCommand(composition)).demandCommand(1, 'name an effects subcommand: list, inspect, reconcile, continue-remote') as never,
   handler: () => undefined,
-};
+});
