@@ -25,6 +25,8 @@ export const PROTECTED_COLUMNS = [
   'run_lineage.reason',
   'run_lineage.plan_json',
   'task_reuse.checks_json',
+  'protocol_calls.state_json',
+  'protocol_sessions.state_json',
 ] as const;
 
 /** One protected column, `table.column`: also the associated data its envelopes are bound to. */

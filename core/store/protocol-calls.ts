@@ -71,10 +71,10 @@ export class ProtocolCallLedger {
         operation: core.text(entry.operation),
         callIdentity: core.text(entry.callIdentity),
         remoteId: entry.remoteId === undefined ? null : core.text(entry.remoteId),
-        state: core.json(entry.state),
+        state: core.sealJson('protocol_calls.state_json', entry.state),
         at,
       });
-      if (entry.session) this.#statements.session.run(entry.runId, entry.taskId, core.text(entry.protocol), core.text(entry.session.endpoint), core.json(entry.session.state), at);
+      if (entry.session) this.#statements.session.run(entry.runId, entry.taskId, core.text(entry.protocol), core.text(entry.session.endpoint), core.sealJson('protocol_sessions.state_json', entry.session.state), at);
       core.audit(entry.runId, { type: 'protocol.call_recorded', taskId: entry.taskId, effectId: entry.effectId, data: { protocol: entry.protocol, operation: entry.operation, remoteId: entry.remoteId ?? null } });
     });
   }
@@ -93,14 +93,14 @@ export class ProtocolCallLedger {
   }
 
   call(effectId: string): ProtocolCallRow | undefined {
-    return this.#core.read(() => this.#statements.byEffect.get(effectId) as ProtocolCallRow | undefined);
+    return this.#core.read(() => this.#core.opened('protocol_calls', this.#statements.byEffect.get(effectId) as ProtocolCallRow | undefined));
   }
 
   callRows(runId: string): ProtocolCallRow[] {
-    return this.#core.read(() => this.#statements.byRun.all(runId) as ProtocolCallRow[]);
+    return this.#core.read(() => this.#core.openedAll('protocol_calls', this.#statements.byRun.all(runId) as ProtocolCallRow[]));
   }
 
   sessionRows(runId: string): Row[] {
-    return this.#core.read(() => this.#statements.sessionsByRun.all(runId) as Row[]);
+    return this.#core.read(() => this.#core.openedAll('protocol_sessions', this.#statements.sessionsByRun.all(runId) as Row[]));
   }
 }
