@@ -6,6 +6,7 @@ import extensionProcess from './extension-process/plugin.js';
 import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
 import mcp from './mcp/plugin.js';
+import memory from './memory/plugin.js';
 import network from './network-policy/plugin.js';
 import providerAnthropic from './provider-anthropic/plugin.js';
 import providerFake from './provider-fake/plugin.js';
@@ -25,6 +26,7 @@ export const builtinPlugins = [
   assert,
   read,
   write,
+  memory,
   shellExec,
   extensionProcess,
   isolationProcess,

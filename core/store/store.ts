@@ -22,6 +22,7 @@ import { RunLedger, type NewRun } from './runs.js';
 import { statePaths } from './state-paths.js';
 import { TaskArtifactLedger } from './task-artifacts.js';
 import { TaskLedger, type TaskPatch } from './tasks.js';
+import { WorkingMemoryLedger } from './working-memory.js';
 
 export type { Disposition, EffectState, RunState, TaskState } from '@agentctl/sdk';
 export type { AuditEvent } from './ledger-core.js';
@@ -52,6 +53,8 @@ export class Store {
   readonly reconciliations: ReconciliationLedger;
   readonly artifacts: TaskArtifactLedger;
   readonly linkedRuns: LinkedRunLedger;
+  /** The run's working memory and each task's delta (core/store/working-memory.ts). */
+  readonly workingMemory: WorkingMemoryLedger;
   readonly recovery: RunRecovery;
   /** The run budget ledger of this database (core/store/budget.ts). */
   readonly budgets: BudgetLedger;
@@ -73,6 +76,7 @@ export class Store {
     this.approvals = new ApprovalLedger(core);
     this.reconciliations = new ReconciliationLedger(core, this.effects, this.claims);
     this.artifacts = new TaskArtifactLedger(core);
+    this.workingMemory = new WorkingMemoryLedger(core);
     this.linkedRuns = new LinkedRunLedger(core, this);
     this.recovery = new RunRecovery(core, this);
     this.budgets = new BudgetLedger(core.db, transaction);
