@@ -129,7 +129,7 @@ const taskFields = {
     .array(z.string().min(1, 'a working-memory key is not empty'))
     .refine((keys) => new Set(keys).size === keys.length, 'memoryWrites lists a key twice')
     .optional()
-    .describe('Every working-memory key the task may write; required when a builtin.memory.write key is a template.'),
+    .describe('Every working-memory key the task may write; required when the key a task writes is a template.'),
   compensate: compensateSchema.optional(),
 };
 

@@ -51,7 +51,7 @@ function withWriteSet(context: MemoryContext, task: CompiledTask): CompiledTask 
   const where = [...pathOf(context, task), 'memoryWrites'];
   const { memoryWrites: _declared, ...rest } = task;
   if (!kind?.memoryWrites) {
-    if (declared !== undefined) context.report('AGENTCTL_E_MEMORY_WRITES_INVALID', where, `task ${task.id} declares memoryWrites, but ${action ? `its kind ${action.kind}` : 'it'} writes no working memory`, 'remove memoryWrites; only tasks that write working memory (e.g. builtin.memory.write) take it');
+    if (declared !== undefined) context.report('AGENTCTL_E_MEMORY_WRITES_INVALID', where, `task ${task.id} declares memoryWrites, but ${action ? `its kind ${action.kind}` : 'it'} writes no working memory`, 'remove memoryWrites; only tasks whose kind writes working memory take it');
     return rest;
   }
   const inferred = kind.memoryWrites(action!.fields, task.with);
