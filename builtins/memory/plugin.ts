@@ -34,10 +34,10 @@ const writeKind: ActionKind<typeof memoryActionSchema, typeof memoryWriteInputSc
     const value = input.value as JsonValue;
     const before = memory.has(key) ? memory.get(key)! : null;
     const changed = !memory.has(key) || !isDeepStrictEqual(before, value);
-    // A recorded result is returned on a resume without performing again: the delta is set outside `perform`.
-    const output = await effect({ operation: 'memory.write', input: { key, value }, access: { tool: 'memory.write' } }, async () => ({ status: changed ? 'changed' : 'unchanged', changed, before, after: value, key }));
+    // Set first: a key outside the task's write set or a value too large fails before any effect is recorded, and a
+    // resumed task (whose confirmed effect returns its recorded result without `perform`) still writes its delta.
     memory.set(key, value);
-    return output;
+    return effect({ operation: 'memory.write', input: { key, value }, access: { tool: 'memory.write' } }, async () => ({ status: changed ? 'changed' : 'unchanged', changed, before, after: value, key }));
   },
 };
 

@@ -30,6 +30,8 @@ describe('working memory', () => {
       outcome(cli(['check', file]), 0);
       const plan = outcome(cli(['plan', file]), 0).data;
       expect([plan.tasks.remember.memoryWrites, plan.tasks.recall.memoryWrites]).to.deep.equal([['counter'], []]);
+      const humanPlan = runCli(['plan', file], { cwd: ws.dir });
+      expect(humanPlan.stdout).to.match(/\. remember {2}builtin\.memory\.write {2}internal_state\/low .*\n {7}writes working memory counter\n/);
       const result = run(file);
       expect(result.data).to.deep.include({ state: 'succeeded', output: {}, tasks: { remember: 'succeeded', recall: 'succeeded' } });
       const view = inspect(result.data.runId);
@@ -135,6 +137,9 @@ describe('working memory', () => {
       refused(ws.write('b.yaml', memoryWorkflow({ tasks: [{ id: 'w', uses: 'action:remember', memoryWrites: ['other'], with: { key: 'k', value: 1 } }] })), 'AGENTCTL_E_MEMORY_WRITES_INVALID');
       refused(ws.write('c.yaml', memoryWorkflow({ tasks: [{ id: 'a', uses: 'action:set', memoryWrites: ['k'] }] })), 'AGENTCTL_E_MEMORY_WRITES_INVALID');
       refused(ws.write('d.yaml', memoryWorkflow({ tasks: [{ id: 'w', uses: 'action:remember', memoryWrites: ['k', 'k'], with: { key: 'k', value: 1 } }] })), 'AGENTCTL_E_SCHEMA');
+      const router = { id: 'pick', uses: 'router', memoryWrites: ['k'], route: { select: '${{ inputs.which }}', cases: [{ equals: 'left', tasks: ['left'] }] } };
+      const routed = memoryWorkflow({ inputs: { which: 'left' }, tasks: [router, { id: 'left', uses: 'action:set', needs: ['pick'] }] });
+      expect(refused(ws.write('g.yaml', routed), 'AGENTCTL_E_MEMORY_WRITES_INVALID').message).to.equal('task pick is a router and writes no working memory of its own');
       // Declared: the plan shows the whole set, and the overlap check uses it.
       const declared = ws.write('e.yaml', memoryWorkflow({ inputs: { which: 'left' }, tasks: [{ ...templated, memoryWrites: ['right', 'left'] }] }));
       expect(outcome(cli(['plan', declared]), 0).data.tasks.pick.memoryWrites).to.deep.equal(['left', 'right']);
@@ -152,7 +157,8 @@ describe('working memory', () => {
       const view = inspect(failed.error.runId);
       expect(view.run.workingMemory).to.deep.equal({ left: 0 });
       expect(view.tasks[0].failure.code).to.equal('AGENTCTL_E_MEMORY_WRITE_UNDECLARED');
-      expect([view.tasks[0].stateDelta, view.checkpoints]).to.deep.equal([null, []]);
+      // Refused before the effect: nothing is recorded for the write.
+      expect([view.tasks[0].stateDelta, view.checkpoints, view.effects]).to.deep.equal([null, [], []]);
     });
 
     it('reading a rendered key the snapshot lacks is AGENTCTL_E_MEMORY_KEY_MISSING', () => {
