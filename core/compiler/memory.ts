@@ -1,7 +1,7 @@
 // Working memory at compile time: each task's write set (its kind's literal keys, or its declared `memoryWrites`),
 // the keys its reads may name (declared in spec.memory.working, or written by a task it depends on), and, when tasks
 // may run at once, that no two unordered tasks write the same key.
-import type { CompiledAction, CompiledTask, JsonValue } from '@agentctl/sdk';
+import type { CompiledAction, CompiledTask, JsonValue, TaskNamespace } from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import type { Report } from './checks.js';
 import type { PathSegment } from './source.js';
@@ -17,6 +17,14 @@ export interface MemoryContext {
   /** Where each compiled task was written. */
   readonly sources: ReadonlyMap<string, PathSegment[]>;
   readonly report: Report;
+}
+
+/**
+ * The working-memory keys of a sub-workflow invocation's tasks are its own: `memory.KEY` and a kind's key `KEY` there
+ * mean `INVOCATION__KEY` (the invocation's compiled id with `-` as `_`, as the reference names them). Empty at the top.
+ */
+export function memoryPrefixOf(namespace: TaskNamespace | undefined): string {
+  return namespace ? `${namespace.prefix.slice(0, -2).replaceAll('-', '_')}__` : '';
 }
 
 /** The tasks (in compiled order) with their write sets resolved; problems go to `report`. */
@@ -55,14 +63,17 @@ function withWriteSet(context: MemoryContext, task: CompiledTask): CompiledTask 
     return rest;
   }
   const inferred = kind.memoryWrites(action!.fields, task.with);
+  // The compiled set holds the keys as the run's memory names them: a sub-workflow task's under its invocation's prefix.
+  const prefix = memoryPrefixOf(task.namespace);
+  const compiled = (keys: readonly string[]) => [...new Set(keys)].map((key) => prefix + key).sort();
   if (declared === undefined) {
     if (inferred.dynamic) context.report('AGENTCTL_E_MEMORY_WRITES_INVALID', where, `task ${task.id} writes a working-memory key given by a template, and does not declare memoryWrites`, 'list every key the task may write: memoryWrites: [KEY, ...]');
-    return inferred.keys.length > 0 ? { ...rest, memoryWrites: [...new Set(inferred.keys)].sort() } : rest;
+    return inferred.keys.length > 0 ? { ...rest, memoryWrites: compiled(inferred.keys) } : rest;
   }
   for (const key of inferred.keys) {
     if (!declared.includes(key)) context.report('AGENTCTL_E_MEMORY_WRITES_INVALID', where, `task ${task.id} writes working-memory key "${key}", which its memoryWrites (${declared.join(', ')}) does not list`, `add "${key}" to memoryWrites`);
   }
-  return { ...rest, memoryWrites: [...declared].sort() };
+  return { ...rest, memoryWrites: compiled(declared) };
 }
 
 /** Every task's transitive needs; tasks are in topological order, so a task's needs are done before it. */
@@ -92,6 +103,7 @@ function memoryKeys(text: string): string[] {
 /** What a task reads of working memory: its templates' `memory.KEY` and its kind's literal read keys. */
 function readsOf(context: MemoryContext, task: CompiledTask): { key: string; path: PathSegment[] }[] {
   const base = pathOf(context, task);
+  const prefix = memoryPrefixOf(task.namespace);
   const reads: { key: string; path: PathSegment[] }[] = [];
   for (const template of templateStrings(task.with)) for (const key of memoryKeys(template.text)) reads.push({ key, path: [...base, 'with', ...template.path] });
   if (task.when !== undefined) for (const key of memoryKeys(task.when)) reads.push({ key, path: [...base, 'when'] });
@@ -100,7 +112,7 @@ function readsOf(context: MemoryContext, task: CompiledTask): { key: string; pat
   const action = task.control ? undefined : context.actions[task.action];
   const kind = action ? context.host.actionKind(action.kind) : undefined;
   for (const key of kind?.memoryReads?.(action!.fields, task.with) ?? []) reads.push({ key, path: [...base, 'with', 'key'] });
-  return reads;
+  return reads.map((read) => ({ ...read, key: prefix + read.key }));
 }
 
 /** Two tasks neither of which depends on the other may run at once: they must write disjoint keys. */

@@ -4,6 +4,7 @@
 import type { CompiledPlan, CompiledTask, JsonValue } from '@agentctl/sdk';
 import type { TemplateScope } from '../compiler/templates.js';
 import { filesVars } from '../compiler/vars-files.js';
+import { memoryPrefixOf } from '../compiler/memory.js';
 
 export type Outputs = Readonly<Record<string, { readonly output: JsonValue }>>;
 
@@ -53,7 +54,10 @@ export function taskScope(plan: CompiledPlan, task: CompiledTask, given: Outputs
   // A boundary's own input is rendered in the invoking scope: its namespace is the caller's, handled above.
   const boundary = Object.hasOwn(outputs, namespace.inputs) ? outputs[namespace.inputs]!.output : {};
   const inputs = boundary !== null && typeof boundary === 'object' && !Array.isArray(boundary) ? (boundary as Record<string, JsonValue>) : {};
-  return { inputs, vars, memory, tasks };
+  // An invocation's tasks see its own keys of working memory, by their local names.
+  const prefix = memoryPrefixOf(namespace);
+  const local = Object.fromEntries(Object.entries(memory).flatMap(([key, value]) => (key.startsWith(prefix) ? [[key.slice(prefix.length), value]] : [])));
+  return { inputs, vars, memory: local, tasks };
 }
 
 /**

@@ -15,6 +15,7 @@ import { boundedSignal } from './deadline.js';
 import { causeOf, isDeadlineFailure, parseInput, type AttemptDispatch } from './action-dispatch.js';
 import { attemptBodyContext, bodyOf, pureBodyContext } from './task-body.js';
 import { TaskMemory, type MemorySnapshot } from './working-memory.js';
+import { memoryPrefixOf } from '../compiler/memory.js';
 import type { MemoryDelta } from '../store/working-memory.js';
 
 export interface TaskRequest {
@@ -175,7 +176,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   resolved.input = { value: input, digest: holdsSecret ? request.vault.digest(canonical) : `sha256:${sha256(canonical)}` };
   const recordedInput = resolved.input;
   // Each attempt writes afresh over the task's snapshot: a failed attempt's writes are dropped with it.
-  const memory = (resolved.memory = new TaskMemory(request.memory, task.memoryWrites ?? [], task.id));
+  const memory = (resolved.memory = new TaskMemory(request.memory, task.memoryWrites ?? [], task.id, memoryPrefixOf(task.namespace)));
   const timeoutSeconds = task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds;
   // The task's signal: aborted by the run's cancellation or at the task deadline (reason: a TimeoutError).
   const deadline = boundedSignal(request.signal, timeoutSeconds * 1000, `task deadline of ${timeoutSeconds}s`);

@@ -9,24 +9,30 @@ export class TaskMemory implements WorkingMemory {
   readonly #snapshot: MemorySnapshot;
   readonly #allowed: ReadonlySet<string>;
   readonly #taskId: string;
+  /** A sub-workflow task's keys are its invocation's: the kind names them locally, the run's memory with this prefix. */
+  readonly #prefix: string;
   readonly #delta = new Map<string, JsonValue>();
 
-  constructor(snapshot: MemorySnapshot, allowed: readonly string[], taskId: string) {
+  constructor(snapshot: MemorySnapshot, allowed: readonly string[], taskId: string, prefix = '') {
     this.#snapshot = snapshot;
     this.#allowed = new Set(allowed);
     this.#taskId = taskId;
+    this.#prefix = prefix;
   }
 
-  has(key: string): boolean {
+  has(name: string): boolean {
+    const key = this.#prefix + name;
     return this.#delta.has(key) || Object.hasOwn(this.#snapshot, key);
   }
 
-  get(key: string): JsonValue | undefined {
+  get(name: string): JsonValue | undefined {
+    const key = this.#prefix + name;
     if (this.#delta.has(key)) return structuredClone(this.#delta.get(key)!);
     return Object.hasOwn(this.#snapshot, key) ? structuredClone(this.#snapshot[key]!) : undefined;
   }
 
-  set(key: string, value: JsonValue): void {
+  set(name: string, value: JsonValue): void {
+    const key = this.#prefix + name;
     if (!this.#allowed.has(key)) {
       const declared = this.#allowed.size > 0 ? `its memoryWrites are ${[...this.#allowed].join(', ')}` : 'it declares no memoryWrites';
       throw new AgentctlError('AGENTCTL_E_MEMORY_WRITE_UNDECLARED', `task ${this.#taskId} wrote working-memory key "${key}", but ${declared}`);

@@ -84,6 +84,39 @@ describe('working memory', () => {
       expect(view.after.output).to.deep.equal({ seen: 5, text: 'n=5' });
     });
 
+    it("a sub-workflow invocation's keys are its own: INVOCATION__KEY in the run's memory, KEY inside it, at maxConcurrency 2", () => {
+      const subworkflows = {
+        note: {
+          version: '1.0.0',
+          inputs: { text: '' },
+          outputs: { seen: '${{ memory.text }}' },
+          tasks: [
+            { id: 'write', uses: 'action:remember', with: { key: 'text', value: '${{ inputs.text }}' }, memoryWrites: ['text'] },
+            { id: 'read', uses: 'action:recall', needs: ['write'], with: { key: 'text' } },
+          ],
+        },
+      };
+      const file = ws.write(
+        'wf.yaml',
+        memoryWorkflow({
+          runtime: { maxConcurrency: 2 },
+          subworkflows,
+          outputs: { one: '${{ tasks.call-one.output.seen }}', two: '${{ tasks.call-two.output.seen }}' },
+          tasks: [
+            { id: 'call-one', uses: 'workflow:note', with: { text: 'first' } },
+            { id: 'call-two', uses: 'workflow:note', with: { text: 'second' } },
+          ],
+        }),
+      );
+      const plan = outcome(cli(['plan', file]), 0).data;
+      expect(plan.tasks['call-one--write'].memoryWrites).to.deep.equal(['call_one__text']);
+      const result = run(file);
+      expect(result.data.output).to.deep.equal({ one: 'first', two: 'second' });
+      const view = inspect(result.data.runId);
+      expect(view.run.workingMemory).to.deep.equal({ call_one__text: 'first', call_two__text: 'second' });
+      expect(outputs(view)['call-two--read'].value).to.equal('second');
+    });
+
     it('a write the same task cannot see in its snapshot is still read by its dependents; an unchanged write says so', () => {
       const file = ws.write(
         'wf.yaml',
