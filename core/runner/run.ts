@@ -195,6 +195,9 @@ export async function drive(request: RunRequest, start: DriverStart): Promise<Ru
   const order = plan.tasks.map((task) => task.id);
   const deltas = store.workingMemory.deltas(runId);
   let memory: Readonly<Record<string, JsonValue>> = foldMemory(plan.workingMemory, order, deltas);
+  // A task's snapshot holds only what tasks compiled before it committed: a later task that committed while it was
+  // paused (or parked behind a pause) never shows in it, so a resumed task renders the input it rendered before.
+  const snapshotAt = (position: number) => (deltas.size === 0 ? memory : foldMemory(plan.workingMemory, order.slice(0, position), deltas));
   store.transaction(() => store.workingMemory.setMemory(runId, memory));
   const scope = (): TemplateScope => ({ inputs: plan.inputs, vars: planVars(plan), memory, tasks: outputs });
   let failure: TaskOutcome | undefined;
@@ -269,7 +272,8 @@ export async function drive(request: RunRequest, start: DriverStart): Promise<Ru
     const position = scheduler.position(task.id);
     const attempt = start.attempts.get(task.id);
     const routerOutput = task.route && Object.hasOwn(outputs, task.route.router) ? { routerOutput: outputs[task.route.router]!.output } : {};
-    const body = executeTask({ host, store, plan, task, runId, traceId, scope: taskScope(plan, task, outputs, memory), memory, ...routerOutput, signal, budget, vault, notice, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
+    const snapshot = snapshotAt(position);
+    const body = executeTask({ host, store, plan, task, runId, traceId, scope: taskScope(plan, task, outputs, snapshot), memory: snapshot, ...routerOutput, signal, budget, vault, notice, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
     running.set(
       position,
       body.then(

@@ -68,6 +68,32 @@ describe('working memory: commit order and recovery', () => {
     expect(view.run.workingMemory).to.deep.equal({ k: 1 });
   });
 
+  it('a task paused for approval keeps its snapshot: a later task that committed meanwhile does not change what it reads on resume', () => {
+    const file = ws.write(
+      'wf.yaml',
+      memoryWorkflow({
+        policy: { processAllowlist: ['sh'] },
+        working: { k: 0 },
+        actions: { say: gate('echo "$1"') },
+        tasks: [
+          { id: 'say', uses: 'action:say', with: { args: ['sh', 'k ${{ memory.k }}'] } },
+          { id: 'later', uses: 'action:remember', with: { key: 'k', value: 2 } },
+        ],
+      }),
+    );
+    const paused = outcome(cli(['run', file]), 3);
+    expect(paused.data.tasks).to.deep.equal({ say: 'waiting_for_approval', later: 'succeeded' });
+    expect(inspect(paused.data.runId).run.workingMemory).to.deep.equal({ k: 2 });
+    const [approval] = outcome(cli(['approvals', 'list', paused.data.runId]), 0).data;
+    outcome(cli(['approvals', 'approve', approval.approvalId, '--reason', 'fine']), 0);
+    expect(outcome(cli(['resume', paused.data.runId]), 0).data.state).to.equal('succeeded');
+    const view = inspect(paused.data.runId);
+    expect(byTask(view).say.output.stdout).to.equal('k 0\n');
+    // The approved effect was found by id: the input rendered on resume is the one rendered before.
+    expect(view.effects.filter((effect: any) => effect.taskId === 'say').map((effect: any) => effect.state)).to.deep.equal(['succeeded']);
+    expect(view.run.workingMemory).to.deep.equal({ k: 2 });
+  });
+
   it('after a SIGKILL, resume rebuilds the same memory from the ledger: the killed task runs again and reads it', async () => {
     const file = ws.write(
       'wf.yaml',
