@@ -136,7 +136,7 @@ describe('working memory: commit order and recovery', () => {
     expect(byTask(view).remember.stateDeltaDigest).to.equal(byTask(inspect(source.data.runId)).remember.stateDeltaDigest);
   });
 
-  it('retry reuses a writer: its delta is applied again in the derived run, which a fresh task reads', () => {
+  it('retry reuses a writer and a reader of memory.KEY: the delta is applied again in the derived run, which a fresh task reads', () => {
     const file = ws.write(
       'wf.yaml',
       memoryWorkflow({
@@ -144,7 +144,8 @@ describe('working memory: commit order and recovery', () => {
         actions: { check: gate('test -f go') },
         tasks: [
           { id: 'write', uses: 'action:remember', with: { key: 'k', value: 'v' } },
-          { id: 'check', uses: 'action:check', needs: ['write'] },
+          { id: 'use', uses: 'action:set', needs: ['write'], with: { seen: '${{ memory.k }}' } },
+          { id: 'check', uses: 'action:check', needs: ['use'] },
           { id: 'read', uses: 'action:recall', needs: ['check'], with: { key: 'k' } },
         ],
       }),
@@ -152,7 +153,8 @@ describe('working memory: commit order and recovery', () => {
     const failed = errorDocument(cli(['run', file]), 4);
     ws.write('go', '');
     const retried = outcome(cli(['retry', file, failed.error.runId, '--failed']), 0);
-    expect(retried.data).to.deep.include({ state: 'succeeded', mode: 'retry', reused: ['write'] });
+    // `use` read memory.k in its with: its input renders again against its source snapshot, so it is reused too.
+    expect(retried.data).to.deep.include({ state: 'succeeded', mode: 'retry', reused: ['write', 'use'] });
     const view = inspect(retried.data.runId);
     expect(view.run.workingMemory).to.deep.equal({ k: 'v' });
     expect(byTask(view).read.output).to.deep.equal({ status: 'unchanged', changed: false, value: 'v' });
