@@ -74,6 +74,7 @@ describe('working memory', () => {
             { id: 'bump', uses: 'action:remember', needs: ['before'], with: { key: 'counter', value: 5 } },
             { id: 'middle', uses: 'action:set', needs: ['bump'], with: {} },
             { id: 'after', uses: 'action:set', needs: ['middle'], with: { seen: '${{ memory.counter }}', text: 'n=${{ memory.counter }}' } },
+            { id: 'skipped', uses: 'action:set', needs: ['bump'], when: '${{ memory.counter == 0 }}' },
           ],
         }),
       );
@@ -82,6 +83,7 @@ describe('working memory', () => {
       const view = outputs(inspect(result.data.runId));
       expect(view.before.output).to.deep.equal({ seen: 0 });
       expect(view.after.output).to.deep.equal({ seen: 5, text: 'n=5' });
+      expect(result.data.tasks.skipped).to.equal('skipped');
     });
 
     it("a sub-workflow invocation's keys are its own: INVOCATION__KEY in the run's memory, KEY inside it, at maxConcurrency 2", () => {
@@ -146,6 +148,9 @@ describe('working memory', () => {
       const unordered = memoryWorkflow({ tasks: [{ id: 'w', uses: 'action:remember', with: { key: 'k', value: 1 } }, { id: 'r', uses: 'action:recall', with: { key: 'k' } }] });
       expect(refused(ws.write('c.yaml', unordered), 'AGENTCTL_E_MEMORY_KEY_UNKNOWN').message).to.contain('task r reads working-memory key "k"');
       refused(ws.write('d.yaml', memoryWorkflow({ outputs: { x: '${{ memory.nothing }}' }, tasks: [{ id: 'a', uses: 'action:set' }] })), 'AGENTCTL_E_MEMORY_KEY_UNKNOWN');
+      expect(refused(ws.write('e.yaml', memoryWorkflow({ tasks: [{ id: 'a', uses: 'action:set', when: '${{ memory.flag }}' }] })), 'AGENTCTL_E_MEMORY_KEY_UNKNOWN').path).to.equal('spec.tasks[0].when');
+      // memory alone is not a reference to a key.
+      refused(ws.write('f.yaml', memoryWorkflow({ tasks: [{ id: 'a', uses: 'action:set', with: { all: '${{ memory }}' } }] })), 'AGENTCTL_E_TEMPLATE_REFERENCE');
     });
 
     it('overlapping writes of unordered tasks fail at maxConcurrency 2, naming both tasks and the key; at 1 the later task wins', () => {
