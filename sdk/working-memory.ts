@@ -3,10 +3,10 @@ import type { JsonValue } from './json.js';
 
 /**
  * The run's working memory during one task attempt. Reads see the immutable snapshot taken when the task started
- * (the run's initial `spec.memory.working` with the writes of the tasks before it in compiled order that committed), then the attempt's own
- * writes. Writes are recorded as the task's delta: it is committed with the task's success, in compiled order, and
- * discarded when the attempt fails. A write to a key outside the task's compiled `memoryWrites` fails the task
- * (`AGENTCTL_E_MEMORY_WRITE_UNDECLARED`).
+ * (the run's initial `spec.memory.working` with the writes of the tasks before it in compiled order that committed;
+ * with tasks at once, of those it depends on), then the attempt's own writes. Writes are recorded as the task's
+ * delta: it is committed with the task's success, in compiled order, and discarded when the attempt fails. A write to
+ * a key outside the task's compiled `memoryWrites` fails the task (`AGENTCTL_E_MEMORY_WRITE_UNDECLARED`).
  */
 export interface WorkingMemory {
   /** The value of `key` (a structured copy), or undefined when the snapshot and the attempt's writes lack it. */

@@ -8,7 +8,7 @@ import type { ReusedTask } from '../store/lineage.js';
 import type { Row, Store } from '../store/store.js';
 import { definitionFingerprints, effectBlocks, reuseChecks, type SourceEffect } from './reuse-checks.js';
 import type { Block, BlockName, Check } from './reuse-types.js';
-import { foldMemory } from '../store/working-memory.js';
+import { snapshotFor } from './working-memory.js';
 
 export type { Block, BlockName, Check } from './reuse-types.js';
 
@@ -88,10 +88,10 @@ export async function planDerivation(request: DerivationRequest): Promise<Deriva
   const blobs = ArtifactStore.beside(store.path);
   const outputs: Record<string, { output: JsonValue }> = {};
   // A candidate renders its input against the memory its source snapshot held: this plan's initial values with the
-  // source deltas of the tasks compiled before it there (memory it reads comes from those or from the initial values).
+  // source deltas its snapshot took in (memory it reads comes from those or from the initial values).
   const sourceDeltas = store.workingMemory.deltas(sourceRunId);
   const sourceOrder = (sourcePlan.tasks ?? []).map((task) => task.id);
-  const memoryOf = (taskId: string) => foldMemory(plan.workingMemory, sourceOrder.slice(0, Math.max(0, sourceOrder.indexOf(taskId))), sourceDeltas);
+  const memoryOf = (task: CompiledTask) => snapshotFor(plan, task, sourceOrder, sourceDeltas);
   const fresh = new Set<string>();
   const blocked = new Set<string>();
   const tasks: PlannedTask[] = [];
@@ -120,7 +120,7 @@ export async function planDerivation(request: DerivationRequest): Promise<Deriva
       tasks.push({ taskId: task.id, disposition: 'blocked', reason: 'new_task_outside_repair_closure', ...identity(task.id) });
       continue;
     }
-    const context = { host: request.host, plan, sourcePlan, task, row, outputs, memory: memoryOf(task.id), effects: effects.get(task.id) ?? [], artifacts: artifacts.get(task.id) ?? [], blobs, parse };
+    const context = { host: request.host, plan, sourcePlan, task, row, outputs, memory: memoryOf(task), effects: effects.get(task.id) ?? [], artifacts: artifacts.get(task.id) ?? [], blobs, parse };
     const checks = await reuseChecks(context);
     const failedChecks = checks.filter((check) => !check.passed);
     for (const check of failedChecks) blocks.push({ block: check.check as BlockName, taskId: task.id, message: `task ${task.id} cannot be reused: ${check.detail}` });

@@ -19,6 +19,7 @@ import { asCredentialProblem, networkProblems } from './network-preflight.js';
 import type { RunRequest, RunResult } from './run-types.js';
 import { bodyOf, secretUsesOf } from './task-body.js';
 import { foldMemory, type MemoryDelta } from '../store/working-memory.js';
+import { snapshotFor } from './working-memory.js';
 
 export type { RunRequest, RunResult } from './run-types.js';
 
@@ -197,7 +198,7 @@ export async function drive(request: RunRequest, start: DriverStart): Promise<Ru
   let memory: Readonly<Record<string, JsonValue>> = foldMemory(plan.workingMemory, order, deltas);
   // A task's snapshot holds only what tasks compiled before it committed: a later task that committed while it was
   // paused (or parked behind a pause) never shows in it, so a resumed task renders the input it rendered before.
-  const snapshotAt = (position: number) => (deltas.size === 0 ? memory : foldMemory(plan.workingMemory, order.slice(0, position), deltas));
+  const snapshotAt = (task: CompiledTask) => (deltas.size === 0 ? memory : snapshotFor(plan, task, order, deltas));
   store.transaction(() => store.workingMemory.setMemory(runId, memory));
   const scope = (): TemplateScope => ({ inputs: plan.inputs, vars: planVars(plan), memory, tasks: outputs });
   let failure: TaskOutcome | undefined;
@@ -272,7 +273,7 @@ export async function drive(request: RunRequest, start: DriverStart): Promise<Ru
     const position = scheduler.position(task.id);
     const attempt = start.attempts.get(task.id);
     const routerOutput = task.route && Object.hasOwn(outputs, task.route.router) ? { routerOutput: outputs[task.route.router]!.output } : {};
-    const snapshot = snapshotAt(position);
+    const snapshot = snapshotAt(task);
     const body = executeTask({ host, store, plan, task, runId, traceId, scope: taskScope(plan, task, outputs, snapshot), memory: snapshot, ...routerOutput, signal, budget, vault, notice, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
     running.set(
       position,

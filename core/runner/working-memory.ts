@@ -1,7 +1,7 @@
 // One task attempt's view of working memory: the snapshot taken when the task started, and the attempt's own writes
 // (its delta), confined to the task's compiled write set. The driver commits the delta with the task's success.
-import { AgentctlError, MAX_WORKING_MEMORY_VALUE_BYTES, type JsonValue, type WorkingMemory } from '@agentctl/sdk';
-import type { MemoryDelta } from '../store/working-memory.js';
+import { AgentctlError, MAX_WORKING_MEMORY_VALUE_BYTES, type CompiledPlan, type CompiledTask, type JsonValue, type WorkingMemory } from '@agentctl/sdk';
+import { foldMemory, type MemoryDelta } from '../store/working-memory.js';
 
 export type MemorySnapshot = Readonly<Record<string, JsonValue>>;
 
@@ -48,4 +48,29 @@ export class TaskMemory implements WorkingMemory {
   delta(): MemoryDelta | undefined {
     return this.#delta.size === 0 ? undefined : Object.fromEntries(this.#delta);
   }
+}
+
+/**
+ * The snapshot `task` starts from: the initial memory with the committed deltas of the tasks before it in `order` (the
+ * compiled order). One task at a time, that is all of them; with tasks at once, only those it depends on, directly or
+ * transitively, so whether an unordered task finished first never changes what it reads.
+ */
+export function snapshotFor(plan: CompiledPlan, task: CompiledTask, order: readonly string[], deltas: ReadonlyMap<string, MemoryDelta>): MemorySnapshot {
+  const before = order.slice(0, Math.max(0, order.indexOf(task.id)));
+  if (plan.runtime.maxConcurrency === 1) return foldMemory(plan.workingMemory, before, deltas);
+  const needed = ancestorsOf(plan, task);
+  return foldMemory(plan.workingMemory, before.filter((id) => needed.has(id)), deltas);
+}
+
+/** The tasks `task` depends on, directly or transitively. */
+function ancestorsOf(plan: CompiledPlan, task: CompiledTask): Set<string> {
+  const byId = new Map(plan.tasks.map((candidate) => [candidate.id, candidate]));
+  const found = new Set<string>();
+  const pending = [...task.needs];
+  for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+    if (found.has(id)) continue;
+    found.add(id);
+    pending.push(...(byId.get(id)?.needs ?? []));
+  }
+  return found;
 }

@@ -44,6 +44,29 @@ describe('working memory: commit order and recovery', () => {
     expect(byTask(view).fast.stateDeltaDigest).to.match(/^[0-9a-f]{64}$/);
   });
 
+  it('with tasks at once, a snapshot holds what the task depends on, never an unordered task that happened to finish first', () => {
+    const spec = (maxConcurrency: number) =>
+      memoryWorkflow({
+        policy: { processAllowlist: ['sh'], approval: 'never' },
+        runtime: { maxConcurrency },
+        working: { k: 0 },
+        actions: { slow: gate('sleep 1') },
+        tasks: [
+          { id: 'write', uses: 'action:remember', with: { key: 'k', value: 1 } },
+          { id: 'slow', uses: 'action:slow' },
+          { id: 'read', uses: 'action:set', needs: ['slow'], with: { seen: '${{ memory.k }}' } },
+        ],
+      });
+    const seen = (maxConcurrency: number) => {
+      const result = outcome(cli(['run', ws.write(`wf-${maxConcurrency}.yaml`, spec(maxConcurrency))]), 0);
+      const view = inspect(result.data.runId);
+      expect(view.run.workingMemory).to.deep.equal({ k: 1 });
+      return byTask(view).read.output.output.seen;
+    };
+    // `write` committed long before `read` started in both runs; only one task at a time makes it part of the snapshot.
+    expect([seen(2), seen(1)]).to.deep.equal([0, 1]);
+  });
+
   it('a paused run resumed in another process reads the memory its committed tasks wrote', () => {
     const file = ws.write(
       'wf.yaml',
