@@ -8,6 +8,7 @@ import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
 import longTermMemory from './long-term-memory/plugin.js';
 import mcp from './mcp/plugin.js';
+import memory from './memory/plugin.js';
 import network from './network-policy/plugin.js';
 import providerAnthropic from './provider-anthropic/plugin.js';
 import providerFake from './provider-fake/plugin.js';
@@ -28,6 +29,7 @@ export const builtinPlugins = [
   read,
   write,
   longTermMemory,
+  memory,
   shellExec,
   extensionProcess,
   isolationProcess,

@@ -27,7 +27,7 @@ export interface PlanTaskDocument {
   needs: string[];
   expansion?: { parent: string; index: number; bindings: Record<string, JsonValue> };
   routeGuards: { router: string }[];
-  /** Working-memory keys the task writes: agentctl has no working-memory writes, so always empty. */
+  /** Working-memory keys the task may write: its kind's literal keys, or its declared memoryWrites (sorted). */
   memoryWrites: string[];
   when: string | null;
   vars: Record<string, JsonValue>;
@@ -84,7 +84,7 @@ function taskDocument(plan: CompiledPlan, task: CompiledTask): PlanTaskDocument 
     needs: [...task.needs],
     ...(task.expansion ? { expansion: { parent: task.expansion.parent, index: task.expansion.index, bindings: expansionBindings(task) } } : {}),
     routeGuards: task.route ? [{ router: task.route.router }] : [],
-    memoryWrites: [],
+    memoryWrites: [...(task.memoryWrites ?? [])],
     when: task.when ?? null,
     vars: { ...(task.vars ?? {}) },
     input: task.with,

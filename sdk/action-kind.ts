@@ -9,6 +9,7 @@ import type { NetworkClient } from './network.js';
 import type { ContinuedCall, ProtocolCall } from './protocol-call.js';
 import type { SecretReference, TaskSecrets } from './secrets.js';
 import type { SpecSectionValues } from './spec-section.js';
+import type { MemoryWriteKeys, WorkingMemory } from './working-memory.js';
 
 /** How `redact` treats a text. */
 export interface RedactOptions {
@@ -48,6 +49,8 @@ export interface DispatchContext<Action = unknown, Input = unknown> {
   readonly longTermMemory: LongTermMemoryService;
   /** The plugin-owned `spec` sections of the plan (e.g. `mcpServers`); read one with its `DefinedSpecSection.read`. */
   readonly sections: SpecSectionValues;
+  /** The run's working memory as this task sees it: its start snapshot plus its own writes (see `WorkingMemory`). */
+  readonly memory: WorkingMemory;
   /** Absolute form of a workspace-relative path; policy authorizes it when an effect declares it. */
   resolvePath(path: string): string;
   /**
@@ -181,6 +184,17 @@ export interface ActionKind<ActionSchema extends z.ZodType = z.ZodType, InputSch
   inputSchemaFor?(action: z.output<ActionSchema>, context: InputContext): z.ZodType;
   /** Secret references the host must resolve (during preflight) before the action runs. */
   secretReferences?(action: z.output<ActionSchema>): SecretReference[];
+  /**
+   * The working-memory keys a task of this action writes, read from its raw `with` (templates not rendered). The
+   * compiler records them as the task's `memoryWrites` and checks that tasks that may run at once write none in
+   * common; a task whose keys are `dynamic` must declare `memoryWrites`. Without it, the kind's tasks write nothing.
+   */
+  memoryWrites?(action: z.output<ActionSchema>, input: unknown): MemoryWriteKeys;
+  /**
+   * The literal working-memory keys a task of this action reads, from its raw `with`: the compiler checks that each
+   * is in `spec.memory.working` or written by a task it depends on, as it checks a `memory.KEY` template.
+   */
+  memoryReads?(action: z.output<ActionSchema>, input: unknown): readonly string[];
   /** Plan-time description; `process.isolation` names a mode the host checks at compile time. */
   describe?(action: z.output<ActionSchema>, context: DescribeContext): ActionDescription;
   dispatch(context: DispatchContext<z.output<ActionSchema>, z.output<InputSchema>>): Promise<JsonValue>;

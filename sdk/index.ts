@@ -87,6 +87,7 @@ export type {
 } from './provider.js';
 export { invalidAnswer, parseProviderAnswer, postProviderJson, providerNetworkFailure, providerStatusFailure, type ProviderExchange } from './provider-http.js';
 export type { ToolContext, ToolKind, ToolSettings } from './tools.js';
+export { MAX_WORKING_MEMORY_VALUE_BYTES, type MemoryWriteKeys, type WorkingMemory } from './working-memory.js';
 export { canonicalJson, JsonDepthError, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonAnswer, type JsonObject, type JsonValue } from './json.js';
 /**
  * zod, the schema library of action kinds and options: the host's own copy, so a pack's schemas are built by the same

@@ -53,6 +53,8 @@ export interface CompiledTask {
   readonly compensate?: CompiledCompensation;
   /** Set on the tasks of a compensation run: the source task and the effects this task undoes. */
   readonly compensates?: CompensationTarget;
+  /** Working-memory keys the task may write (sorted): inferred from its kind's literal keys, or declared in `memoryWrites`. */
+  readonly memoryWrites?: readonly string[];
 }
 
 /** A task's `compensate` declaration, compiled: an effectful action and the input it is given. */
@@ -287,4 +289,6 @@ export interface CompiledPlan {
   readonly longTermMemory?: CompiledLongTermMemory;
   /** Variable files and overrides read at compile time (absent when the workflow names none and none are given). */
   readonly capturedVars?: CapturedVars;
+  /** `spec.memory.working`: the run's initial working memory (absent when empty). */
+  readonly workingMemory?: Readonly<Record<string, JsonValue>>;
 }

@@ -87,8 +87,9 @@ function checkReference(expression: Expression, path: PathSegment[], scope: Refe
     report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": inputs.${name ?? ''} is not declared in ${scope.inputsDeclared}`);
   } else if (root === 'vars' && (name === undefined || !scope.vars.has(name))) {
     report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": vars.${name ?? ''} is not declared in spec.vars or the task's vars`);
-  } else if (root === 'memory') {
-    report('AGENTCTL_E_UNSUPPORTED', path, `"${expression.source}": working memory is not available in this version; nothing can write memory.${name ?? ''}`);
+  } else if (root === 'memory' && name === undefined) {
+    // Which keys a read may name depends on the task graph: compileMemory (memory.ts) checks them once it is known.
+    report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": memory references have the form memory.KEY[.FIELD...]`);
   } else if (root === 'tasks') {
     if (name === undefined || third !== 'output') {
       report('AGENTCTL_E_TEMPLATE_REFERENCE', path, `"${expression.source}": task references have the form tasks.ID.output[.FIELD...]`);

@@ -14,6 +14,7 @@ import { checkOutputs, suggestion, type Report } from './checks.js';
 import { expandTasks, type Expanded } from './expand.js';
 import { checkDefinition, checkLevel, levelsOf, type Level } from './tasks.js';
 import { flowAction } from './flow-action.js';
+import { compileMemory } from './memory.js';
 import { completeParts, salvageParts, type WorkflowParts } from './partial.js';
 import { formatPath, parseSource, readBoundedFile, type PathSegment, type SourceDocument } from './source.js';
 import { hasTemplate, templateStrings } from './templates.js';
@@ -70,7 +71,10 @@ export async function compileText(host: Host, file: string, text: string, option
   const expanded = compileTasks(host, parts, actions, report);
   checkOutputs(parts, report);
   checkBudgets(parts, { tasks: expanded.tasks.filter((task) => !task.control).length, expansionItems: expanded.expansionItems, loopIterations: expanded.loopIterations }, report);
-  const ordered = orderTasks(expanded, report);
+  const ordered = compileMemory(
+    { host, actions, working: envelope.spec.memory.working as Record<string, JsonValue>, maxConcurrency: envelope.spec.runtime.maxConcurrency, outputs: envelope.spec.outputs as Record<string, JsonValue>, sources: expanded.sources, report },
+    orderTasks(expanded, report),
+  );
   const longTermMemory = compileLongTermMemory(host, envelope, report);
   const flowActions = Object.fromEntries(ordered.filter((task) => task.control).map((task) => [task.action, flowAction(task.control!.type)]));
   if (diagnostics.length > 0) fail(diagnostics, file);
@@ -101,6 +105,7 @@ export async function compileText(host: Host, file: string, text: string, option
     ...(envelope.spec.compensation ? { compensation: envelope.spec.compensation } : {}),
     ...(longTermMemory ? { longTermMemory } : {}),
     ...(layered.captured ? { capturedVars: layered.captured } : {}),
+    ...(Object.keys(envelope.spec.memory.working).length > 0 ? { workingMemory: envelope.spec.memory.working as Record<string, JsonValue> } : {}),
   };
   try {
     return { plan: await host.hooks.compile.promise(plan, { file, source: text }), source, packs: load.packs, warnings: load.warnings };

@@ -125,6 +125,11 @@ const taskFields = {
   timeoutSeconds: limits.timeoutSeconds.optional(),
   failure: z.enum(['stop', 'continue']).default('stop'),
   outputSchema: z.record(z.string(), z.json()).optional().describe('JSON Schema (2020-12) the task output must match.'),
+  memoryWrites: z
+    .array(z.string().min(1, 'a working-memory key is not empty'))
+    .refine((keys) => new Set(keys).size === keys.length, 'memoryWrites lists a key twice')
+    .optional()
+    .describe('Every working-memory key the task may write; required when the key a task writes is a template.'),
   compensate: compensateSchema.optional(),
 };
 

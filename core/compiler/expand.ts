@@ -158,6 +158,8 @@ export function expandTasks(input: ExpansionInput): Expanded {
           kind: action.kind,
           with: task.with as JsonValue,
           ...(task.outputSchema === undefined ? {} : { outputSchema: task.outputSchema as JsonValue }),
+          // As declared: compileMemory resolves the task's write set from it and its kind's literal keys.
+          ...(task.memoryWrites === undefined ? {} : { memoryWrites: task.memoryWrites }),
           profile: action.profile,
           ...(entry.compensate ? { compensate: entry.compensate } : {}),
         },

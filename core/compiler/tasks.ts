@@ -95,6 +95,9 @@ export function checkLevel(context: TaskContext, level: Level): Map<string, Chec
     if (resolved.action && !readsUnreadable(context.host, resolved.action.kind, context.parts.unreadableSections)) {
       checkInput(context.host, resolved.action, task.with, templates.map((template) => template.path), [...path, 'with'], report, context.parts.sections);
     }
+    if (task.memoryWrites !== undefined && (task.uses === 'router' || task.uses.startsWith('workflow:'))) {
+      report('AGENTCTL_E_MEMORY_WRITES_INVALID', [...path, 'memoryWrites'], `task ${task.id} ${task.uses === 'router' ? 'is a router' : `invokes ${task.uses}`} and writes no working memory of its own`, 'declare memoryWrites on the tasks that write');
+    }
     const compensate = compileCompensate(context, task, path, scope);
     if (task.outputSchema !== undefined) checkOutputSchema(task.outputSchema as JsonValue, [...path, 'outputSchema'], report);
     wholeTemplate(task.when, [...path, 'when'], scope, 'when', report);

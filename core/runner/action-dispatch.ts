@@ -24,7 +24,7 @@ export interface AttemptDispatch {
   /** The run's HTTP client, given to the kinds that declare `usesNetwork`. */
   readonly network?: NetworkClient;
   /** The dispatch context's fields that do not depend on the action. */
-  readonly common: Pick<DispatchContext, 'run' | 'secrets' | 'sections' | 'files' | 'resolvePath' | 'redact' | 'longTermMemory'>;
+  readonly common: Pick<DispatchContext, 'run' | 'secrets' | 'sections' | 'memory' | 'files' | 'resolvePath' | 'redact' | 'longTermMemory'>;
   /** A plugin's log line, recorded for the task. */
   readonly log: (kind: string, level: 'info' | 'warn', message: string) => void;
 }

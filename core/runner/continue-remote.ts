@@ -10,6 +10,7 @@ import { preflight } from './run.js';
 import { taskScope } from './scope.js';
 import { SecretVault } from './secrets.js';
 import { continueTask } from './task.js';
+import { snapshotFor } from './working-memory.js';
 
 export interface ContinueRemoteRequest {
   readonly host: Host;
@@ -40,9 +41,11 @@ export async function continueRemote(request: ContinueRemoteRequest): Promise<{ 
   for (const row of store.taskRows(runId)) {
     if (row.state === 'succeeded' || row.state === 'skipped') outputs[String(row.task_id)] = { output: JSON.parse(String(row.output_json ?? 'null')) as JsonValue };
   }
+  // The task continues against the working memory it started with: the deltas committed before it, in compiled order.
+  const memory = snapshotFor(plan, task, plan.tasks.map((candidate) => candidate.id), store.workingMemory.deltas(runId));
   const continuing: ContinuingEffect = { effectId, call };
   const { output, artifacts } = await continueTask(
-    { host: request.host, store, plan, task, runId, traceId: request.traceId, scope: taskScope(plan, task, outputs), signal: request.signal, vault, workspaceRoot: request.workspaceRoot, notice: () => undefined, continuing },
+    { host: request.host, store, plan, task, runId, traceId: request.traceId, scope: taskScope(plan, task, outputs, memory), memory, signal: request.signal, vault, workspaceRoot: request.workspaceRoot, notice: () => undefined, continuing },
     Number(effect.attempt),
   );
   if (continuing.result === undefined) throw notContinuable(`task ${task.id} did not request effect ${effectId} again: the workflow or its inputs changed since the run`);

@@ -9,6 +9,7 @@ import type { Row, Store } from '../store/store.js';
 import { reconciliationAccounts } from '../store/ledger-records.js';
 import { definitionFingerprints, effectBlocks, inDoubt, reuseChecks, type SourceEffect } from './reuse-checks.js';
 import type { Block, BlockName, Check } from './reuse-types.js';
+import { snapshotFor } from './working-memory.js';
 
 export type { Block, BlockName, Check } from './reuse-types.js';
 
@@ -87,6 +88,11 @@ export async function planDerivation(request: DerivationRequest): Promise<Deriva
   const artifacts = artifactsByTask(store, sourceRunId);
   const blobs = ArtifactStore.beside(store.path);
   const outputs: Record<string, { output: JsonValue }> = {};
+  // A candidate renders its input against the memory its source snapshot held: this plan's initial values with the
+  // source deltas its snapshot took in (memory it reads comes from those or from the initial values).
+  const sourceDeltas = store.workingMemory.deltas(sourceRunId);
+  const sourceOrder = (sourcePlan.tasks ?? []).map((task) => task.id);
+  const memoryOf = (task: CompiledTask) => snapshotFor(plan, task, sourceOrder, sourceDeltas);
   const fresh = new Set<string>();
   const blocked = new Set<string>();
   const tasks: PlannedTask[] = [];
@@ -125,7 +131,7 @@ export async function planDerivation(request: DerivationRequest): Promise<Deriva
       tasks.push({ taskId: task.id, disposition: 'blocked', reason: 'new_task_outside_repair_closure', ...identity(task.id) });
       continue;
     }
-    const context = { host: request.host, plan, sourcePlan, task, row, outputs, effects: effects.get(task.id) ?? [], artifacts: artifacts.get(task.id) ?? [], blobs, parse };
+    const context = { host: request.host, plan, sourcePlan, task, row, outputs, memory: memoryOf(task), effects: effects.get(task.id) ?? [], artifacts: artifacts.get(task.id) ?? [], blobs, parse };
     const checks = await reuseChecks(context);
     const failedChecks = checks.filter((check) => !check.passed);
     for (const check of failedChecks) blocks.push({ block: check.check as BlockName, taskId: task.id, message: `task ${task.id} cannot be reused: ${check.detail}` });

@@ -7,6 +7,7 @@ import type { Host } from '../host.js';
 import { requireEnded, type RecordedTask, type Row, type RunState, type Store, type TaskState } from '../store/store.js';
 import { newRunIdentity } from './identity.js';
 import type { RunResult } from './run.js';
+import { foldMemory } from '../store/working-memory.js';
 
 export interface ReplayRequest {
   /** A host with no plugins: replay must never reach a dispatcher (see `assertNoDispatchers`). */
@@ -148,7 +149,7 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
       state,
       output,
       ...(recordedError === null ? {} : { error: recordedError }),
-      memory: column(source, 'memory_json', where),
+      memory: replayedMemory(store, sourceRunId, column(source, 'plan_json', where)),
       event: { type: 'run.replayed', data: { sourceRunId, outputDigest: digest, tasks: tasks.length } },
     },
   );
@@ -165,4 +166,13 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
     outputDigest: digest,
     ...(error ? { error } : {}),
   };
+}
+
+/**
+ * The source run's working memory, rebuilt from what it recorded: its plan's initial memory and the delta each task
+ * committed (in its success checkpoint), applied in compiled order.
+ */
+function replayedMemory(store: Store, sourceRunId: string, plan: JsonValue): JsonValue {
+  const compiled = (plan ?? {}) as { workingMemory?: Record<string, JsonValue>; tasks?: { id: string }[] };
+  return foldMemory(compiled.workingMemory, (compiled.tasks ?? []).map((task) => task.id), store.workingMemory.deltas(sourceRunId));
 }

@@ -50,6 +50,8 @@ export interface CandidateContext {
   readonly task: CompiledTask;
   readonly row: Row;
   readonly outputs: Record<string, { output: JsonValue }>;
+  /** The working memory the task's input is rendered against: what the source run's snapshot of it held. */
+  readonly memory: Readonly<Record<string, JsonValue>>;
   readonly effects: readonly SourceEffect[];
   readonly artifacts: readonly { path: string; digest: string; size: number }[];
   readonly blobs: ArtifactStore;
@@ -121,12 +123,12 @@ export async function reuseChecks(context: CandidateContext): Promise<Check[]> {
   return checks;
 }
 
-/** The target task's `with`, rendered as dispatch would (inputs, vars, reused outputs) and parsed by its kind. */
+/** The target task's `with`, rendered as dispatch would (inputs, vars, memory, reused outputs) and parsed by its kind. */
 function resolvedInputDigest(context: CandidateContext): { digest?: string; problem?: string } {
   const { plan, task } = context;
   const kind = context.host.actionKind(plan.actions[task.action]!.kind)!;
   try {
-    const parsed = inputSchemaOf(kind, plan.actions[task.action]!.fields, plan.sections).safeParse(renderValue(task.with, taskScope(plan, task, context.outputs)));
+    const parsed = inputSchemaOf(kind, plan.actions[task.action]!.fields, plan.sections).safeParse(renderValue(task.with, taskScope(plan, task, context.outputs, context.memory)));
     if (!parsed.success) return { problem: `the input does not match ${kind.name} now` };
     return { digest: `sha256:${sha256(canonicalJson(parsed.data as JsonValue))}` };
   } catch (error) {

@@ -18,6 +18,8 @@ import { modelUsage } from '../store/model-usage.js';
 import { asCredentialProblem, networkProblems } from './network-preflight.js';
 import type { RunRequest, RunResult } from './run-types.js';
 import { bodyOf, secretUsesOf } from './task-body.js';
+import { foldMemory, type MemoryDelta } from '../store/working-memory.js';
+import { snapshotFor } from './working-memory.js';
 
 export type { RunRequest, RunResult } from './run-types.js';
 
@@ -189,7 +191,16 @@ export async function drive(request: RunRequest, start: DriverStart): Promise<Ru
   const wall = budget.wallClock(() => String(store.runRow(runId)!.created_at), request.signal);
   const signal = wall.signal;
 
-  const scope = (): TemplateScope => ({ inputs: plan.inputs, vars: planVars(plan), memory: {}, tasks: outputs });
+  // Working memory: the initial values and the deltas of the tasks committed so far (a resumed or derived run's
+  // recorded ones too), applied in compiled order. Each commit replaces the object: a snapshot a task holds never changes.
+  const order = plan.tasks.map((task) => task.id);
+  const deltas = store.workingMemory.deltas(runId);
+  let memory: Readonly<Record<string, JsonValue>> = foldMemory(plan.workingMemory, order, deltas);
+  // A task's snapshot holds only what tasks compiled before it committed: a later task that committed while it was
+  // paused (or parked behind a pause) never shows in it, so a resumed task renders the input it rendered before.
+  const snapshotAt = (task: CompiledTask) => (deltas.size === 0 ? memory : snapshotFor(plan, task, order, deltas));
+  store.transaction(() => store.workingMemory.setMemory(runId, memory));
+  const scope = (): TemplateScope => ({ inputs: plan.inputs, vars: planVars(plan), memory, tasks: outputs });
   let failure: TaskOutcome | undefined;
   let pausedBy: TaskOutcome | undefined;
   const renewTimer = setInterval(() => {
@@ -215,6 +226,11 @@ export async function drive(request: RunRequest, start: DriverStart): Promise<Ru
   const commit = (result: TaskOutcome) => {
     const skips = store.transaction(() => {
       commitOutcome(store, runId, result);
+      if (result.state === 'succeeded' && result.memoryDelta) {
+        deltas.set(result.task.id, result.memoryDelta);
+        memory = foldMemory(plan.workingMemory, order, deltas);
+        store.workingMemory.setMemory(runId, memory);
+      }
       const skipped = scheduler.complete(result.task.id, result.state);
       for (const skip of skipped) {
         const reason = `needs ${skip.blockedBy}, which ended ${skip.blockedState}`;
@@ -257,7 +273,8 @@ export async function drive(request: RunRequest, start: DriverStart): Promise<Ru
     const position = scheduler.position(task.id);
     const attempt = start.attempts.get(task.id);
     const routerOutput = task.route && Object.hasOwn(outputs, task.route.router) ? { routerOutput: outputs[task.route.router]!.output } : {};
-    const body = executeTask({ host, store, plan, task, runId, traceId, scope: taskScope(plan, task, outputs), ...routerOutput, signal, budget, vault, notice, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
+    const snapshot = snapshotAt(task);
+    const body = executeTask({ host, store, plan, task, runId, traceId, scope: taskScope(plan, task, outputs, snapshot), memory: snapshot, ...routerOutput, signal, budget, vault, notice, workspaceRoot: request.workspaceRoot, ...(attempt ? { firstAttempt: attempt } : {}), ...(request.approver ? { approver: request.approver } : {}) });
     running.set(
       position,
       body.then(
@@ -372,7 +389,9 @@ function commitOutcome(store: Store, runId: string, result: TaskOutcome): void {
     const own = store.effectRows(runId).filter((effect) => effect.task_id === result.task.id && effect.state === 'succeeded');
     store.recordCompensation({ runId, taskId: result.task.id, effectId: own.length > 0 ? String(own.at(-1)!.id) : null }, target.effectIds);
   }
-  if (result.state === 'succeeded' || result.state === 'skipped') store.checkpoint(runId, result.task.id, { task: result.task.id, state: result.state });
+  // A success's working-memory delta is kept in its checkpoint: resume, derived runs and replay rebuild memory from it.
+  const delta: { memoryDelta?: MemoryDelta } = result.state === 'succeeded' && result.memoryDelta ? { memoryDelta: result.memoryDelta } : {};
+  if (result.state === 'succeeded' || result.state === 'skipped') store.checkpoint(runId, result.task.id, { task: result.task.id, state: result.state, ...delta } as JsonValue);
 }
 
 interface FinishContext {

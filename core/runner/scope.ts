@@ -4,6 +4,7 @@
 import type { CompiledPlan, CompiledTask, JsonValue } from '@agentctl/sdk';
 import type { TemplateScope } from '../compiler/templates.js';
 import { filesVars } from '../compiler/vars-files.js';
+import { memoryPrefixOf } from '../compiler/memory.js';
 
 export type Outputs = Readonly<Record<string, { readonly output: JsonValue }>>;
 
@@ -34,7 +35,8 @@ export function fullTaskVars(plan: CompiledPlan, task: CompiledTask): Readonly<R
   return task.varsFiles ? { ...filesOf(plan, task.varsFiles), ...task.vars } : task.vars;
 }
 
-export function taskScope(plan: CompiledPlan, task: CompiledTask, given: Outputs): TemplateScope {
+/** `memory` is the task's working-memory snapshot (empty where nothing runs, e.g. a plan preview). */
+export function taskScope(plan: CompiledPlan, task: CompiledTask, given: Outputs, memory: Readonly<Record<string, JsonValue>> = {}): TemplateScope {
   const outputs = compensationOutputs(task, given);
   let vars = planVars(plan);
   if (task.vars || task.bindings || task.varsFiles) {
@@ -44,7 +46,7 @@ export function taskScope(plan: CompiledPlan, task: CompiledTask, given: Outputs
     }
   }
   const namespace = task.namespace;
-  if (!namespace) return { inputs: plan.inputs, vars, memory: {}, tasks: outputs };
+  if (!namespace) return { inputs: plan.inputs, vars, memory, tasks: outputs };
   const tasks: Record<string, { output: JsonValue }> = {};
   for (const need of task.compensates?.reads ?? task.needs) {
     if (need.startsWith(namespace.prefix) && Object.hasOwn(outputs, need)) tasks[need.slice(namespace.prefix.length)] = outputs[need]!;
@@ -52,7 +54,10 @@ export function taskScope(plan: CompiledPlan, task: CompiledTask, given: Outputs
   // A boundary's own input is rendered in the invoking scope: its namespace is the caller's, handled above.
   const boundary = Object.hasOwn(outputs, namespace.inputs) ? outputs[namespace.inputs]!.output : {};
   const inputs = boundary !== null && typeof boundary === 'object' && !Array.isArray(boundary) ? (boundary as Record<string, JsonValue>) : {};
-  return { inputs, vars, memory: {}, tasks };
+  // An invocation's tasks see its own keys of working memory, by their local names.
+  const prefix = memoryPrefixOf(namespace);
+  const local = Object.fromEntries(Object.entries(memory).flatMap(([key, value]) => (key.startsWith(prefix) ? [[key.slice(prefix.length), value]] : [])));
+  return { inputs, vars, memory: local, tasks };
 }
 
 /**

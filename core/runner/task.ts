@@ -16,6 +16,9 @@ import { causeOf, isDeadlineFailure, parseInput, type AttemptDispatch } from './
 import { attemptBodyContext, bodyOf, pureBodyContext } from './task-body.js';
 import { DEFAULT_LONG_TERM_MEMORY, longTermMemoryService } from '../memory/service.js';
 import { continuingEffectRunner, type ContinuingEffect } from './continue-effect.js';
+import { TaskMemory, type MemorySnapshot } from './working-memory.js';
+import { memoryPrefixOf } from '../compiler/memory.js';
+import type { MemoryDelta } from '../store/working-memory.js';
 
 export interface TaskRequest {
   readonly host: Host;
@@ -26,6 +29,8 @@ export interface TaskRequest {
   /** The run's trace id, for interceptors and propagators. */
   readonly traceId: string;
   readonly scope: TemplateScope;
+  /** The run's working memory when the task started: what its attempts read (its templates read it through `scope`). */
+  readonly memory: MemorySnapshot;
   readonly signal: AbortSignal;
   readonly vault: SecretVault;
   /** Absolute root for relative paths. */
@@ -56,6 +61,8 @@ export interface TaskOutcome {
   readonly artifacts?: readonly TaskArtifact[];
   /** The whole run must stop regardless of `failure: continue` (e.g. nonInteractive: fail). */
   readonly fatal?: boolean;
+  /** A succeeded task's working-memory writes: committed with its success. */
+  readonly memoryDelta?: MemoryDelta;
 }
 
 /** A task's rendered input as recorded: the value (redacted by the store) and the digest of the whole value. */
@@ -93,7 +100,8 @@ export async function executeTask(request: TaskRequest): Promise<TaskOutcome> {
       }
       request.budget?.startTask(task.id);
       const output = await dispatch(request, attempt, resolved);
-      return outcome('succeeded', attempt, { output });
+      const memoryDelta = resolved.memory?.delta();
+      return outcome('succeeded', attempt, { output, ...(memoryDelta ? { memoryDelta } : {}) });
     } catch (thrown) {
       // The ledger failed under an effect that happened: the run stops; this task is neither failed nor retried.
       if (thrown instanceof OutcomeNotRecorded) throw thrown;
@@ -160,6 +168,8 @@ function whenDecision(expression: string, scope: TemplateScope): JsonValue {
 /** What the attempts of one task resolved: the last rendered input, and every file written (the last bytes per path). */
 interface Resolved {
   input?: RecordedInput;
+  /** The last attempt's working memory: only a success keeps its delta. */
+  memory?: TaskMemory;
   readonly artifacts: Map<string, TaskArtifact>;
 }
 
@@ -183,6 +193,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
   const holdsSecret = request.vault.redactor.redact(canonical) !== canonical;
   resolved.input = { value: input, digest: holdsSecret ? request.vault.digest(canonical) : `sha256:${sha256(canonical)}` };
   const recordedInput = resolved.input;
+  // Each attempt writes afresh over the task's snapshot: a failed attempt's writes are dropped with it.
+  const memory = (resolved.memory = new TaskMemory(request.memory, task.memoryWrites ?? [], task.id, memoryPrefixOf(task.namespace)));
   const timeoutSeconds = task.timeoutSeconds ?? plan.runtime.defaultTimeoutSeconds;
   // The task's signal: aborted by the run's cancellation or at the task deadline (reason: a TimeoutError).
   const deadline = boundedSignal(request.signal, timeoutSeconds * 1000, `task deadline of ${timeoutSeconds}s`);
@@ -208,7 +220,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     interception: host.interception,
   });
   // The workflow's long-term memory store is opened on first use and closed when the attempt ends.
-  const memory = longTermMemoryService((name) => host.memoryStore(name), plan.longTermMemory ?? DEFAULT_LONG_TERM_MEMORY, request.store.path, request.vault.redactor.redactValue);
+  const longTerm = longTermMemoryService((name) => host.memoryStore(name), plan.longTermMemory ?? DEFAULT_LONG_TERM_MEMORY, request.store.path, request.vault.redactor.redactValue);
   // Every action dispatched in this attempt — the task's own, or one a model runs through a tool — shares these.
   const shared: AttemptDispatch = {
     host,
@@ -223,10 +235,11 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
       run: Object.freeze({ id: runId, workspaceRoot }),
       secrets: request.vault.forTask(),
       sections: plan.sections ?? {},
+      memory,
       files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),
       resolvePath: (path: string) => resolve(workspaceRoot, path),
       redact: request.vault.redactor.text,
-      longTermMemory: memory.service,
+      longTermMemory: longTerm.service,
     },
     log: (kindName, level, message) => request.notice('plugin.log', { level, kind: kindName, message: redact(message) }, task.id),
   };
@@ -244,7 +257,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     throw error;
   } finally {
     deadline.dispose();
-    memory.close();
+    longTerm.close();
   }
   // A kind that caught the ledger's failure and returned anyway does not make its task succeed.
   if (ledger.lost) throw ledger.lost;

@@ -35,7 +35,8 @@ export function failWithoutIsolation(request: RunRequest, record: (runId: string
       store.writeTask(runId, task.id, { state, finished: true, ...(state === 'failed' ? { error: recorded as JsonValue } : {}) }, { type: `task.${state}`, data: state === 'failed' ? recorded : { reason: 'run failed' } });
     }
   });
-  store.finishRun(runId, 'failed', { output: {}, error: recorded });
+  // Nothing ran: the run's working memory is its initial one.
+  store.finishRun(runId, 'failed', { output: {}, error: recorded, memory: { ...plan.workingMemory } });
   error.runId = runId;
   error.traceId = traceId;
   return { runId, traceId, state: 'failed', output: {}, tasks: scheduler.snapshot(), error };

@@ -59,6 +59,8 @@ export function inspectRun(store: Store, runId: string) {
   const context = { runId, traceId: String(run.trace_id), drive: { state: run.state, live: runLiveness === 'active' } };
   const lineage = store.lineageRow(runId);
   const reuse = new Map(store.taskReuseRows(runId).map((row) => [String(row.task_id), row]));
+  // A replay writes no checkpoint: its tasks' working-memory deltas are the source run's.
+  const deltas = store.workingMemory.deltas(run.mode === 'replay' && run.source_run_id !== null ? String(run.source_run_id) : runId);
   const reconciled = store.latestReconciliations(runId);
   const effects = rows.map((effect) => effectRecord(effect, context, (reconciled.get(String(effect.id))?.outcome as string | undefined) ?? null, parse));
   const effectsById = new Map(rows.map((row) => [String(row.id), row]));
@@ -68,7 +70,7 @@ export function inspectRun(store: Store, runId: string) {
     lineage: lineage
       ? { mode: lineage.mode, sourceRunId: lineage.source_run_id, roots: parse('run_lineage', 'roots_json', lineage), reason: lineage.reason, plan: parse('run_lineage', 'plan_json', lineage) }
       : null,
-    tasks: store.taskRows(runId).map((task) => taskRecord(task, artifacts.get(String(task.task_id)) ?? [], reuse.get(String(task.task_id)), parse)),
+    tasks: store.taskRows(runId).map((task) => taskRecord(task, artifacts.get(String(task.task_id)) ?? [], reuse.get(String(task.task_id)), parse, deltas.get(String(task.task_id)))),
     effects,
     // Operators' accounts of effects in doubt, and the compensations that undid effects of this run.
     effectReconciliations: reconciliationRecords(store.runReconciliations(runId), context, reconciliationAccounts(audit, parse), parse),

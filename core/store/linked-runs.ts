@@ -8,6 +8,7 @@ import type { Row } from './rows.js';
 import type { NewRun, RunLedger } from './runs.js';
 import type { TaskArtifactLedger } from './task-artifacts.js';
 import type { TaskLedger } from './tasks.js';
+import type { WorkingMemoryLedger } from './working-memory.js';
 
 /** A task of the source run, as a linked run copies it (its recorded documents are copied by the store). */
 export interface RecordedTask {
@@ -26,13 +27,15 @@ export class LinkedRunLedger {
   readonly #runs: RunLedger;
   readonly #tasks: TaskLedger;
   readonly #artifacts: TaskArtifactLedger;
+  readonly #memory: WorkingMemoryLedger;
   readonly #statements;
 
-  constructor(core: LedgerCore, parts: { readonly runs: RunLedger; readonly tasks: TaskLedger; readonly artifacts: TaskArtifactLedger }) {
+  constructor(core: LedgerCore, parts: { readonly runs: RunLedger; readonly tasks: TaskLedger; readonly artifacts: TaskArtifactLedger; readonly workingMemory: WorkingMemoryLedger }) {
     this.#core = core;
     this.#runs = parts.runs;
     this.#tasks = parts.tasks;
     this.#artifacts = parts.artifacts;
+    this.#memory = parts.workingMemory;
     this.#statements = preparedOnce(core.db, {
       copyPlan: `UPDATE runs SET plan_json = (SELECT plan_json FROM runs WHERE id = ?) WHERE id = ?`,
       copyTasks: `
@@ -85,6 +88,8 @@ export class LinkedRunLedger {
    */
   createDerivedRun(run: NewRun & { readonly sourceRunId: string }, reused: readonly ReusedTask[], lineage: Lineage): void {
     const core = this.#core;
+    // A reused task's working-memory delta comes with it: the derived run's driver rebuilds memory from checkpoints.
+    const deltas = this.#memory.deltas(lineage.sourceRunId);
     core.transaction(() => {
       this.#runs.createRun({ ...run, mode: lineage.mode });
       this.#statements.insertLineage.run(run.id, lineage.sourceRunId, lineage.mode, core.json(lineage.roots as JsonValue), lineage.reason === undefined ? null : core.sealText('run_lineage.reason', lineage.reason), core.sealJson('run_lineage.plan_json', lineage.plan), now());
@@ -92,7 +97,8 @@ export class LinkedRunLedger {
         this.#tasks.writeTask(run.id, task.taskId, { state: 'succeeded', attempt: 0, input: task.input, output: task.output, disposition: 'reused', finished: true }, { type: 'task.reused', data: { sourceRunId: lineage.sourceRunId } });
         if (task.artifacts.length > 0) this.#artifacts.recordArtifacts(run.id, task.taskId, task.artifacts);
         this.#statements.insertReuse.run(run.id, task.taskId, lineage.sourceRunId, core.sealJson('task_reuse.checks_json', task.checks), core.json(task.sourceEffectIds as JsonValue));
-        this.#runs.checkpoint(run.id, task.taskId, { task: task.taskId, state: 'succeeded', disposition: 'reused' });
+        const delta = deltas.get(task.taskId);
+        this.#runs.checkpoint(run.id, task.taskId, { task: task.taskId, state: 'succeeded', disposition: 'reused', ...(delta ? { memoryDelta: delta } : {}) });
       }
       core.audit(run.id, { type: `run.${lineage.mode}`, data: { sourceRunId: lineage.sourceRunId, roots: [...lineage.roots], reused: reused.map((task) => task.taskId) } });
     });

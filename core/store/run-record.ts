@@ -64,7 +64,7 @@ export function runRecord(run: Row, runLiveness: Liveness | null, lineage: Row |
 }
 
 /** A task's record; `error` is the recorded error's message, `failure` the whole recorded error. */
-export function taskRecord(task: Row, artifacts: readonly Row[], reuse: Row | undefined, parse: Parse) {
+export function taskRecord(task: Row, artifacts: readonly Row[], reuse: Row | undefined, parse: Parse, memoryDelta?: JsonValue) {
   const key = `task ${String(task.task_id)}`;
   const input = parse('tasks', 'input_json', task, key);
   const output = parse('tasks', 'output_json', task, key);
@@ -88,8 +88,9 @@ export function taskRecord(task: Row, artifacts: readonly Row[], reuse: Row | un
     inputDigest,
     outputContractFingerprint: null,
     outputDigest: task.state === 'succeeded' && task.output_json !== null ? sha256(String(task.output_json)) : null,
-    stateDelta: null,
-    stateDeltaDigest: null,
+    // The task's working-memory writes, as committed with its success (null: it wrote none).
+    stateDelta: memoryDelta ?? null,
+    stateDeltaDigest: memoryDelta === undefined ? null : sha256(JSON.stringify(memoryDelta)),
     artifactManifest: artifacts.map(artifactManifestEntry),
     reuseDecision: reuseView,
     updatedAt: task.updated_at,

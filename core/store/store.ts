@@ -25,6 +25,7 @@ import type { KeyVariables } from './state-protection.js';
 import { statePaths } from './state-paths.js';
 import { TaskArtifactLedger } from './task-artifacts.js';
 import { TaskLedger, type TaskPatch } from './tasks.js';
+import { WorkingMemoryLedger } from './working-memory.js';
 
 export type { Disposition, EffectState, RunState, TaskState } from '@agentctl/sdk';
 export type { AuditEvent } from './ledger-core.js';
@@ -65,6 +66,8 @@ export class Store {
   readonly reconciliations: ReconciliationLedger;
   readonly artifacts: TaskArtifactLedger;
   readonly linkedRuns: LinkedRunLedger;
+  /** The run's working memory and each task's delta (core/store/working-memory.ts). */
+  readonly workingMemory: WorkingMemoryLedger;
   readonly recovery: RunRecovery;
   /** Protocol calls and sessions: the remote identity of effects being performed (core/store/protocol-calls.ts). */
   readonly protocols: ProtocolCallLedger;
@@ -90,6 +93,7 @@ export class Store {
     this.approvals = new ApprovalLedger(core);
     this.reconciliations = new ReconciliationLedger(core, this.effects, this.claims);
     this.artifacts = new TaskArtifactLedger(core);
+    this.workingMemory = new WorkingMemoryLedger(core);
     this.linkedRuns = new LinkedRunLedger(core, this);
     this.recovery = new RunRecovery(core, this);
     this.protocols = new ProtocolCallLedger(core);

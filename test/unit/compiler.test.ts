@@ -153,9 +153,10 @@ ${assignTasks}  tasks:
     ]);
   });
 
-  it('refuses memory references: nothing writes memory in this version', async () => {
+  it('refuses a memory reference that neither spec.memory.working nor a task it needs provides', async () => {
     const [first] = await diagnosticsOf(workflow(`${assignTasks}  tasks: [{ id: a, uses: "action:set", with: { x: "\${{ memory.notes }}" } }]\n`));
-    expect(first!.code).to.equal('AGENTCTL_E_UNSUPPORTED');
+    expect(first!.code).to.equal('AGENTCTL_E_MEMORY_KEY_UNKNOWN');
+    expect(first!.path).to.equal('spec.tasks[0].with.x');
   });
 
   it('reports schema errors in tasks and in actions, unknown kinds and template references in one pass', async () => {

@@ -143,6 +143,8 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
         if (task.control) lines.push(`       ${task.control}`);
         if (task.expansion) lines.push(`       ${task.expansion.form} child ${task.expansion.index} of ${task.expansion.parent}: ${JSON.stringify(task.expansion.binding)}`);
         if (task.routedBy) lines.push(`       runs only when router ${task.routedBy} selects it`);
+        const writes = plan.tasks.find((compiled) => compiled.id === id)?.memoryWrites ?? [];
+        if (writes.length > 0) lines.push(`       writes working memory ${writes.join(', ')}`);
         if (task.compensate) lines.push(`       compensated by ${task.compensate.uses} (${task.compensate.kind}, ${task.compensate.effectClass})`);
         if (task.policy.decision === 'deny' || task.policy.decision === 'needs_approval') lines.push(`       ${task.policy.message}`);
       });

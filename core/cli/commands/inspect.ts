@@ -42,6 +42,7 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
           lines.push(`  reconciled ${String(entry.effectId)} ${String(entry.outcome)}${by}`);
         }
         for (const approval of view.approvals) lines.push(`  approval ${approval.approvalId} ${approval.state} (${approval.taskId}): ${neutralize(String(approval.reason))}`);
+        lines.push(...memoryLines(view.run.workingMemory));
         lines.push(...budgetLines(view.budget));
         lines.push('  audit:');
         for (const event of view.audit) lines.push(`    ${String(event.seq).padStart(4)} ${event.at} ${String(event.type).padEnd(26)} ${event.taskId ?? ''}`);
@@ -55,6 +56,13 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
 };
 
 /** `budget: processOutputBytes 12 used + 0 reserved of 4096, ...`, and the first exceeded limit. */
+/** The run's working memory, one key a line (values as JSON, cut at 200 characters). */
+function memoryLines(memory: unknown): string[] {
+  if (memory === null || typeof memory !== 'object' || Array.isArray(memory) || Object.keys(memory).length === 0) return [];
+  const cut = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
+  return ['  working memory:', ...Object.entries(memory).map(([key, value]) => `    ${neutralize(key)} = ${neutralize(cut(JSON.stringify(value)))}`)];
+}
+
 function budgetLines(budget: RunInspection['budget']): string[] {
   const usage = Object.entries(budget.usage);
   if (usage.length === 0) return [];
