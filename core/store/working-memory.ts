@@ -33,12 +33,12 @@ export class WorkingMemoryLedger {
 
   /** Records the run's current working memory. Call inside the transaction that commits what changed it. */
   setMemory(runId: string, memory: Readonly<Record<string, JsonValue>>): void {
-    this.#statements.set.run(this.#core.json(memory as JsonValue), now(), runId);
+    this.#statements.set.run(this.#core.sealJson('runs.memory_json', memory as JsonValue), now(), runId);
   }
 
   /** The delta of every task whose last checkpoint recorded one: the tasks that succeeded with writes. */
   deltas(runId: string): Map<string, MemoryDelta> {
-    const rows = this.#core.read(() => this.#statements.checkpoints.all(runId) as { task_id: string; state_json: string }[]);
+    const rows = this.#core.read(() => this.#core.openedAll('checkpoints', this.#statements.checkpoints.all(runId) as { task_id: string; state_json: string }[]));
     const deltas = new Map<string, MemoryDelta>();
     for (const row of rows) {
       const state = JSON.parse(row.state_json) as { memoryDelta?: MemoryDelta } | null;
