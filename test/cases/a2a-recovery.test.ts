@@ -2,10 +2,12 @@
 // observing, a lost connection and used-up polls are followed by a resume that observes the same remote task and never
 // sends the message twice; `effects continue-remote` records it applied, and `retry --failed` reuses it; an ambiguous
 // send blocks every continuation; cancellation sends CancelTask.
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { baseEnv, startCli } from '../support/cli.js';
 import { useA2aCase } from './a2a-case.js';
 import { diagnosticWithCode, errorDocument, finished, outcome, rows, waitFor } from './helpers.js';
+import { expectNowhere } from './state-encryption-support.js';
 
 describe('a2a.delegate: lost observation, continuation and ambiguous sends', function () {
   this.timeout(120_000);
@@ -138,5 +140,25 @@ describe('a2a.delegate: lost observation, continuation and ambiguous sends', fun
     expect(outcome(await ended, 130).data.state).to.equal('cancelled');
     expect(h.server.methods()).to.include('CancelTask');
     expect(effects().map((row) => row.state)).to.deep.equal(['uncertain']);
+  });
+
+  it('on an encrypted database the recorded call and session are sealed; continue-remote and resume read them with the key', async () => {
+    const key = { STATE_KEY: randomBytes(32).toString('base64') };
+    outcome(await cli(['db', 'encryption', 'enable', '--key-id', 'k1', '--key-env', 'STATE_KEY'], key), 0);
+    await start({ workingObservations: Infinity });
+    const failed = errorDocument(await run({ peer: { maxPolls: 1 } }, key), 4);
+    diagnosticWithCode(failed, 'AGENTCTL_E_A2A_POLL_LIMIT');
+    const [effect] = effects();
+    for (const row of rows(h.ws.db, 'SELECT state_json FROM protocol_calls UNION ALL SELECT state_json FROM protocol_sessions')) {
+      expect(String(row.state_json)).to.match(/^agentctl\.encrypted\.v1:k1:/);
+    }
+    diagnosticWithCode(errorDocument(await cli(['effects', 'continue-remote', effect.id]), 5), 'AGENTCTL_E_STATE_KEY_MISSING');
+    h.server.finish();
+    outcome(await cli(['effects', 'continue-remote', effect.id, '--actor', 'ops'], key), 0);
+    expect(outcome(await cli(['resume', failed.error.runId], key), 0).data.state).to.equal('succeeded');
+    expect(sent()).to.equal(1);
+    const inspected = outcome(await cli(['inspect', failed.error.runId], key), 0).data;
+    expect(inspected.protocolCalls[0]).to.deep.include({ remoteId: 'task-1', callIdentity: 'message-1' });
+    expectNowhere(h.ws.db, 'perform the bounded fixture task');
   });
 });
