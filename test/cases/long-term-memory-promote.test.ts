@@ -2,11 +2,12 @@
 // in another and read back by builtin.memory.read and a memory.KEY template; the reference form (a read's value) works
 // unchanged; a replay needs no store; a missing or expired entry fails with its code; write sets are checked at compile
 // time like a builtin.memory.write's.
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { runCli, workspace } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, outcome, workflow, type WorkflowSpec } from './helpers.js';
+import { baseEnv, runCli, workspace } from '../support/cli.js';
+import { assertNoCanary, diagnosticWithCode, errorDocument, outcome, workflow, type WorkflowSpec } from './helpers.js';
 
 const ACTIONS = {
   write: { kind: 'builtin.long_term_memory.write' },
@@ -151,5 +152,22 @@ describe('builtin.long_term_memory.promote', function () {
     const failed = errorDocument(cli('run', ws.write('undeclared.yaml', text), '--db', ws.db), 4);
     diagnosticWithCode(failed, 'AGENTCTL_E_MEMORY_WRITE_UNDECLARED');
     expect(inspect(failed.error.runId).effects).to.deep.equal([]);
+  });
+
+  it('a secret value a promotion is given, or names an entry with, is redacted in the database, its WAL, stdout and stderr', () => {
+    const canary = randomBytes(16).toString('hex');
+    const echo = { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'printf %s "$TOKEN"'], env: { TOKEN: { env: 'CANARY' } } };
+    const spec = (tasks: Record<string, unknown>[]) =>
+      promoteWorkflow([{ id: 'echo', uses: 'action:echo' }, ...tasks], { policy: { approval: 'never', processAllowlist: ['sh'], environmentAllowlist: ['TOKEN'] }, actions: { ...ACTIONS, echo } });
+    const secretCli = (...args: string[]) => runCli([...args, '--db', ws.db, '--output', 'json'], { cwd: ws.dir, env: baseEnv({ CANARY: canary }) });
+
+    const given = secretCli('run', ws.write('given.yaml', spec([{ id: 'promote', uses: 'action:promote', needs: ['echo'], with: { key: 'recalled', value: 'token ${{ tasks.echo.output.stdout }}' } }])));
+    const run = outcome(given, 0);
+    const view = secretCli('inspect', run.data.runId);
+    expect(outcome(view, 0).data.run.workingMemory).to.deep.equal({ recalled: 'token [REDACTED]' });
+
+    const named = secretCli('run', ws.write('named.yaml', spec([{ id: 'promote', uses: 'action:promote', needs: ['echo'], with: { key: 'recalled', from: 'k-${{ tasks.echo.output.stdout }}' } }])));
+    diagnosticWithCode(errorDocument(named, 4), 'AGENTCTL_E_MEMORY_ENTRY_NOT_FOUND');
+    assertNoCanary(canary, ws.dir, given.stdout, given.stderr, view.stdout, view.stderr, named.stdout, named.stderr);
   });
 });
