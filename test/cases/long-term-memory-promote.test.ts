@@ -154,6 +154,21 @@ describe('builtin.long_term_memory.promote', function () {
     expect(inspect(failed.error.runId).effects).to.deep.equal([]);
   });
 
+  it('under approval: always a promotion waits with nothing written; approved and resumed, it reads the entry as it is then', () => {
+    run('seed.yaml', SEED);
+    const text = promoteWorkflow([{ id: 'promote', uses: 'action:promote', with: { key: 'recalled', from: 'preference' } }], { policy: { approval: 'always', nonInteractive: 'pause' } });
+    const paused = run('approve.yaml', text, 3);
+    expect(paused.data.tasks).to.deep.equal({ promote: 'waiting_for_approval' });
+    expect(inspect(paused.data.runId).run.workingMemory).to.deep.equal({});
+    run('change.yaml', promoteWorkflow([{ id: 'w', uses: 'action:write', with: { key: 'preference', value: 'changed while waiting' } }]));
+    const [approval] = outcome(cli('approvals', 'list', paused.data.runId, '--db', ws.db), 0).data;
+    outcome(cli('approvals', 'approve', approval.approvalId, '--reason', 'fine', '--db', ws.db), 0);
+    expect(outcome(cli('resume', paused.data.runId, '--db', ws.db), 0).data.state).to.equal('succeeded');
+    const view = inspect(paused.data.runId);
+    expect(view.run.workingMemory).to.deep.equal({ recalled: 'changed while waiting' });
+    expect(view.effects.map((effect: any) => [effect.operation, effect.state])).to.deep.equal([['long_term_memory.promote', 'succeeded']]);
+  });
+
   it('a secret value a promotion is given, or names an entry with, is redacted in the database, its WAL, stdout and stderr', () => {
     const canary = randomBytes(16).toString('hex');
     const echo = { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'printf %s "$TOKEN"'], env: { TOKEN: { env: 'CANARY' } } };
