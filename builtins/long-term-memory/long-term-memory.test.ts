@@ -47,3 +47,27 @@ describe('builtin.long_term_memory.write ledger', () => {
     expect(effects[0]).to.include({ operation: 'long_term_memory.write', effectClass: 'external_mutate', state: 'succeeded' });
   });
 });
+
+new ActionKindTester().run('builtin.long_term_memory.promote', {
+  valid: [
+    { name: 'a given value is written to working memory: changed, before null', input: { key: 'recalled', value: { topic: 'billing' } }, output: { status: 'changed', changed: true, before: null, after: { topic: 'billing' }, key: 'recalled' } },
+    { name: 'value defaults to null, as in the reference implementation', input: { key: 'recalled' }, output: { status: 'changed', changed: true, before: null, after: null, key: 'recalled' } },
+  ],
+  invalid: [
+    { name: 'an entry the namespace does not hold fails its effect', input: { key: 'recalled', from: 'missing' }, error: { code: 'AGENTCTL_E_MEMORY_ENTRY_NOT_FOUND' } },
+    { name: 'value and from together are refused', input: { key: 'recalled', value: 1, from: 'k' }, error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'an empty from is refused', input: { key: 'recalled', from: '' }, error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'an empty key is refused', input: { key: '', value: 1 }, error: { code: 'AGENTCTL_E_SCHEMA' } },
+    { name: 'toolsDeny applies to memory.promote', input: { key: 'recalled', value: 1 }, policy: { toolsDeny: ['memory.promote'] }, error: { code: 'AGENTCTL_E_POLICY_TOOL_DENIED' } },
+  ],
+});
+
+describe('builtin.long_term_memory.promote ledger', () => {
+  it('records one internal_state effect and no store access for a given value', async () => {
+    const result = await runAction('builtin.long_term_memory.promote', { input: { key: 'recalled', value: 'hello' } });
+    expect(result.state).to.equal('succeeded');
+    const effects = result.inspection!.effects;
+    expect(effects).to.have.length(1);
+    expect(effects[0]).to.include({ operation: 'long_term_memory.promote', effectClass: 'internal_state', state: 'succeeded' });
+  });
+});

@@ -1,41 +1,20 @@
-// builtin.long_term_memory.write|read|search: the workflow's long-term memory, through the service the host puts on
+// builtin.long_term_memory.write|read|search|promote: the workflow's long-term memory, through the service the host puts on
 // the dispatch context. Every call is an effect whose result is recorded: a replay, or a resumed attempt, reads the
 // record and never the store.
-import { definePlugin, EffectFailure, isAgentctlError, z, type JsonValue, type MemoryRecord } from '@agentctl/sdk';
+import { definePlugin, z, type JsonValue } from '@agentctl/sdk';
+import { promoteKind } from './promote.js';
+import { performing, recordOutput } from './records.js';
 import { readInput, searchInput, writeInput } from './schemas.js';
 
 const NAME = 'builtin.long_term_memory';
 const VERSION = '0.1.0';
 const HOST_RANGE = '^0.1.0';
 
-/** A store or contract failure is the effect's definite failure, with its own code (never `uncertain`: nothing half-happened). */
-async function performing<T>(body: () => Promise<T>): Promise<T> {
-  try {
-    return await body();
-  } catch (error) {
-    if (isAgentctlError(error) && !(error instanceof EffectFailure)) throw new EffectFailure('failed', error.code, error.message, { diagnostics: error.diagnostics });
-    throw error;
-  }
-}
-
-/** The value a read returns: a text entry's text, a JSON entry's value. */
-const valueOf = (record: MemoryRecord): JsonValue => (record.entry.content.type === 'text' ? record.entry.content.text : record.entry.content.value);
-
-/** A record as the kinds output it. */
-const recordOutput = (record: MemoryRecord) => ({
-  key: record.key,
-  value: valueOf(record),
-  entry: record.entry as unknown as JsonValue,
-  createdAt: record.createdAt,
-  updatedAt: record.updatedAt,
-  expiresAt: record.expiresAt,
-});
-
 export default definePlugin({
   name: NAME,
   version: VERSION,
   hostRange: HOST_RANGE,
-  description: 'Long-term memory: write, read and search entries of the workflow namespace across runs.',
+  description: 'Long-term memory: write, read and search entries of the workflow namespace across runs, and promote one into working memory.',
   setup(api) {
     api.registerActionKind({
       name: `${NAME}.write`,
@@ -96,5 +75,6 @@ export default definePlugin({
         );
       },
     });
+    api.registerActionKind(promoteKind);
   },
 });

@@ -48,3 +48,11 @@ export const searchInput = z.strictObject({
   limit: z.number().int().min(1).max(MEMORY_LIMITS.maxResults).default(10),
   filters: metadata.default({}),
 });
+
+/**
+ * A promotion into working memory: `key` is the working-memory key written; `value` (default null) is the value, as
+ * the reference implementation takes it, or `from` names the long-term entry whose value is read and written instead.
+ */
+export const promoteInput = z
+  .strictObject({ key: z.string().min(1, 'the working-memory key must not be empty'), value: z.json().optional(), from: key.optional() })
+  .refine((input) => input.value === undefined || input.from === undefined, 'give value or from, not both');
