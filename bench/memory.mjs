@@ -2,7 +2,9 @@
 // The entries are written straight into a migrated state database through the built sqlite store (writing them with
 // 10,000 CLI invocations would measure process start-up, not search). Each query then runs two ways:
 // - in-process: the store's search (the query embedded with local_hash for vector), what a search task's effect does;
-// - `agentctl memory search` as a whole invocation (start-up, opening the database, printing), for information.
+// - `agentctl memory search` as a whole invocation (start-up, opening the database, printing), for information;
+// - in-process again after `db encryption enable`, each candidate's words or vector opened with the state key.
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -42,7 +44,7 @@ export async function measureMemorySearch({ timed, node, cli, root, tmpRoot, rep
     store.put({ namespace: 'bench', key: `entry-${String(index).padStart(5, '0')}`, entry: { formatVersion: 1, content: { type: 'text', text }, metadata: {} }, expiresAt: null, vector: { identity: embedder.identity, values } }, now);
   }
   const seedMs = performance.now() - seeded;
-  const samples = { text: [], vector: [], cliText: [], cliVector: [] };
+  const samples = { text: [], vector: [], cliText: [], cliVector: [], sealedText: [], sealedVector: [] };
   const search = async (mode, text) => {
     const started = performance.now();
     const vector = mode === 'text' ? null : { identity: embedder.identity, values: (await embedder.embed([text]))[0] };
@@ -63,6 +65,30 @@ export async function measureMemorySearch({ timed, node, cli, root, tmpRoot, rep
       if (result.code !== 0) throw new Error(`memory search exited ${result.code}: ${result.stderr}`);
       bucket.push(result.ms);
     }
+  }
+  // The same searches once the database's state is encrypted (information): every candidate's words or vector is opened.
+  const keyVariable = 'AGENTCTL_BENCH_STATE_KEY';
+  const env = { ...process.env, [keyVariable]: randomBytes(32).toString('base64') };
+  const enabled = await timed(node, [cli, 'db', 'encryption', 'enable', '--key-id', 'bench', '--key-env', keyVariable, '--db', db], { env });
+  if (enabled.code !== 0) throw new Error(`db encryption enable exited ${enabled.code}: ${enabled.stderr}`);
+  process.env[keyVariable] = env[keyVariable];
+  const sealed = SqliteMemoryStore.open({ databasePath: db, create: false });
+  try {
+    for (let rep = -1; rep < reps; rep += 1) {
+      for (const text of QUERIES) {
+        const timings = [];
+        for (const mode of ['text', 'vector']) {
+          const started = performance.now();
+          const vector = mode === 'text' ? null : { identity: embedder.identity, values: (await embedder.embed([text]))[0] };
+          if (sealed.search({ namespace: 'bench', text, mode, limit: 10, filters: {} }, vector, new Date().toISOString()).length === 0) throw new Error(`an encrypted ${mode} search of "${text}" found nothing`);
+          timings.push(performance.now() - started);
+        }
+        if (rep >= 0) samples.sealedText.push(timings[0]), samples.sealedVector.push(timings[1]);
+      }
+    }
+  } finally {
+    sealed.close();
+    delete process.env[keyVariable];
   }
   return { samples, seedMs };
 }

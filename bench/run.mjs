@@ -696,6 +696,8 @@ async function main() {
       console.log(`    vector search, in process:  median ${fmt(median(k.vector), 1).padStart(8)} ms per query  ${list(k.vector)}`);
       console.log(`    agentctl memory search --mode text (whole invocation):    median ${fmt(median(k.cliText), 1).padStart(8)} ms  ${list(k.cliText)}`);
       console.log(`    agentctl memory search --mode vector (whole invocation):  median ${fmt(median(k.cliVector), 1).padStart(8)} ms  ${list(k.cliVector)}`);
+      console.log(`    text search, in process, encrypted state:    median ${fmt(median(k.sealedText), 1).padStart(8)} ms per query  ${list(k.sealedText)}`);
+      console.log(`    vector search, in process, encrypted state:  median ${fmt(median(k.sealedVector), 1).padStart(8)} ms per query  ${list(k.sealedVector)}`);
       rows.push({ id: '(k)', figure: `text search of ${MEMORY_ENTRIES} entries, per query`, value: median(k.text), unit: 'ms', gated: false });
       rows.push({ id: '(k)', figure: `vector search of ${MEMORY_ENTRIES} entries, per query`, value: median(k.vector), unit: 'ms', gated: false });
     }

@@ -114,6 +114,11 @@ export interface MemoryStoreContext {
   readonly databasePath: string;
   /** Create the database when it is not there yet. */
   readonly create: boolean;
+  /**
+   * Key id → the environment variable that holds that state key here (the project config's `stateKeys`), for a
+   * store in an encrypted state database; a key id not named is read from the variable the database records.
+   */
+  readonly stateKeys?: Readonly<Record<string, string>>;
 }
 
 /** A long-term memory store provider: the `provider` of `spec.memory.longTerm`. */

@@ -24,16 +24,22 @@ export interface OpenedMemory {
 }
 
 /**
- * The service of `settings` in the store at `databasePath`. `redact` replaces the run's secret values in an entry
+ * The service of `settings` in the store of the state database `database` (its file, and where its state key is read). `redact` replaces the run's secret values in an entry
  * before it is checked, embedded or stored, so no secret reaches the store even when a task's input holds one.
  */
-export function longTermMemoryService(lookup: (provider: string) => MemoryStoreProvider | undefined, settings: CompiledLongTermMemory, databasePath: string, redact: <T>(value: T) => T = (value) => value, now: () => Date = () => new Date()): OpenedMemory {
+export function longTermMemoryService(
+  lookup: (provider: string) => MemoryStoreProvider | undefined,
+  settings: CompiledLongTermMemory,
+  database: { readonly path: string; readonly stateKeys: Readonly<Record<string, string>> },
+  redact: <T>(value: T) => T = (value) => value,
+  now: () => Date = () => new Date(),
+): OpenedMemory {
   let store: MemoryStore | undefined;
   const open = (): MemoryStore => {
     if (store) return store;
     const provider = lookup(settings.provider);
     if (!provider) throw new AgentctlError('AGENTCTL_E_MEMORY_PROVIDER_UNKNOWN', `no plugin provides the long-term memory store ${settings.provider}`);
-    return (store = provider.open({ databasePath, create: false }));
+    return (store = provider.open({ databasePath: database.path, create: false, stateKeys: database.stateKeys }));
   };
   const { namespace } = settings;
   const service: LongTermMemoryService = Object.freeze({

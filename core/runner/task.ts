@@ -220,7 +220,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     interception: host.interception,
   });
   // The workflow's long-term memory store is opened on first use and closed when the attempt ends.
-  const longTerm = longTermMemoryService((name) => host.memoryStore(name), plan.longTermMemory ?? DEFAULT_LONG_TERM_MEMORY, request.store.path, request.vault.redactor.redactValue);
+  const longTerm = longTermMemoryService((name) => host.memoryStore(name), plan.longTermMemory ?? DEFAULT_LONG_TERM_MEMORY, request.store, request.vault.redactor.redactValue);
   // Every action dispatched in this attempt — the task's own, or one a model runs through a tool — shares these.
   const shared: AttemptDispatch = {
     host,

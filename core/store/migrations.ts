@@ -292,7 +292,8 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 8,
     description: 'long-term memory: typed entries by namespace and key, their words and vectors for search, and their expiry',
-    // The embedding columns name what made the vector: a search embedded otherwise is refused, never compared.
+    // The embedding columns name what made the vector: a search embedded otherwise is refused, never compared. The
+    // vector is its float32 bytes in base64 (TEXT), so state encryption seals it like any other protected value.
     sql: `
       CREATE TABLE long_term_memory (
         namespace TEXT NOT NULL CHECK (namespace <> ''),
@@ -303,7 +304,7 @@ export const MIGRATIONS: readonly Migration[] = [
         embedding_provider TEXT,
         embedding_model TEXT,
         embedding_dimensions INTEGER,
-        embedding BLOB,
+        embedding TEXT,
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL,
         expires_at TEXT,

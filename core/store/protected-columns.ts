@@ -27,6 +27,10 @@ export const PROTECTED_COLUMNS = [
   'task_reuse.checks_json',
   'protocol_calls.state_json',
   'protocol_sessions.state_json',
+  'long_term_memory.entry_json',
+  'long_term_memory.metadata_json',
+  'long_term_memory.search_tokens',
+  'long_term_memory.embedding',
 ] as const;
 
 /** One protected column, `table.column`: also the associated data its envelopes are bound to. */

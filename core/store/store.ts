@@ -77,12 +77,15 @@ export class Store {
   readonly maintenance: Maintenance;
   /** State encryption: inventory, enable and rotate (core/store/state-encryption.ts). */
   readonly encryption: StateEncryption;
+  /** Where this process reads state keys by key id (StoreOptions.stateKeys): a store beside the ledger opens with them. */
+  readonly stateKeys: KeyVariables;
   readonly #metadata;
 
   constructor(path: string, options: StoreOptions) {
     this.path = resolve(path);
     const core = (this.#core = new LedgerCore(this.path, options));
     this.statePaths = statePaths(this.path);
+    this.stateKeys = options.stateKeys ?? {};
     const transaction = <T>(body: () => T): T => core.transaction(body);
     // No statement is prepared here: each part prepares its own on first use.
     this.claims = new CompensationClaims(core.db);

@@ -119,7 +119,7 @@ describe('long-term memory in workflows', function () {
 
   it('a corrupt stored vector and a vector of other dimensions fail the search closed, with their codes', () => {
     seed();
-    rw((db) => db.prepare(`UPDATE long_term_memory SET embedding = x'00010203' WHERE memory_key = 'gamma'`).run());
+    rw((db) => db.prepare(`UPDATE long_term_memory SET embedding = 'AAECAw==' WHERE memory_key = 'gamma'`).run());
     const corrupt = errorDocument(searchRun({ query: 'dog', mode: 'vector' }), 5);
     expect(corrupt.diagnostics[0]).to.include({ code: 'AGENTCTL_E_MEMORY_VECTOR_CORRUPT', taskId: 'search' });
     // A text search reads no vector: the corrupt one does not stop it.

@@ -72,7 +72,7 @@ describe('memory commands', function () {
   it('reindex embeds a namespace again, repairing a corrupt vector', () => {
     outcome(memory('put', 'notes', 'a', 'the dog sleeps', ...JSON_OUT), 0);
     const db = new Database(ws.db);
-    db.prepare(`UPDATE long_term_memory SET embedding = x'01'`).run();
+    db.prepare(`UPDATE long_term_memory SET embedding = 'AQ=='`).run();
     db.close();
     expect(errorDocument(memory('search', 'notes', 'dog', '--mode', 'vector', ...JSON_OUT), 5).diagnostics[0].code).to.equal('AGENTCTL_E_MEMORY_VECTOR_CORRUPT');
     const reindex = outcome(memory('reindex', 'notes', ...JSON_OUT), 0);

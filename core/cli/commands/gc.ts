@@ -36,8 +36,8 @@ function cutoff(days: unknown): Date {
 }
 
 /** Removes the long-term memory entries of the state database that have expired; returns how many. */
-function removeExpiredMemory(path: string): number {
-  const memory = SqliteMemoryStore.open({ databasePath: path, create: false });
+function removeExpiredMemory(store: Store): number {
+  const memory = SqliteMemoryStore.open({ databasePath: store.path, create: false, stateKeys: store.stateKeys });
   try {
     return memory.removeExpired(new Date().toISOString());
   } finally {
@@ -94,7 +94,7 @@ export const gcCommand: CommandModule<GlobalArgs, GcArgs> = {
       const runs = store.maintenance.collectRuns(before.toISOString());
       const blobs = await collectBlobs(store, before, false);
       // Expired long-term memory goes whatever --older-than-days says: an expired entry is never read again.
-      const memoryRemoved = removeExpiredMemory(store.path);
+      const memoryRemoved = removeExpiredMemory(store);
       const data = { removed: runs.removed.length + memoryRemoved, before: before.toISOString(), runsRemoved: runs.removed, memoryRemoved, runsKept: runs.kept, artifactsRemoved: blobs.removed, reclaimedBytes: blobs.reclaimedBytes };
       emit(output, 'GarbageCollection', data, () =>
         [`removed ${runs.removed.length} run(s), ${memoryRemoved} expired memory entr${memoryRemoved === 1 ? 'y' : 'ies'} and ${blobs.removed.length} artifact blob(s) (${blobs.reclaimedBytes} bytes)`, ...(runs.kept.length ? [`kept ${runs.kept.length} old run(s) a kept run refers to`] : [])].join('\n'),

@@ -68,8 +68,8 @@ function namespaceEmbedder(store: SqliteMemoryStore, namespace: string, now: str
   return localHashEmbedder(found?.dimensions ?? DEFAULT_LONG_TERM_MEMORY.embedding.dimensions);
 }
 
-async function withMemory<T>(db: string | undefined, options: { create: boolean; readonly: boolean }, body: (store: SqliteMemoryStore) => Promise<T>): Promise<T> {
-  const store = SqliteMemoryStore.open({ databasePath: databasePath(db), create: options.create }, options.readonly);
+async function withMemory<T>(argv: NamespaceArgs, options: { create: boolean; readonly: boolean }, body: (store: SqliteMemoryStore) => Promise<T>): Promise<T> {
+  const store = SqliteMemoryStore.open({ databasePath: databasePath(argv.db), create: options.create, ...(argv.stateKeys ? { stateKeys: argv.stateKeys } : {}) }, options.readonly);
   try {
     return await body(store);
   } finally {
@@ -89,7 +89,7 @@ const get: CommandModule<GlobalArgs, KeyArgs> = {
   handler: handler<KeyArgs>(async (argv, output) => {
     checkName('namespace', argv.namespace);
     checkName('key', argv.key);
-    return withMemory(argv.db, { create: false, readonly: true }, async (store) => {
+    return withMemory(argv, { create: false, readonly: true }, async (store) => {
       const record = store.get(argv.namespace, argv.key, new Date().toISOString());
       const data = record ? { found: true, ...recordDocument(record) } : { found: false, namespace: argv.namespace, key: argv.key, value: null };
       emit(output, 'MemoryEntry', data, () => (record ? neutralize(JSON.stringify(entryValue(record.entry))) : `no entry ${neutralize(argv.namespace)}/${neutralize(argv.key)}`));
@@ -117,7 +117,7 @@ const put: CommandModule<GlobalArgs, PutArgs> = {
     checkName('key', argv.key);
     const entry = entryFromValue(jsonOrText(argv.value), argv.text, metadataOption(argv.metadata));
     checkEntry(entry);
-    return withMemory(argv.db, { create: true, readonly: false }, async (store) => {
+    return withMemory(argv, { create: true, readonly: false }, async (store) => {
       const now = new Date();
       const embedder = namespaceEmbedder(store, argv.namespace, now.toISOString());
       const text = searchableText(entry);
@@ -144,7 +144,7 @@ const search: CommandModule<GlobalArgs, SearchArgs> = {
   handler: handler<SearchArgs>(async (argv, output) => {
     const query = { namespace: argv.namespace, text: argv.query, mode: argv.mode, limit: argv.limit, filters: filterOptions(argv.filter) };
     checkQuery(query);
-    return withMemory(argv.db, { create: false, readonly: true }, async (store) => {
+    return withMemory(argv, { create: false, readonly: true }, async (store) => {
       const now = new Date().toISOString();
       const embedder = query.mode === 'text' ? undefined : namespaceEmbedder(store, argv.namespace, now);
       const vector = embedder ? { identity: embedder.identity, values: (await embedder.embed([query.text]))[0]! } : null;
@@ -163,7 +163,7 @@ const reindex: CommandModule<GlobalArgs, NamespaceArgs> = {
   builder: (yargs) => yargs.positional('namespace', namespacePositional).option('db', dbOption()) as never,
   handler: handler<NamespaceArgs>(async (argv, output) => {
     checkName('namespace', argv.namespace);
-    return withMemory(argv.db, { create: false, readonly: false }, async (store) => {
+    return withMemory(argv, { create: false, readonly: false }, async (store) => {
       const now = new Date().toISOString();
       const embedder = namespaceEmbedder(store, argv.namespace, now);
       const reindexed = await store.reindex(argv.namespace, embedder, now);
