@@ -15,6 +15,7 @@ import { boundedSignal } from './deadline.js';
 import { causeOf, isDeadlineFailure, parseInput, type AttemptDispatch } from './action-dispatch.js';
 import { attemptBodyContext, bodyOf, pureBodyContext } from './task-body.js';
 import { DEFAULT_LONG_TERM_MEMORY, longTermMemoryService } from '../memory/service.js';
+import { memoryProvider } from './memory-embedding.js';
 import { continuingEffectRunner, type ContinuingEffect } from './continue-effect.js';
 
 export interface TaskRequest {
@@ -208,7 +209,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     interception: host.interception,
   });
   // The workflow's long-term memory store is opened on first use and closed when the attempt ends.
-  const memory = longTermMemoryService((name) => host.memoryStore(name), plan.longTermMemory ?? DEFAULT_LONG_TERM_MEMORY, request.store.path, request.vault.redactor.redactValue);
+  const provider = memoryProvider(host, plan, request.vault.forTask(), request.vault.network, signal, timeoutSeconds * 1000);
+  const memory = longTermMemoryService((name) => host.memoryStore(name), plan.longTermMemory ?? DEFAULT_LONG_TERM_MEMORY, request.store.path, { redact: request.vault.redactor.redactValue, ...(provider ? { provider } : {}) });
   // Every action dispatched in this attempt — the task's own, or one a model runs through a tool — shares these.
   const shared: AttemptDispatch = {
     host,
