@@ -140,6 +140,39 @@ describe('long-term memory embeddings through a provider entry', function () {
     expect(diagnosticWithCode(other, 'AGENTCTL_E_MEMORY_VECTOR_MISMATCH').message).to.contain('text-embedding-3-large');
   });
 
+  it('memory reindex --workflow moves a local_hash namespace to the provider model, checked first like a run', async () => {
+    outcome(await run('local.yaml', document([write('a', 'alpha', 'invoices are sent monthly'), write('b', 'beta', 'the dog sleeps all day')], { embedding: { provider: 'local_hash', dimensions: 16 }, outputs: {} })), 0);
+    const file = ws.write('target.yaml', document([search('x')]));
+    // Without the credential nothing is re-embedded.
+    const missing = errorDocument(await cli(['memory', 'reindex', 'notes', '--workflow', file], {}), 6);
+    expect(missing.diagnostics[0].code).to.equal('AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING');
+    expect(rows(ws.db, `SELECT DISTINCT embedding_provider AS provider FROM long_term_memory`)).to.deep.equal([{ provider: 'local_hash' }]);
+
+    const reindexed = outcome(await cli(['memory', 'reindex', 'notes', '--workflow', file]), 0);
+    expect(reindexed.kind).to.equal('MemoryReindex');
+    expect(reindexed.data).to.deep.include({ namespace: 'notes', reindexed: 2, embedding: { provider: 'emb', model: MODEL, dimensions: 16 } });
+    expect((server.requests[0] as any).body.input).to.deep.equal(['invoices are sent monthly', 'the dog sleeps all day']);
+    const found = outcome(await run('search.yaml', document([search('sleeps dog')])), 0);
+    expect(keysOf(found)[0]).to.equal('beta');
+    assertNoCanary(canary, ws.dir, ...outputs);
+  });
+
+  it('doctor checks the credential of the entry long-term memory embeds through', async () => {
+    const text = ws.write('wf.yaml', document([write('a', 'alpha', 'invoices')], { outputs: {} }));
+    const doctor = async (env: NodeJS.ProcessEnv, code: number) => {
+      const result = await runCliAsync(['doctor', text, ...JSON_OUT], { cwd: ws.dir, env: baseEnv(env) });
+      outputs.push(result.stdout, result.stderr);
+      return outcome(result, code).data;
+    };
+    const absent = await doctor({}, 6);
+    expect(absent.ready).to.equal(false);
+    expect((absent.checks as any[]).find((item) => item.check === 'provider:emb')).to.include({ available: false });
+    const present = await doctor({ OPENAI_API_KEY: canary }, 0);
+    expect((present.checks as any[]).find((item) => item.check === 'provider:emb')).to.include({ available: true });
+    expect(server.requests).to.have.length(0);
+    assertNoCanary(canary, ws.dir, ...outputs);
+  });
+
   it('the fake kind embeds deterministically without a credential or network', async () => {
     const providers = { emb: { kind: 'fake' } };
     const embedding = { provider: 'emb', model: 'fake-embed', dimensions: 32 };
