@@ -3,7 +3,7 @@
 // text, each of exactly the dimensions asked for, every number finite. Vectors are scaled to unit length, as the
 // cosine of search expects. The identity is the entry's name, the model and the dimensions, so a vector from another
 // entry, model or size is never compared with this one's.
-import { EffectFailure, type EmbeddingCallContext, type MemoryEmbedder, type ModelProvider } from '@agentctl/sdk';
+import { EffectFailure, isEffectFailure, type EmbeddingCallContext, type MemoryEmbedder, type ModelProvider } from '@agentctl/sdk';
 import { checkDimensions } from './local-hash.js';
 
 /** Texts sent in one request at most; more are sent in several, in order. */
@@ -41,6 +41,24 @@ export function checkedVectors(entry: string, vectors: unknown, count: number, d
   });
 }
 
+/**
+ * An embedding changes nothing at the provider, and nothing is stored before its answer: a request that got no answer
+ * (a timeout, a lost connection) is a definite failure of the write or search, never an effect in doubt.
+ */
+async function definite<T>(entry: string, signal: AbortSignal | undefined, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    // A deadline (a TimeoutError reason) cut the request: the task's timeout, not a cancellation by the operator.
+    const reason: unknown = signal?.aborted ? signal.reason : undefined;
+    if (reason instanceof Error && reason.name === 'TimeoutError') {
+      throw new EffectFailure('failed', 'AGENTCTL_E_TASK_TIMEOUT', `the embedding request of provider ${entry} got no answer within the ${reason.message}; nothing was stored`, { cause: error });
+    }
+    if (isEffectFailure(error) && error.outcome === 'uncertain') throw new EffectFailure('failed', error.code, error.message, { cause: error, ...(error.details ? { details: error.details } : {}) });
+    throw error;
+  }
+}
+
 /** The embedder of provider entry `entry`. Nothing is sent until `embed` is called. */
 export function providerEmbedder(entry: string, embedding: ProviderEmbedding): MemoryEmbedder {
   const { kind, model, dimensions } = embedding;
@@ -52,7 +70,7 @@ export function providerEmbedder(entry: string, embedding: ProviderEmbedding): M
       const vectors: Float32Array[] = [];
       for (let first = 0; first < texts.length; first += EMBEDDING_BATCH) {
         const batch = texts.slice(first, first + EMBEDDING_BATCH);
-        const answer = await kind.embed({ model, texts: batch, dimensions }, embedding.context(signal));
+        const answer = await definite(entry, signal, () => kind.embed!({ model, texts: batch, dimensions }, embedding.context(signal)));
         vectors.push(...checkedVectors(entry, answer?.vectors, batch.length, dimensions, first));
       }
       return vectors;

@@ -107,6 +107,15 @@ describe('long-term memory embeddings through a provider entry', function () {
     assertNoCanary(canary, ws.dir, ...outputs);
   });
 
+  it('an embedding request that gets no answer fails the write definitely at the task deadline, nothing in doubt', async () => {
+    server.enqueue({ hang: true });
+    const task = { ...write('a', 'alpha', 'invoices are sent monthly'), timeoutSeconds: 2 };
+    const failed = errorDocument(await run('hang.yaml', document([task], { outputs: {} })), 4);
+    expect(diagnosticWithCode(failed, 'AGENTCTL_E_TASK_TIMEOUT').message).to.contain('provider emb').and.contain('deadline of 2s');
+    expect(rows(ws.db, 'SELECT state FROM effects')).to.deep.equal([{ state: 'failed' }]);
+    expect(rows(ws.db, 'SELECT COUNT(*) AS n FROM long_term_memory')).to.deep.equal([{ n: 0 }]);
+  });
+
   it('preflight needs the credential and an endpoint the network policy allows, before any run exists', async () => {
     const text = document([write('a', 'alpha', 'invoices')], { outputs: {} });
     const missing = errorDocument(await run('wf.yaml', text, {}), 6);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { startScriptedServer, type RecordedRequest, type Rendered, type ScriptedServer } from './scripted-server.js';
 
 /** One scripted reply: vectors as given (numbers or raw JSON text of each), an error status, or a raw body. */
-export type EmbeddingReply = { readonly vectors: readonly string[] } | { readonly error: number; readonly type?: string; readonly code?: string } | { readonly raw: string; readonly status?: number };
+export type EmbeddingReply = { readonly vectors: readonly string[] } | { readonly hang: true } | { readonly error: number; readonly type?: string; readonly code?: string } | { readonly raw: string; readonly status?: number };
 
 export type EmbeddingsServer = ScriptedServer<EmbeddingReply>;
 
@@ -25,6 +25,7 @@ function render(reply: EmbeddingReply | undefined, request: RecordedRequest): Re
   const input = Array.isArray(body.input) ? body.input : [];
   const usage = { prompt_tokens: input.length * 3, total_tokens: input.length * 3 };
   if (reply && 'error' in reply) return { status: reply.error, body: JSON.stringify({ error: { message: 'scripted error', type: reply.type ?? 'invalid_request_error', code: reply.code ?? null, param: null } }) };
+  if (reply && 'hang' in reply) return 'hang';
   if (reply && 'raw' in reply) return { status: reply.status ?? 200, body: reply.raw };
   // Each vector is written as JSON text, so a test can send what JSON.stringify cannot (1e999).
   const vectors = reply ? reply.vectors : input.map((text) => JSON.stringify(serverVector(text, body.dimensions ?? 1536)));
