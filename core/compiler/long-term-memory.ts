@@ -36,7 +36,9 @@ function checkProviderEmbedding(host: Host, envelope: Envelope, embedding: { pro
   const kind = host.provider(entry.kind);
   // An unregistered kind is already reported at spec.providers; only a kind that cannot embed is reported here.
   if (kind && !kind.embed) {
-    report('AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED', [...path, 'provider'], `long-term memory embedding through provider entry ${embedding.provider}: provider kind ${entry.kind} does not compute embeddings`, 'name an entry of a kind that embeds (openai, fake), or use embedding: { provider: local_hash }');
+    const embedders = host.providers().filter((name) => host.provider(name)?.embed !== undefined);
+    const kinds = embedders.length > 0 ? `a kind that does (${embedders.join(', ')})` : 'a kind that does';
+    report('AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED', [...path, 'provider'], `long-term memory embedding through provider entry ${embedding.provider}: provider kind ${entry.kind} does not compute embeddings`, `name an entry of ${kinds}, or use embedding: { provider: local_hash }`);
   }
   if (embedding.model === undefined) {
     report('AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED', [...path, 'model'], `long-term memory embedding through provider entry ${embedding.provider} names no model`, 'set embedding.model to the embedding model, e.g. text-embedding-3-small');

@@ -206,6 +206,8 @@ describe('long-term memory embeddings through a provider entry', function () {
     const item = diagnosticWithCode(anthropic, 'AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED');
     expect(item.path).to.equal('spec.memory.longTerm.embedding.provider');
     expect(item.message).to.contain('anthropic');
+    // The help names the registered kinds that do embed.
+    expect(item.help).to.contain('fake').and.contain('openai');
     diagnosticWithCode(await checkError(document([search('x')], { embedding: { provider: 'nowhere', model: MODEL } })), 'AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED');
     const noModel = diagnosticWithCode(await checkError(document([search('x')], { embedding: { provider: 'emb' } })), 'AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED');
     expect(noModel.path).to.equal('spec.memory.longTerm.embedding.model');
