@@ -85,6 +85,15 @@ describe('long-term memory embeddings through a provider entry', function () {
     assertNoCanary(canary, ws.dir, ...outputs);
   });
 
+  it('the embeddings URL is the sibling of a /responses endpoint, an /embeddings endpoint as written, or a base URL with /embeddings added', async () => {
+    const origin = new URL(server.url).origin;
+    for (const endpoint of [`${origin}/v1/embeddings`, `${origin}/proxy/v1/`]) {
+      const providers = { emb: { kind: 'openai', endpoint } };
+      outcome(await run('wf.yaml', document([write('a', 'alpha', 'invoices')], { providers, outputs: {} })), 0);
+    }
+    expect(server.requests.map((request) => request.path)).to.deep.equal(['/v1/embeddings', '/proxy/v1/embeddings']);
+  });
+
   const failing = async (reply: Parameters<EmbeddingsServer['enqueue']>[0], code: string) => {
     server.enqueue(reply);
     const failed = errorDocument(await run('fail.yaml', document([write('a', 'alpha', 'invoices are sent monthly')], { outputs: {} })), 6);
