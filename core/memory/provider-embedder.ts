@@ -1,8 +1,8 @@
 // Embeddings through a `spec.providers` entry: the entry's kind embeds the texts (under the workflow's network policy,
 // with the entry's credential), and every answer is checked here before a vector reaches a store: one vector per
 // text, each of exactly the dimensions asked for, every number finite. Vectors are scaled to unit length, as the
-// cosine of search expects. The identity is the entry's name, the model and the dimensions, so a vector from another
-// entry, model or size is never compared with this one's.
+// cosine of search expects. The identity is `KIND:ENTRY`, the model and the dimensions, so a vector from another kind,
+// entry, model or size is never compared with this one's (an entry that changes kind keeps its name, not its vectors).
 import { EffectFailure, isEffectFailure, type EmbeddingCallContext, type MemoryEmbedder, type ModelProvider } from '@agentctl/sdk';
 import { checkDimensions } from './local-hash.js';
 
@@ -59,12 +59,15 @@ async function definite<T>(entry: string, signal: AbortSignal | undefined, reque
   }
 }
 
+/** The `provider` of the identity of the vectors entry `entry` of kind `kind` makes: `KIND:ENTRY`. */
+export const providerIdentity = (kind: string, entry: string): string => `${kind}:${entry}`;
+
 /** The embedder of provider entry `entry`. Nothing is sent until `embed` is called. */
 export function providerEmbedder(entry: string, embedding: ProviderEmbedding): MemoryEmbedder {
   const { kind, model, dimensions } = embedding;
   checkDimensions(dimensions);
   return Object.freeze({
-    identity: Object.freeze({ provider: entry, model, dimensions }),
+    identity: Object.freeze({ provider: providerIdentity(kind.kind, entry), model, dimensions }),
     async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
       if (!kind.embed) throw new EffectFailure('failed', 'AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED', `provider kind ${kind.kind} does not compute embeddings`);
       const vectors: Float32Array[] = [];

@@ -3,7 +3,7 @@
 import { AgentctlError, type CompiledLongTermMemory, type LongTermMemoryService, type MemoryEmbedder, type MemoryEntry, type MemoryQuery, type MemoryStore, type MemoryStoreProvider } from '@agentctl/sdk';
 import { checkEntry, checkName, checkQuery, searchableText } from './entry.js';
 import { localHashEmbedder } from './local-hash.js';
-import { providerEmbedder, type ProviderEmbedding } from './provider-embedder.js';
+import { providerEmbedder, providerIdentity, type ProviderEmbedding } from './provider-embedder.js';
 
 const DAY_MS = 86_400_000;
 
@@ -65,7 +65,8 @@ export function longTermMemoryService(lookup: (provider: string) => MemoryStoreP
     provider: settings.provider,
     namespace,
     retentionDays: settings.retentionDays,
-    embedding: settings.embedding,
+    // The identity its vectors get (for a provider entry, `KIND:ENTRY`), which a search compares and records.
+    embedding: options.provider && settings.embedding.provider !== 'local_hash' ? { ...settings.embedding, provider: providerIdentity(options.provider.kind.kind, settings.embedding.provider) } : settings.embedding,
     async write(key: string, given: MemoryEntry, signal?: AbortSignal) {
       checkName('namespace', namespace);
       checkName('key', key);

@@ -67,8 +67,8 @@ describe('long-term memory embeddings through a provider entry', function () {
     expect(first.body).to.deep.equal({ model: MODEL, input: ['invoices are sent monthly'], dimensions: 16, encoding_format: 'float' });
     // Each stored vector carries the identity that made it: the entry, the model, the dimensions.
     expect(rows(ws.db, `SELECT memory_key, embedding_provider, embedding_model, embedding_dimensions, length(embedding) AS bytes FROM long_term_memory ORDER BY memory_key`)).to.deep.equal([
-      { memory_key: 'alpha', embedding_provider: 'emb', embedding_model: MODEL, embedding_dimensions: 16, bytes: 64 },
-      { memory_key: 'beta', embedding_provider: 'emb', embedding_model: MODEL, embedding_dimensions: 16, bytes: 64 },
+      { memory_key: 'alpha', embedding_provider: 'openai:emb', embedding_model: MODEL, embedding_dimensions: 16, bytes: 64 },
+      { memory_key: 'beta', embedding_provider: 'openai:emb', embedding_model: MODEL, embedding_dimensions: 16, bytes: 64 },
     ]);
 
     const vector = outcome(await run('vector.yaml', document([search('monthly invoices')])), 0);
@@ -147,15 +147,18 @@ describe('long-term memory embeddings through a provider entry', function () {
     assertNoCanary(canary, ws.dir, ...outputs);
   });
 
-  it('a namespace written with local_hash fails closed when searched with a provider model, and the reverse', async () => {
+  it('a namespace written with local_hash fails closed when searched with a provider model, and so does another model or kind', async () => {
     outcome(await run('local.yaml', document([write('a', 'alpha', 'invoices are sent monthly')], { embedding: { provider: 'local_hash', dimensions: 16 }, outputs: {} })), 0);
     const mismatch = errorDocument(await run('search.yaml', document([search('invoices')])), 5);
     const found = diagnosticWithCode(mismatch, 'AGENTCTL_E_MEMORY_VECTOR_MISMATCH');
-    expect(found.message).to.contain('local_hash').and.contain(`emb/${MODEL}`);
+    expect(found.message).to.contain('local_hash').and.contain(`openai:emb/${MODEL}`);
     // Same entry and dimensions, another model: never compared either.
     outcome(await run('model.yaml', document([write('b', 'beta', 'the dog sleeps')], { outputs: {} })), 0);
     const other = errorDocument(await run('other.yaml', document([search('dog')], { embedding: { provider: 'emb', model: 'text-embedding-3-large', dimensions: 16 } })), 5);
     expect(diagnosticWithCode(other, 'AGENTCTL_E_MEMORY_VECTOR_MISMATCH').message).to.contain('text-embedding-3-large');
+    // Same entry name, model and dimensions, another kind: the fake's vectors are not OpenAI's.
+    const fake = errorDocument(await run('fake.yaml', document([search('dog')], { providers: { emb: { kind: 'fake' } } }), {}), 5);
+    expect(diagnosticWithCode(fake, 'AGENTCTL_E_MEMORY_VECTOR_MISMATCH').message).to.contain(`fake:emb/${MODEL}`);
   });
 
   it('memory reindex --workflow moves a local_hash namespace to the provider model, checked first like a run', async () => {
@@ -168,7 +171,7 @@ describe('long-term memory embeddings through a provider entry', function () {
 
     const reindexed = outcome(await cli(['memory', 'reindex', 'notes', '--workflow', file]), 0);
     expect(reindexed.kind).to.equal('MemoryReindex');
-    expect(reindexed.data).to.deep.include({ namespace: 'notes', reindexed: 2, embedding: { provider: 'emb', model: MODEL, dimensions: 16 } });
+    expect(reindexed.data).to.deep.include({ namespace: 'notes', reindexed: 2, embedding: { provider: 'openai:emb', model: MODEL, dimensions: 16 } });
     expect((server.requests[0] as any).body.input).to.deep.equal(['invoices are sent monthly', 'the dog sleeps all day']);
     const found = outcome(await run('search.yaml', document([search('sleeps dog')])), 0);
     expect(keysOf(found)[0]).to.equal('beta');
@@ -199,8 +202,8 @@ describe('long-term memory embeddings through a provider entry', function () {
     const vectors = () => rows(ws.db, 'SELECT memory_key, hex(embedding) AS vector, embedding_provider, embedding_model FROM long_term_memory ORDER BY memory_key');
     const first = vectors();
     expect(first.map((row) => [row.memory_key, row.embedding_provider, row.embedding_model])).to.deep.equal([
-      ['alpha', 'emb', 'fake-embed'],
-      ['beta', 'emb', 'fake-embed'],
+      ['alpha', 'fake:emb', 'fake-embed'],
+      ['beta', 'fake:emb', 'fake-embed'],
     ]);
     outcome(await run('again.yaml', seeded, {}), 0);
     expect(vectors()).to.deep.equal(first);
