@@ -265,7 +265,7 @@ export const ERROR_CODES = define({
 
   // Long-term memory
   AGENTCTL_E_MEMORY_PROVIDER_UNKNOWN: { exitCode: EXIT.usage, summary: 'spec.memory.longTerm names a memory store no plugin registers.', help: 'use provider: sqlite, or load the pack that registers the store' },
-  AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED: { exitCode: EXIT.usage, summary: 'spec.memory.longTerm asks for an embedding this version cannot compute.', help: 'use embedding: { provider: local_hash, dimensions: 8..4096 }' },
+  AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED: { exitCode: EXIT.usage, summary: 'spec.memory.longTerm asks for an embedding no registered provider kind computes, or names a provider entry without a model.', help: 'name a spec.providers entry whose kind computes embeddings, with embedding.model, or use embedding: { provider: local_hash }' },
   AGENTCTL_E_MEMORY_INVALID: { exitCode: EXIT.usage, summary: 'A long-term memory entry or search breaks the contract: an empty namespace, key, text or metadata key, an entry over 1 MiB, a query over 64 KiB, a limit outside 1..100, dimensions outside 8..4096.', help: 'fix the entry or the search as the message says' },
   AGENTCTL_E_MEMORY_VECTOR_CORRUPT: { exitCode: EXIT.persistence, summary: 'A stored long-term memory vector is not the float32 values its dimensions say.', help: 'run `agentctl memory reindex NAMESPACE` to embed the namespace again' },
   AGENTCTL_E_MEMORY_VECTOR_MISMATCH: { exitCode: EXIT.persistence, summary: 'A stored long-term memory vector was made by another embedding (provider, model or dimensions) than the search.', help: 'search with the embedding the namespace was written with (spec.memory.longTerm.embedding), or write its entries again with this one' },

@@ -69,6 +69,10 @@ export {
 } from './network.js';
 export type {
   ContentBlock,
+  EmbeddingCallContext,
+  EmbeddingRequest,
+  EmbeddingResponse,
+  EmbeddingUsage,
   FinishReason,
   ModelMessage,
   ModelProvider,

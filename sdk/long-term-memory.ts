@@ -35,7 +35,10 @@ export interface MemoryEntry {
 /** How a search ranks: by shared words, by embedding similarity, or both. */
 export type MemorySearchMode = 'text' | 'vector' | 'hybrid';
 
-/** Which embedding made a vector: its provider (`local_hash`, or a `spec.providers` entry), model and dimensions. */
+/**
+ * Which embedding made a vector: its provider (`local_hash`, or `KIND:ENTRY` for a `spec.providers` entry, e.g.
+ * `openai:main`), model and dimensions. Vectors are compared only when all three are equal.
+ */
 export interface MemoryEmbeddingIdentity {
   readonly provider: string;
   readonly model: string | null;

@@ -4,7 +4,7 @@
 import { EffectFailure, errorMessage, isAgentctlError } from './errors.js';
 import { JsonDepthError, parseJsonAnswer } from './json.js';
 import { isNetworkFailure } from './network.js';
-import type { ProviderCallContext } from './provider.js';
+import type { EmbeddingCallContext } from './provider.js';
 import type { z } from 'zod';
 
 /** Error identifiers (`invalid_request_error`, `INVALID_ARGUMENT`) are short tokens; anything else is not repeated. */
@@ -30,7 +30,7 @@ export interface ProviderExchange {
  * (AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING). Every failure is an EffectFailure, as `providerStatusFailure` and
  * `providerNetworkFailure` say.
  */
-export async function postProviderJson(context: ProviderCallContext, exchange: ProviderExchange): Promise<Buffer> {
+export async function postProviderJson(context: EmbeddingCallContext, exchange: ProviderExchange): Promise<Buffer> {
   if (context.credential === undefined) {
     throw new EffectFailure('failed', 'AGENTCTL_E_PROVIDER_CREDENTIAL_MISSING', `provider ${context.provider.name} (${exchange.kind}) has no credential; nothing was sent`);
   }

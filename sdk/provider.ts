@@ -147,6 +147,31 @@ export interface ProviderProgress {
   readonly providerSequence?: number;
 }
 
+/** One embedding request: every text of `texts`, embedded by `model` into vectors of `dimensions` numbers. */
+export interface EmbeddingRequest {
+  readonly model: string;
+  readonly texts: readonly string[];
+  /** The vector length asked for (sent to the API when it takes one); every returned vector must have it. */
+  readonly dimensions: number;
+}
+
+/** Tokens an embedding request used, as the provider reported them. */
+export interface EmbeddingUsage {
+  readonly inputTokens: number;
+  readonly totalTokens: number;
+}
+
+/** The vectors of an embedding request, one per text in order, and what it cost. */
+export interface EmbeddingResponse {
+  readonly vectors: readonly (readonly number[])[];
+  readonly usage: EmbeddingUsage;
+  /** The model that answered, when the provider says. */
+  readonly model?: string;
+}
+
+/** What one embedding call may use: a model call's context without the agent's turn bookkeeping. */
+export type EmbeddingCallContext = Pick<ProviderCallContext, 'provider' | 'credential' | 'headers' | 'network' | 'signal' | 'timeoutMs'>;
+
 /**
  * A model provider kind (`fake`, `openai`, ...). `call` throws an EffectFailure: `failed` with
  * AGENTCTL_E_PROVIDER_UNAVAILABLE for a definite retryable answer (429, 5xx), `failed` with
@@ -166,4 +191,12 @@ export interface ModelProvider {
   /** The URLs a call will reach, so the host can apply the network policy before any run exists. */
   urls?(provider: ProviderSettings): readonly string[];
   call(request: ModelRequest, context: ProviderCallContext): Promise<ModelResponse>;
+  /**
+   * Embeddings, for long-term memory that names this provider entry: absent, the kind cannot embed and `check`
+   * refuses such a workflow. Failures are EffectFailures as for `call`; the host checks the vectors it gets back
+   * (their count, length and finite numbers) whatever the provider checked.
+   */
+  embed?(request: EmbeddingRequest, context: EmbeddingCallContext): Promise<EmbeddingResponse>;
+  /** The URLs `embed` will reach, so the host can apply the network policy before any run exists. */
+  embeddingUrls?(provider: ProviderSettings): readonly string[];
 }

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { definePlugin, EffectFailure, type ContentBlock, type JsonObject, type ModelProvider, type ProviderCallContext, type ModelRequest, type ModelResponse, type TextBlock, type ToolCallBlock } from '@agentctl/sdk';
 import { fakeUsage } from './usage.js';
+import { embedFake } from './embeddings.js';
 
 const toolCall = z.strictObject({
   tool: z.string().min(1).optional().describe("The tool's name; default: the agent's first tool."),
@@ -111,7 +112,7 @@ async function streamText(blocks: readonly ContentBlock[], progress: NonNullable
 
 export const fakeProvider: ModelProvider = {
   kind: 'fake',
-  description: 'Deterministic in-process provider: no network, no credential.',
+  description: 'Deterministic in-process provider: no network, no credential; deterministic lexical embeddings.',
   capabilities: { tools: true, structuredOutput: true, reasoning: false, streaming: true },
   optionsSchema: fakeOptionsSchema as unknown as z.ZodType<JsonObject>,
   async call(request, context): Promise<ModelResponse> {
@@ -140,6 +141,8 @@ export const fakeProvider: ModelProvider = {
     const truncated = !calls && usage.outputTokens > request.maxOutputTokens;
     return { content: result, finishReason: calls ? 'tool_calls' : truncated ? 'max_tokens' : 'complete', usage, responseId, model: request.model };
   },
+  embed: embedFake,
+  embeddingUrls: () => [],
 };
 
 export default definePlugin({

@@ -85,4 +85,17 @@ describe('fake provider', () => {
     const second = await fakeProvider.call(request(options, 0), context(2));
     expect((second.content[0] as ToolCallBlock).input).to.deep.equal({ path: 'note.txt' });
   });
+
+  it('embeds deterministically, offline: the same text and model give the same vector, shared words similar ones, another model another', async () => {
+    const embed = (model: string, texts: string[]) => fakeProvider.embed!({ model, texts, dimensions: 256 }, context(1));
+    const first = await embed('m', ['Invoices are sent monthly', 'invoices SENT', 'the dog sleeps']);
+    expect(first.vectors).to.have.length(3);
+    expect(first.vectors.every((vector) => vector.length === 256 && vector.every(Number.isFinite))).to.equal(true);
+    expect((await embed('m', ['Invoices are sent monthly'])).vectors[0]).to.deep.equal(first.vectors[0]);
+    const dot = (left: readonly number[], right: readonly number[]) => left.reduce((sum, value, index) => sum + value * right[index]!, 0);
+    expect(dot(first.vectors[0]!, first.vectors[1]!)).to.be.greaterThan(dot(first.vectors[0]!, first.vectors[2]!));
+    expect((await embed('other', ['Invoices are sent monthly'])).vectors[0]).to.not.deep.equal(first.vectors[0]);
+    expect(first.usage.inputTokens).to.be.greaterThan(0);
+    expect(tester.network.requests).to.have.length(0);
+  });
 });

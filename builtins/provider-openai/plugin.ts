@@ -5,6 +5,7 @@ import { definePlugin, EffectFailure, postProviderJson, type ModelProvider, type
 import { openAiOptionsSchema, optionsSchema } from './options.js';
 import { requestBody } from './request.js';
 import { modelResponse } from './response.js';
+import { embeddingsUrl, embedOpenAi } from './embeddings.js';
 
 const DEFAULT_ENDPOINT = 'https://api.openai.com/v1/responses';
 /** The largest answer read; a longer one is AGENTCTL_E_PROVIDER_RESPONSE_INVALID. */
@@ -56,12 +57,14 @@ async function call(flavour: Flavour, request: ModelRequest, context: ProviderCa
 
 export const openAiProvider: ModelProvider = Object.freeze({
   kind: 'openai',
-  description: 'OpenAI Responses API (POST {endpoint}), the whole conversation sent every turn.',
+  description: 'OpenAI Responses API (POST {endpoint}), the whole conversation sent every turn; embeddings (POST .../v1/embeddings) for long-term memory.',
   capabilities: Object.freeze({ tools: true, structuredOutput: true, reasoning: true, streaming: true }),
   credentialVariable: 'OPENAI_API_KEY',
   optionsSchema,
   urls: (provider: ProviderSettings) => [responsesUrl(provider)],
   call: (request: ModelRequest, context: ProviderCallContext) => call(OPENAI, request, context),
+  embed: embedOpenAi,
+  embeddingUrls: (provider: ProviderSettings) => [embeddingsUrl(provider)],
 });
 
 export const azureOpenAiProvider: ModelProvider = Object.freeze({

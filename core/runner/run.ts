@@ -20,6 +20,7 @@ import type { RunRequest, RunResult } from './run-types.js';
 import { bodyOf, secretUsesOf } from './task-body.js';
 import { foldMemory, type MemoryDelta } from '../store/working-memory.js';
 import { snapshotFor } from './working-memory.js';
+import { embeddingSecrets, embeddingUrls } from './memory-embedding.js';
 
 export type { RunRequest, RunResult } from './run-types.js';
 
@@ -37,9 +38,12 @@ export async function preflightProblems(request: PreflightRequest, vault: Secret
   // The plugin-owned sections the executing tasks' kinds read (e.g. mcpServers): their secrets, then their URLs.
   const sectionNeeds = sectionUses(host, plan, executing);
   references.push(...sectionNeeds.secrets);
+  // Long-term memory that embeds through a provider entry needs that entry's credential and URLs, as an agent does.
+  const embedding = executing.length > 0 ? { secrets: embeddingSecrets(plan), urls: embeddingUrls(host, plan) } : { secrets: [], urls: [] };
+  references.push(...embedding.secrets);
   const resolveContext = { workspaceRoot, environment: request.environment, signal, policy: plan.policy };
   const problems: Diagnostic[] = (await vault.resolve(host, references, resolveContext)).map(asCredentialProblem);
-  problems.push(...(await networkProblems(host, plan, vault, executing, resolveContext, sectionNeeds.urls)));
+  problems.push(...(await networkProblems(host, plan, vault, executing, resolveContext, [...sectionNeeds.urls, ...embedding.urls])));
   const tasks = executing.map((task) => Object.freeze({ id: task.id, kind: task.kind, action: plan.actions[task.action]!.fields }));
   try {
     await host.hooks.preflight.promise(Object.freeze({ workflowName: plan.name, tasks, workspaceRoot, signal, process: host.process, report: (item: Diagnostic) => void problems.push(item) }));

@@ -15,6 +15,7 @@ import { boundedSignal } from './deadline.js';
 import { causeOf, isDeadlineFailure, parseInput, type AttemptDispatch } from './action-dispatch.js';
 import { attemptBodyContext, bodyOf, pureBodyContext } from './task-body.js';
 import { DEFAULT_LONG_TERM_MEMORY, longTermMemoryService } from '../memory/service.js';
+import { memoryProvider } from './memory-embedding.js';
 import { continuingEffectRunner, type ContinuingEffect } from './continue-effect.js';
 import { TaskMemory, type MemorySnapshot } from './working-memory.js';
 import { memoryPrefixOf } from '../compiler/memory.js';
@@ -220,7 +221,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     interception: host.interception,
   });
   // The workflow's long-term memory store is opened on first use and closed when the attempt ends.
-  const longTerm = longTermMemoryService((name) => host.memoryStore(name), plan.longTermMemory ?? DEFAULT_LONG_TERM_MEMORY, request.store, request.vault.redactor.redactValue);
+  const provider = memoryProvider(host, plan, request.vault.forTask(), request.vault.network, signal, timeoutSeconds * 1000);
+  const longTerm = longTermMemoryService((name) => host.memoryStore(name), plan.longTermMemory ?? DEFAULT_LONG_TERM_MEMORY, request.store, { redact: request.vault.redactor.redactValue, ...(provider ? { provider } : {}) });
   // Every action dispatched in this attempt — the task's own, or one a model runs through a tool — shares these.
   const shared: AttemptDispatch = {
     host,

@@ -226,7 +226,7 @@ describe('long-term memory in workflows', function () {
       return document;
     };
 
-    it('check refuses an unknown provider, dimensions outside 8..4096, retentionDays outside 1..36500 and an embedding it cannot compute', () => {
+    it('check refuses an unknown provider, dimensions outside 8..4096, retentionDays outside 1..36500 and an embedding no provider kind computes', () => {
       const read = [{ id: 'r', uses: 'action:read', with: { key: 'k' } }];
       const unknown = checkError(memoryWorkflow(read, {}, { provider: 'redis' }), 'AGENTCTL_E_MEMORY_PROVIDER_UNKNOWN');
       expect(unknown.diagnostics[0].path).to.equal('spec.memory.longTerm.provider');
@@ -234,7 +234,7 @@ describe('long-term memory in workflows', function () {
       checkError(memoryWorkflow(read, {}, { embedding: { dimensions: 4097 } }), 'AGENTCTL_E_SCHEMA');
       checkError(memoryWorkflow(read, {}, { retentionDays: 0 }), 'AGENTCTL_E_SCHEMA');
       checkError(memoryWorkflow(read, {}, { namespace: '' }), 'AGENTCTL_E_SCHEMA');
-      checkError(memoryWorkflow(read, { providers: { main: { kind: 'openai', apiKey: { env: 'OPENAI_API_KEY' } } } }, { embedding: { provider: 'main', model: 'text-embedding-3-small' } }), 'AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED');
+      checkError(memoryWorkflow(read, { providers: { main: { kind: 'anthropic' } } }, { embedding: { provider: 'main', model: 'text-embedding-3-small' } }), 'AGENTCTL_E_MEMORY_EMBEDDING_UNSUPPORTED');
       expect(outcome(cli('check', ws.write('edge.yaml', memoryWorkflow(read, {}, { retentionDays: 36_500, embedding: { dimensions: 4096 } })), ...JSON_OUT), 0).data.valid).to.equal(true);
     });
 

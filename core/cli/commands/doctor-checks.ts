@@ -8,6 +8,7 @@ import { errorMessage, isAgentctlError, type CompiledPlan, type JsonObject, type
 import type { Host } from '../../host.js';
 import type { TaskPolicyView } from '../../policy-preview.js';
 import { referenceForm } from '../../runner/secrets.js';
+import { embeddingEntry } from '../../runner/memory-embedding.js';
 
 export interface DoctorCheck {
   check: string;
@@ -55,7 +56,8 @@ export async function doctorChecks(context: DoctorContext, processes: readonly D
   const checks: DoctorCheck[] = [];
   const unverified: DoctorUnverified[] = [];
   const { host, plan } = context;
-  const used = new Set(Object.values(plan.agents ?? {}).map((agent) => agent.provider));
+  // Used: by an agent, or by long-term memory that embeds through the entry.
+  const used = new Set([...Object.values(plan.agents ?? {}).map((agent) => agent.provider), ...(embeddingEntry(plan) ? [embeddingEntry(plan)!.name] : [])]);
   for (const provider of Object.values(plan.providers ?? {})) {
     // A provider that needs no credential (the scripted fake) has nothing to check.
     if (!used.has(provider.name) || !provider.credential) continue;

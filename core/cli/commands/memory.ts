@@ -1,12 +1,15 @@
 // `memory get|put|search|reindex`: the long-term memory of the state database (the `sqlite` store), by namespace.
-// A command has no workflow: it embeds with `local_hash`, at the dimensions the namespace was written with.
+// A command has no workflow: it embeds with `local_hash`, at the dimensions the namespace was written with, except
+// `reindex --workflow FILE`, which re-embeds with that workflow's embedding.
 import type { CommandModule } from 'yargs';
 import { AgentctlError, MEMORY_LIMITS, type JsonValue, type MemoryEmbedder, type MemoryRecord, type MemorySearchMode } from '@agentctl/sdk';
 import { checkEntry, checkName, checkQuery, entryFromValue, entryValue, searchableText } from '../../memory/entry.js';
 import { localHashEmbedder } from '../../memory/local-hash.js';
 import { DEFAULT_LONG_TERM_MEMORY } from '../../memory/service.js';
 import { SqliteMemoryStore } from '../../memory/sqlite-store.js';
-import { handler, type GlobalArgs } from '../handler.js';
+import { handler, packOptions, type GlobalArgs } from '../handler.js';
+import type { Compose } from '../composition.js';
+import { workflowEmbedder } from '../memory-embedding.js';
 import { emit, neutralize } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
 
@@ -157,25 +160,35 @@ const search: CommandModule<GlobalArgs, SearchArgs> = {
   }),
 };
 
-const reindex: CommandModule<GlobalArgs, NamespaceArgs> = {
+interface ReindexArgs extends NamespaceArgs {
+  workflow?: string;
+}
+
+const reindex = (compose: Compose): CommandModule<GlobalArgs, ReindexArgs> => ({
   command: 'reindex <namespace>',
-  describe: "Embed every unexpired entry of the namespace again (local_hash, at the namespace's dimensions)",
-  builder: (yargs) => yargs.positional('namespace', namespacePositional).option('db', dbOption()) as never,
-  handler: handler<NamespaceArgs>(async (argv, output) => {
+  describe: "Embed every unexpired entry of the namespace again (local_hash at the namespace's dimensions, or a workflow's embedding)",
+  builder: (yargs) =>
+    yargs
+      .positional('namespace', namespacePositional)
+      .option('workflow', { type: 'string', describe: "re-embed with this workflow's spec.memory.longTerm.embedding (a provider entry's credential and network policy are checked first)" })
+      .option('db', dbOption()) as never,
+  handler: handler<ReindexArgs>(async (argv, output) => {
     checkName('namespace', argv.namespace);
+    const chosen = argv.workflow === undefined ? undefined : await workflowEmbedder(compose, argv.workflow, packOptions(argv), new AbortController().signal);
     return withMemory(argv, { create: false, readonly: false }, async (store) => {
       const now = new Date().toISOString();
-      const embedder = namespaceEmbedder(store, argv.namespace, now);
+      const embedder = chosen?.embedder ?? namespaceEmbedder(store, argv.namespace, now);
       const reindexed = await store.reindex(argv.namespace, embedder, now);
-      emit(output, 'MemoryReindex', { namespace: argv.namespace, reindexed, embedding: embedder.identity }, () => `re-embedded ${reindexed} entr${reindexed === 1 ? 'y' : 'ies'} of ${neutralize(argv.namespace)} (${embedder.identity.provider}, ${embedder.identity.dimensions} dimensions)`);
+      const { provider, model, dimensions } = embedder.identity;
+      emit(output, 'MemoryReindex', { namespace: argv.namespace, reindexed, embedding: embedder.identity }, () => `re-embedded ${reindexed} entr${reindexed === 1 ? 'y' : 'ies'} of ${neutralize(argv.namespace)} (${neutralize(provider)}${model === null ? '' : `/${neutralize(model)}`}, ${dimensions} dimensions)`);
       return 0;
     });
   }),
-};
+});
 
-export const memoryCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+export const memoryCommand = (compose: Compose): CommandModule<GlobalArgs, GlobalArgs> => ({
   command: 'memory',
   describe: 'Read, write, search or re-embed namespaced long-term memory',
-  builder: (yargs) => yargs.command(get).command(put).command(search).command(reindex).demandCommand(1, 'name a memory subcommand: get, put, search, reindex') as never,
+  builder: (yargs) => yargs.command(get).command(put).command(search).command(reindex(compose)).demandCommand(1, 'name a memory subcommand: get, put, search, reindex') as never,
   handler: () => undefined,
-};
+});
