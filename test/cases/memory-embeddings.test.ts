@@ -65,8 +65,9 @@ describe('long-term memory embeddings through a provider entry', function () {
     expect(first.path).to.equal('/v1/embeddings');
     expect(first.headers.authorization).to.equal(`Bearer ${canary}`);
     expect(first.body).to.deep.equal({ model: MODEL, input: ['invoices are sent monthly'], dimensions: 16, encoding_format: 'float' });
-    // Each stored vector carries the identity that made it: the entry, the model, the dimensions.
-    expect(rows(ws.db, `SELECT memory_key, embedding_provider, embedding_model, embedding_dimensions, length(embedding) AS bytes FROM long_term_memory ORDER BY memory_key`)).to.deep.equal([
+    // Each stored vector carries the identity that made it: the entry, the model, the dimensions (float32, base64).
+    const stored = rows(ws.db, `SELECT memory_key, embedding_provider, embedding_model, embedding_dimensions, embedding FROM long_term_memory ORDER BY memory_key`);
+    expect(stored.map(({ embedding, ...row }) => ({ ...row, bytes: Buffer.from(String(embedding), 'base64').length }))).to.deep.equal([
       { memory_key: 'alpha', embedding_provider: 'openai:emb', embedding_model: MODEL, embedding_dimensions: 16, bytes: 64 },
       { memory_key: 'beta', embedding_provider: 'openai:emb', embedding_model: MODEL, embedding_dimensions: 16, bytes: 64 },
     ]);
