@@ -4,7 +4,7 @@ import { HOST_VERSION } from '../version.js';
 import { SqliteMemoryStore } from './sqlite-store.js';
 
 export default definePlugin({
-  name: 'agentctl-memory-sqlite',
+  name: 'builtin.memory.sqlite',
   version: HOST_VERSION,
   hostRange: `^${HOST_VERSION}`,
   description: 'Long-term memory in the state database: text, vector and hybrid search of one namespace at a time.',

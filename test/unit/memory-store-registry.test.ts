@@ -17,13 +17,13 @@ describe('memory store registry', () => {
     const host = composeHost({ plugins: [storePlugin('acme-vector', { provider: 'acme', open: unused })] });
     expect(host.memoryStores()).to.deep.equal(['acme', 'sqlite']);
     expect(host.memoryStore('sqlite')?.provider).to.equal('sqlite');
-    expect(host.plugins().find((plugin) => plugin.name === 'agentctl-memory-sqlite')?.memoryStores).to.deep.equal(['sqlite']);
+    expect(host.plugins().find((plugin) => plugin.name === 'builtin.memory.sqlite')?.memoryStores).to.deep.equal(['sqlite']);
   });
 
   it('refuses a second owner of a provider name, naming both plugins, and a store without a name or open', () => {
     const compose = (plugin: ReturnType<typeof storePlugin>) => () => composeHost({ plugins: [plugin] });
     expect(codeOf(compose(storePlugin('acme-sqlite', { provider: 'sqlite', open: unused })))).to.equal('AGENTCTL_E_PLUGIN_DUPLICATE');
-    expect(() => compose(storePlugin('acme-sqlite', { provider: 'sqlite', open: unused }))()).to.throw(/agentctl-memory-sqlite.*acme-sqlite/);
+    expect(() => compose(storePlugin('acme-sqlite', { provider: 'sqlite', open: unused }))()).to.throw(/builtin\.memory\.sqlite.*acme-sqlite/);
     expect(codeOf(compose(storePlugin('acme-bad', { provider: 'Acme Store', open: unused })))).to.equal('AGENTCTL_E_PLUGIN_INVALID');
     expect(codeOf(compose(storePlugin('acme-closed', { provider: 'acme' })))).to.equal('AGENTCTL_E_PLUGIN_INVALID');
   });
