@@ -117,7 +117,12 @@ for (let round = 0; landed < kills && round < kills * 5; round += 1) {
   child.kill('SIGKILL');
   const { code, signal } = await exited;
   if (signal === 'SIGKILL') landed += 1;
-  else if (code === 0) break;
+  else if (code === 0) {
+    // A run that finished before this round's kill could land: when no earlier round saw its run (the kills so far
+    // all cut the database's creation short), it is the run this one created.
+    runId ??= firstRun();
+    break;
+  }
   else if (code === 2 && runId && cli('inspect', runId).document.data.run.state === 'succeeded') break;
   else if (code !== 3) fail(`agentctl ${args[0]} exited ${code}`);
   // An orphaned child of the killed agentctl may still be appending: the operator waits until it is gone.
