@@ -30,11 +30,11 @@ export function memoryPrefixOf(namespace: TaskNamespace | undefined): string {
 /** The tasks (in compiled order) with their write sets resolved; problems go to `report`. */
 export function compileMemory(context: MemoryContext, ordered: readonly CompiledTask[]): CompiledTask[] {
   const tasks = ordered.map((task) => withWriteSet(context, task));
-  const ancestors = ancestorSets(tasks);
+  const ancestors = ancestry(tasks);
   const initial = new Set(Object.keys(context.working));
   const writes = new Map(tasks.map((task) => [task.id, task.memoryWrites ?? []]));
   for (const task of tasks) {
-    const provided = (key: string) => initial.has(key) || [...ancestors.get(task.id)!].some((id) => writes.get(id)?.includes(key));
+    const provided = (key: string) => initial.has(key) || [...ancestors(task.id)].some((id) => writes.get(id)?.includes(key));
     for (const { key, path } of readsOf(context, task)) {
       if (!provided(key)) context.report('AGENTCTL_E_MEMORY_KEY_UNKNOWN', path, `task ${task.id} reads working-memory key "${key}", which spec.memory.working does not declare and no task it needs writes`, 'declare the key in spec.memory.working, or add the task that writes it to needs');
     }
@@ -76,18 +76,26 @@ function withWriteSet(context: MemoryContext, task: CompiledTask): CompiledTask 
   return { ...rest, memoryWrites: compiled(declared) };
 }
 
-/** Every task's transitive needs; tasks are in topological order, so a task's needs are done before it. */
-function ancestorSets(tasks: readonly CompiledTask[]): Map<string, Set<string>> {
-  const sets = new Map<string, Set<string>>();
-  for (const task of tasks) {
-    const set = new Set<string>();
-    for (const need of task.needs) {
-      set.add(need);
-      for (const id of sets.get(need) ?? []) set.add(id);
+/**
+ * A task's transitive needs, found when first asked for and kept: only readers of a key the initial memory lacks and
+ * writers that share a key ask, so a long chain of tasks that never touch memory costs nothing here.
+ */
+function ancestry(tasks: readonly CompiledTask[]): (id: string) => ReadonlySet<string> {
+  const byId = new Map(tasks.map((task) => [task.id, task]));
+  const found = new Map<string, Set<string>>();
+  return (id) => {
+    let set = found.get(id);
+    if (set) return set;
+    set = new Set<string>();
+    const pending = [...(byId.get(id)?.needs ?? [])];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      if (set.has(next)) continue;
+      set.add(next);
+      pending.push(...(byId.get(next)?.needs ?? []));
     }
-    sets.set(task.id, set);
-  }
-  return sets;
+    found.set(id, set);
+    return set;
+  };
 }
 
 /** The `memory.KEY` roots a template text reads (none when it does not parse: the template check reports that). */
@@ -116,14 +124,13 @@ function readsOf(context: MemoryContext, task: CompiledTask): { key: string; pat
 }
 
 /** Two tasks neither of which depends on the other may run at once: they must write disjoint keys. */
-function checkConflicts(context: MemoryContext, tasks: readonly CompiledTask[], ancestors: ReadonlyMap<string, ReadonlySet<string>>): void {
+function checkConflicts(context: MemoryContext, tasks: readonly CompiledTask[], ancestors: (id: string) => ReadonlySet<string>): void {
   const writers = tasks.filter((task) => (task.memoryWrites ?? []).length > 0);
   for (let left = 0; left < writers.length; left += 1) {
     for (let right = left + 1; right < writers.length; right += 1) {
       const [first, second] = [writers[left]!, writers[right]!];
-      if (ancestors.get(second.id)!.has(first.id) || ancestors.get(first.id)!.has(second.id)) continue;
       const shared = first.memoryWrites!.filter((key) => second.memoryWrites!.includes(key));
-      if (shared.length === 0) continue;
+      if (shared.length === 0 || ancestors(second.id).has(first.id) || ancestors(first.id).has(second.id)) continue;
       context.report(
         'AGENTCTL_E_MEMORY_WRITE_CONFLICT',
         pathOf(context, second),
