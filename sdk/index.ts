@@ -93,6 +93,7 @@ export { invalidAnswer, parseProviderAnswer, postProviderJson, providerNetworkFa
 export type { ToolContext, ToolKind, ToolSettings } from './tools.js';
 export { MAX_WORKING_MEMORY_VALUE_BYTES, type MemoryWriteKeys, type WorkingMemory } from './working-memory.js';
 export { canonicalJson, JsonDepthError, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonAnswer, type JsonObject, type JsonValue } from './json.js';
+export { isJsonObject, jsonRpcMessages, serverSentEventData } from './json-rpc.js';
 /**
  * zod, the schema library of action kinds and options: the host's own copy, so a pack's schemas are built by the same
  * zod version that checks them, and a pack needs no dependency of its own for it.

@@ -1,7 +1,7 @@
+import { jsonRpcMessages, serverSentEventData } from '@agentctl/sdk';
 import { expect } from 'chai';
 import { ActionKindTester } from '@agentctl/cli/testing';
 import { sameOrigin } from './connection.js';
-import { eventData, rpcMessages } from './messages.js';
 import { taskOf, taskState } from './observe.js';
 import { a2aPeersSection, inputSchemaFor } from './schema.js';
 
@@ -16,10 +16,10 @@ new ActionKindTester().run('a2a.delegate', {
 
 describe('a2a.delegate messages, states, origins and input', () => {
   it('reads the data of each event of a stream and keeps JSON-RPC 2.0 objects only', () => {
-    expect(eventData(': comment\nevent: message\ndata: {"a":\ndata: 1}\n\ndata:{"b":2}')).to.deep.equal(['{"a":\n1}', '{"b":2}']);
+    expect(serverSentEventData(': comment\nevent: message\ndata: {"a":\ndata: 1}\n\ndata:{"b":2}')).to.deep.equal(['{"a":\n1}', '{"b":2}']);
     const stream = 'data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","status":{}}}}\n\ndata: [1]\n\n';
-    expect(rpcMessages({ headers: { 'content-type': 'text/event-stream' }, body: Buffer.from(stream) })).to.have.length(1);
-    expect(rpcMessages({ headers: { 'content-type': 'application/json' }, body: Buffer.from('not json') })).to.deep.equal([]);
+    expect(jsonRpcMessages({ headers: { 'content-type': 'text/event-stream' }, body: Buffer.from(stream) })).to.have.length(1);
+    expect(jsonRpcMessages({ headers: { 'content-type': 'application/json' }, body: Buffer.from('not json') })).to.deep.equal([]);
   });
 
   it('names task states in one vocabulary, whichever revision the peer speaks', () => {

@@ -1,9 +1,8 @@
 // The artifacts of a completed remote task, kept in the artifact store as the task's artifacts: each part holds
 // exactly one of text, raw (base64), data (JSON) or url (downloaded only from the card URL's origin), and at most
 // 16 MiB. A part is kept under `a2a/<artifactId>/<filename>`, or `<artifactId>-<index>.<extension>` without a filename.
-import { EffectFailure, type CollectedFile, type FileService, type JsonObject } from '@agentctl/sdk';
+import { EffectFailure, isJsonObject, type CollectedFile, type FileService, type JsonObject } from '@agentctl/sdk';
 import type { PeerConnection } from './connection.js';
-import { isObject } from './messages.js';
 
 /** The largest part kept, as the reference bounds it. */
 export const MAX_PART_BYTES = 16 * 1024 * 1024;
@@ -14,11 +13,11 @@ export async function keepArtifacts(task: JsonObject, connection: PeerConnection
   const artifacts = Array.isArray(task.artifacts) ? task.artifacts : [];
   const kept: CollectedFile[] = [];
   for (const [position, artifact] of artifacts.entries()) {
-    if (!isObject(artifact)) throw invalid(peer, `artifact ${position} is not an object`);
+    if (!isJsonObject(artifact)) throw invalid(peer, `artifact ${position} is not an object`);
     const artifactId = safeName(typeof artifact.artifactId === 'string' ? artifact.artifactId : '') || `artifact-${position}`;
     if (!Array.isArray(artifact.parts)) throw invalid(peer, `artifact ${artifactId} has no parts`);
     for (const [index, part] of artifact.parts.entries()) {
-      if (!isObject(part)) throw invalid(peer, `artifact ${artifactId} part ${index} is not an object`);
+      if (!isJsonObject(part)) throw invalid(peer, `artifact ${artifactId} part ${index} is not an object`);
       const present = CONTENT.filter((field) => part[field] !== undefined);
       if (present.length !== 1) throw invalid(peer, `artifact ${artifactId} part ${index} must hold exactly one of text, raw, data or url`);
       const bytes = await partBytes(part, present[0]!, connection, `${artifactId} part ${index}`, peer);

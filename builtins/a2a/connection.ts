@@ -3,8 +3,7 @@
 // requests sent there. A 401 resolves the header secrets anew and sends the request once more: a refused request was
 // not acted on. Whether a failure is definite or in doubt depends on the phase: before SendMessage nothing happened;
 // once it is sent, an answer that never arrives leaves the work in doubt.
-import { EffectFailure, isAgentctlError, isNetworkFailure, JsonDepthError, type AnyErrorCode, type DispatchContext, type HttpRequest, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '@agentctl/sdk';
-import { isObject, rpcMessages } from './messages.js';
+import { EffectFailure, isAgentctlError, isJsonObject, isNetworkFailure, JsonDepthError, jsonRpcMessages, type AnyErrorCode, type DispatchContext, type HttpRequest, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '@agentctl/sdk';
 
 export interface PeerEndpoint {
   /** The peer's name in spec.a2aPeers: messages name it, never its URLs' secrets. */
@@ -72,8 +71,8 @@ export class PeerConnection {
     } catch {
       throw this.#card('answered with a body that is not JSON');
     }
-    if (!isObject(card)) throw this.#card('answered with JSON that is not an object');
-    const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces.filter(isObject) : [];
+    if (!isJsonObject(card)) throw this.#card('answered with JSON that is not an object');
+    const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces.filter(isJsonObject) : [];
     if (typeof card.name !== 'string' || card.name.trim() === '' || interfaces.length === 0) throw this.#card('has no name or no supportedInterfaces');
     const chosen = interfaces.find((item) => typeof item.protocolBinding === 'string' && item.protocolBinding.toUpperCase() === 'JSONRPC' && item.protocolVersion === protocolVersion);
     if (chosen === undefined) {
@@ -88,7 +87,7 @@ export class PeerConnection {
         details: { interfaceOrigin: originOf(url) },
       });
     }
-    const capabilities = isObject(card.capabilities) ? card.capabilities : {};
+    const capabilities = isJsonObject(card.capabilities) ? card.capabilities : {};
     this.#selected = { url, protocolVersion, cardName: this.quote(card.name), streaming: capabilities.streaming === true };
     return this.#selected;
   }
@@ -138,19 +137,19 @@ export class PeerConnection {
     }
     let messages: JsonObject[];
     try {
-      messages = rpcMessages(response).filter((message) => message.id === id || message.id === undefined || message.id === null);
+      messages = jsonRpcMessages(response).filter((message) => message.id === id || message.id === undefined || message.id === null);
     } catch (error) {
       if (error instanceof JsonDepthError) throw this.#invalid(phase, `${method}: the answer is JSON nested more than ${error.limit} levels deep`);
       throw error;
     }
     const failed = messages.find((message) => 'error' in message);
     if (failed !== undefined) {
-      const error = isObject(failed.error) ? failed.error : {};
+      const error = isJsonObject(failed.error) ? failed.error : {};
       const code = typeof error.code === 'number' ? ` ${error.code}` : '';
       const text = typeof error.message === 'string' ? `: ${this.quote(error.message)}` : '';
       throw new EffectFailure(phase === 'observe' ? 'uncertain' : 'failed', 'AGENTCTL_E_A2A_RPC_ERROR', `A2A peer ${this.endpoint.name} refused ${method} with error${code}${text}`, { details: { method, error: error as JsonValue } });
     }
-    const results = messages.flatMap((message) => (isObject(message.result) ? [message.result] : []));
+    const results = messages.flatMap((message) => (isJsonObject(message.result) ? [message.result] : []));
     if (results.length === 0) throw this.#invalid(phase, `${method}: the answer holds no JSON-RPC result object for request ${id}`);
     return results;
   }

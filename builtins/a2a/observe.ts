@@ -3,9 +3,8 @@
 // when the observations are used up leaves it uncertain (it may still finish). Cancellation and the task deadline send
 // CancelTask, best effort, and leave it uncertain: the peer may have done part of the work.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EffectFailure, type JsonObject } from '@agentctl/sdk';
+import { EffectFailure, isJsonObject, type JsonObject } from '@agentctl/sdk';
 import type { PeerConnection } from './connection.js';
-import { isObject } from './messages.js';
 
 export interface ObservationBounds {
   readonly maxPolls: number;
@@ -20,7 +19,7 @@ const CANCEL_NOTICE_MS = 2000;
  * (`completed`, `input-required`), as one lower-case word with underscores.
  */
 export function taskState(task: JsonObject): string | undefined {
-  const status = isObject(task.status) ? task.status : {};
+  const status = isJsonObject(task.status) ? task.status : {};
   if (typeof status.state !== 'string') return undefined;
   return status.state.replace(/^TASK_STATE_/i, '').replace(/-/g, '_').toLowerCase();
 }
@@ -83,14 +82,14 @@ async function subscribe(connection: PeerConnection, current: JsonObject): Promi
       task = whole;
       continue;
     }
-    if (isObject(event.statusUpdate) && isObject(event.statusUpdate.status)) task = { ...task, status: event.statusUpdate.status };
-    if (isObject(event.artifactUpdate) && isObject(event.artifactUpdate.artifact)) task = { ...task, artifacts: appendArtifact(task.artifacts, event.artifactUpdate) };
+    if (isJsonObject(event.statusUpdate) && isJsonObject(event.statusUpdate.status)) task = { ...task, status: event.statusUpdate.status };
+    if (isJsonObject(event.artifactUpdate) && isJsonObject(event.artifactUpdate.artifact)) task = { ...task, artifacts: appendArtifact(task.artifacts, event.artifactUpdate) };
   }
   return task;
 }
 
 function appendArtifact(artifacts: unknown, update: JsonObject): JsonObject[] {
-  const list = Array.isArray(artifacts) ? artifacts.filter(isObject) : [];
+  const list = Array.isArray(artifacts) ? artifacts.filter(isJsonObject) : [];
   const artifact = update.artifact as JsonObject;
   const index = list.findIndex((item) => item.artifactId === artifact.artifactId);
   if (index === -1) return [...list, artifact];
@@ -101,13 +100,13 @@ function appendArtifact(artifacts: unknown, update: JsonObject): JsonObject[] {
 
 /** The task of a result: `{task: {...}}`, or a task object itself (an `id` and a `status`). */
 export function taskOf(result: JsonObject): JsonObject | undefined {
-  if (isObject(result.task)) return result.task;
-  return typeof result.id === 'string' && isObject(result.status) ? result : undefined;
+  if (isJsonObject(result.task)) return result.task;
+  return typeof result.id === 'string' && isJsonObject(result.status) ? result : undefined;
 }
 
 function statusText(task: JsonObject, connection: PeerConnection): string {
-  const status = isObject(task.status) ? task.status : {};
-  const message = isObject(status.message) && Array.isArray(status.message.parts) ? status.message.parts.filter(isObject) : [];
+  const status = isJsonObject(task.status) ? task.status : {};
+  const message = isJsonObject(status.message) && Array.isArray(status.message.parts) ? status.message.parts.filter(isJsonObject) : [];
   const text = message.flatMap((part) => (typeof part.text === 'string' ? [part.text] : [])).join(' ');
   return text === '' ? '' : `: ${connection.quote(text)}`;
 }

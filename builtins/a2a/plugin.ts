@@ -8,6 +8,7 @@ import {
   definePlugin,
   EffectFailure,
   isEffectFailure,
+  isJsonObject,
   type ActionKind,
   type DispatchContext,
   type EffectAccess,
@@ -18,7 +19,6 @@ import {
 } from '@agentctl/sdk';
 import { keepArtifacts } from './artifacts.js';
 import { PeerConnection, type SelectedInterface } from './connection.js';
-import { isObject } from './messages.js';
 import { cancelTask, taskOf, waitForTask } from './observe.js';
 import { a2aDelegateActionSchema, a2aDelegateInputSchema, a2aPeersSection, inputSchemaFor, type A2aDelegateAction, type A2aDelegateInput, type A2aPeer } from './schema.js';
 
@@ -144,7 +144,7 @@ async function send(connection: PeerConnection, call: ReturnType<typeof callReco
     call({ status: 'observing', remoteTaskId: String(task.id), task });
     return task;
   }
-  if (isObject(result.message)) {
+  if (isJsonObject(result.message)) {
     call({ status: 'succeeded' });
     return { message: result.message };
   }
@@ -153,6 +153,6 @@ async function send(connection: PeerConnection, call: ReturnType<typeof callReco
 
 /** The task as the lost process last committed it: observed again from there. */
 function continuedTask(state: JsonValue, remoteId: string): JsonObject {
-  const recorded = isObject(state) && isObject(state.task) ? state.task : undefined;
+  const recorded = isJsonObject(state) && isJsonObject(state.task) ? state.task : undefined;
   return recorded !== undefined && recorded.id === remoteId ? recorded : { id: remoteId, status: { state: 'TASK_STATE_WORKING' } };
 }

@@ -5,8 +5,7 @@
 // waiting, the server is told so with notifications/cancelled, best effort). A session the server forgot (404) is
 // opened again once, as the reference implementation does: before tools/call was sent the call then proceeds; after,
 // it is sent again only when the action declares it safe to repeat (pure, idempotent, keyed), else it is uncertain.
-import { EffectFailure, isAgentctlError, isEffectFailure, isNetworkFailure, JsonDepthError, type AnyErrorCode, type DispatchContext, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '@agentctl/sdk';
-import { parseRpcMessages } from './messages.js';
+import { EffectFailure, isAgentctlError, isEffectFailure, isNetworkFailure, JsonDepthError, jsonRpcMessages, type AnyErrorCode, type DispatchContext, type HttpResponse, type JsonObject, type JsonValue, type NetworkClient } from '@agentctl/sdk';
 
 export interface McpEndpoint {
   /** The server's name in spec.mcpServers: messages name it, never its URL (which may carry a token). */
@@ -175,7 +174,7 @@ export class McpCall {
   /** The JSON-RPC messages of an answer; one nested too deeply makes the answer unreadable. */
   #messages(response: HttpResponse, phase: Phase, method: string): JsonObject[] {
     try {
-      return parseRpcMessages(response);
+      return jsonRpcMessages(response);
     } catch (error) {
       if (error instanceof JsonDepthError) throw this.#invalid(phase, `${method}: the answer is JSON nested more than ${error.limit} levels deep`);
       throw error;

@@ -1,6 +1,6 @@
+import { jsonRpcMessages, serverSentEventData } from '@agentctl/sdk';
 import { expect } from 'chai';
 import { ActionKindTester } from '@agentctl/cli/testing';
-import { eventData, parseRpcMessages } from './messages.js';
 import { inputSchemaFor, mcpServersSection } from './schema.js';
 
 // Without spec.mcpServers no server can be named; the calls themselves are in test/cases/mcp.test.ts.
@@ -16,15 +16,15 @@ new ActionKindTester().run('mcp.call', {
 describe('mcp.call messages and input', () => {
   it('reads the data of each event of a stream, multi-line data joined, comments and other fields ignored', () => {
     const stream = ': keep-alive\r\nevent: message\r\ndata: {"a":\r\ndata: 1}\r\n\r\nid: 7\nretry: 10\ndata:{"b":2}\n\ndata: last';
-    expect(eventData(stream)).to.deep.equal(['{"a":\n1}', '{"b":2}', 'last']);
+    expect(serverSentEventData(stream)).to.deep.equal(['{"a":\n1}', '{"b":2}', 'last']);
   });
 
   it('takes JSON-RPC 2.0 objects only, from a JSON body or from an event stream', () => {
     const response = (type: string, text: string) => ({ headers: { 'content-type': type }, body: Buffer.from(text) });
-    expect(parseRpcMessages(response('application/json', '{"jsonrpc":"2.0","id":1,"result":{}}'))).to.deep.equal([{ jsonrpc: '2.0', id: 1, result: {} }]);
-    expect(parseRpcMessages(response('application/json', 'not json'))).to.deep.equal([]);
+    expect(jsonRpcMessages(response('application/json', '{"jsonrpc":"2.0","id":1,"result":{}}'))).to.deep.equal([{ jsonrpc: '2.0', id: 1, result: {} }]);
+    expect(jsonRpcMessages(response('application/json', 'not json'))).to.deep.equal([]);
     const stream = 'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\ndata: [1]\n\ndata: {"jsonrpc":"2.0","id":2,"result":{"x":1}}\n\n';
-    expect(parseRpcMessages(response('text/event-stream; charset=utf-8', stream)).map((message) => message.id ?? message.method)).to.deep.equal(['notifications/progress', 2]);
+    expect(jsonRpcMessages(response('text/event-stream; charset=utf-8', stream)).map((message) => message.id ?? message.method)).to.deep.equal(['notifications/progress', 2]);
   });
 
   it('checks the server against the plan, suggesting a close name', () => {
