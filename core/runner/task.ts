@@ -221,7 +221,8 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     interception: host.interception,
   });
   // The workflow's long-term memory store is opened on first use and closed when the attempt ends.
-  const provider = memoryProvider(host, plan, request.vault.forTask(), request.vault.network, signal, timeoutSeconds * 1000);
+  const secrets = request.vault.forTask();
+  const provider = memoryProvider(host, plan, secrets, request.vault.network, signal, timeoutSeconds * 1000);
   const longTerm = longTermMemoryService((name) => host.memoryStore(name), plan.longTermMemory ?? DEFAULT_LONG_TERM_MEMORY, request.store, { redact: request.vault.redactor.redactValue, ...(provider ? { provider } : {}) });
   // Every action dispatched in this attempt — the task's own, or one a model runs through a tool — shares these.
   const shared: AttemptDispatch = {
@@ -235,7 +236,7 @@ async function dispatch(request: TaskRequest, attempt: number, resolved: Resolve
     ...(request.vault.network ? { network: request.vault.network } : {}),
     common: {
       run: Object.freeze({ id: runId, workspaceRoot }),
-      secrets: request.vault.forTask(),
+      secrets,
       sections: plan.sections ?? {},
       memory,
       files: createFileService({ workspaceRoot, writableRoots: plan.policy.writableRoots, artifacts: artifactSink(request.store, resolved.artifacts, budget && ((ingest) => budget.guardIngest(task.id, ingest))) }),

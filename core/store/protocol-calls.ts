@@ -1,25 +1,17 @@
 // The protocol part of the ledger: what a protocol client committed about an effect while performing it (the remote
 // identity of the call, e.g. a remote task id) and the sessions it opened. A `started` effect whose call has a remote
 // id is continued by observing that remote work, never by sending it again (docs/recovery.md).
-import type { ContinuedCall, JsonValue } from '@agentctl/sdk';
+import type { ContinuedCall, ProtocolCall } from '@agentctl/sdk';
 import { parser } from './json-column.js';
 import { now, preparedOnce, type LedgerCore } from './ledger-core.js';
 import type { Row } from './rows.js';
 
-/** One checkpoint of a protocol call, as the effect's `perform` commits it. */
-export interface ProtocolCallEntry {
+/** One checkpoint of a protocol call, as the effect's `perform` commits it, with the attempt that made it. */
+export interface ProtocolCallEntry extends ProtocolCall {
   readonly effectId: string;
   readonly runId: string;
   readonly taskId: string;
   readonly attempt: number;
-  readonly protocol: string;
-  readonly operation: string;
-  readonly callIdentity: string;
-  /** The remote work this call started (a remote task id), once known. */
-  readonly remoteId?: string;
-  readonly state: JsonValue;
-  /** The session the call went through (e.g. the selected interface of a peer), kept per run, task and endpoint. */
-  readonly session?: { readonly endpoint: string; readonly state: JsonValue };
 }
 
 /** A protocol call as recorded. */
