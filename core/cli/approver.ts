@@ -2,12 +2,12 @@
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import type { Approver } from '../runner/effects.js';
+import { inCi } from './ci-environment.js';
 import { neutralize } from './output.js';
 
 /** A terminal on both stdin and stderr, and not CI: only then is anyone there to answer. */
 export function isInteractive(environment: NodeJS.ProcessEnv): boolean {
-  const ci = environment.CI !== undefined && environment.CI !== '' && environment.CI !== 'false';
-  return Boolean(process.stdin.isTTY && process.stderr.isTTY) && !ci;
+  return Boolean(process.stdin.isTTY && process.stderr.isTTY) && !inCi(environment);
 }
 
 function actorName(environment: NodeJS.ProcessEnv): string {
