@@ -29,6 +29,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { explainCommand } from './commands/explain.js';
 import { providersCommand } from './commands/providers.js';
 import { completionCommand, COMPLETION_REQUEST_COMMAND } from './commands/completion.js';
+import { ciSystem } from './ci-environment.js';
 import { outputOptions, type GlobalArgs } from './handler.js';
 import { colorEnabled, emitError, type OutputOptions } from './output.js';
 
@@ -49,6 +50,7 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
     mode: rawOptions(args, 'output').some((value) => value === 'json' || value === 'jsonl') ? 'json' : 'human',
     color: colorEnabled(color, process.stderr, process.env),
     colorStdout: colorEnabled(color, process.stdout, process.env),
+    ci: args.includes('--no-ci') ? null : ciSystem(process.env),
   };
 }
 
@@ -84,7 +86,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   let settings: ResolvedSettings | undefined;
   // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
   let reportAs: OutputOptions | undefined;
-  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, reportCommand(compose), resumeCommand(composition), replayCommand, retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand(composition), artifactsCommand, dbCommand, memoryCommand(compose), gcCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
+  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, reportCommand(compose), resumeCommand(composition), replayCommand(compose), retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand(composition), artifactsCommand, dbCommand, memoryCommand(compose), gcCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
   const names = commands.map((command) => String(command.command).split(' ')[0]!);
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))
@@ -97,6 +99,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     .option('locked', { type: 'boolean', default: false, describe: 'refuse packs that differ from agentctl.pack.lock, or a workflow with packs and no lock', global: true })
     .option('offline', { type: 'boolean', default: false, describe: 'load packs only from local and vendored sources', global: true })
     .option('verbose', { type: 'boolean', default: false, describe: 'in human mode, also print the full diagnostics (code, location, help) of a command that succeeds', global: true })
+    .option('ci', { type: 'boolean', default: true, describe: 'meet the CI system the environment names (GitHub Actions: annotations and a job summary); --no-ci turns that off', global: true })
     // Answers the completion scripts' requests (--get-yargs-completions); `completion SHELL` prints the scripts.
     .completion(COMPLETION_REQUEST_COMMAND, false)
     .demandCommand(1, 'name a command; see agentctl --help')

@@ -6,6 +6,7 @@ import type { Approver } from '../runner/effects.js';
 import type { RunResult } from '../runner/run.js';
 import type { Store } from '../store/store.js';
 import { isInteractive, terminalApprover } from './approver.js';
+import { appendJobSummary, type RunReporters } from './job-summary.js';
 import { emit, emitError, neutralize, palette, toAgentctlError, type OutputOptions } from './output.js';
 
 /** What the CLI gives a run it drives: its cancellation signal, and a person to ask when one is at the terminal. */
@@ -17,9 +18,10 @@ export interface Driving {
 /**
  * Drives a run (fresh or resumed) under the CLI's cancellation and reports its outcome (`kind`: RunOutcome, or a
  * recovery verb's own outcome kind); returns the exit code. `store` may be a getter of one not opened yet (`run` opens
- * it after preflight): stopped before, there is nothing to record.
+ * it after preflight): stopped before, there is nothing to record. On GitHub Actions the run's report made by
+ * `reporters` is appended to the job summary, whatever state the run ended in.
  */
-export async function driveAndReport(store: Store | (() => Store | undefined), timeoutSeconds: number | undefined, output: OutputOptions, drive: (driving: Driving) => Promise<RunResult>, kind = 'RunOutcome'): Promise<number> {
+export async function driveAndReport(store: Store | (() => Store | undefined), timeoutSeconds: number | undefined, output: OutputOptions, drive: (driving: Driving) => Promise<RunResult>, kind = 'RunOutcome', reporters?: RunReporters): Promise<number> {
   const cancellation = watchCancellation(timeoutSeconds, (signal) => {
     const current = typeof store === 'function' ? store() : store;
     return current ? stopAtOnce(current, signal, output) : EXIT.cancelled;
@@ -27,7 +29,9 @@ export async function driveAndReport(store: Store | (() => Store | undefined), t
   try {
     // JSON mode is for programs: its stderr holds one document, so nobody is prompted there.
     const approver = output.mode === 'human' && isInteractive(process.env) ? terminalApprover(process.env) : undefined;
-    return report(await drive({ signal: cancellation.signal, ...(approver ? { approver } : {}) }), output, kind);
+    const result = await drive({ signal: cancellation.signal, ...(approver ? { approver } : {}) });
+    const current = typeof store === 'function' ? store() : store;
+    return report(current && reporters ? await summarized(result, current, reporters, output) : result, output, kind);
   } finally {
     cancellation.dispose();
   }
@@ -74,6 +78,21 @@ export function stopAtOnce(store: Store, signal: NodeJS.Signals, output: OutputO
   } finally {
     store.close();
   }
+}
+
+/**
+ * The run with its job summary written when the CI is GitHub Actions. A summary that could not be written is a
+ * warning: a line on stderr in human mode, a diagnostic of the document in JSON mode (whose streams hold nothing else).
+ */
+export async function summarized<Result extends Pick<RunResult, 'runId' | 'warnings'>>(result: Result, store: Store, reporters: RunReporters, output: OutputOptions): Promise<Result> {
+  if (output.ci !== 'github-actions') return result;
+  const warning = await appendJobSummary(reporters, store, result.runId, process.env);
+  if (!warning) return result;
+  if (output.mode === 'human') {
+    process.stderr.write(`${palette(output.color).yellow('warning')}: ${neutralize(warning.message)} (${warning.code}; ${warning.help})\n`);
+    return result;
+  }
+  return { ...result, warnings: [...(result.warnings ?? []), warning] };
 }
 
 export function report(result: RunResult, output: OutputOptions, kind = 'RunOutcome'): number {

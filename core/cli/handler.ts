@@ -1,4 +1,5 @@
 // Wraps every command: errors become one diagnostic document and a stable exit code, never a stack trace.
+import { ciSystem } from './ci-environment.js';
 import { colorEnabled, emitError, toAgentctlError, type OutputOptions } from './output.js';
 
 export interface GlobalArgs {
@@ -7,6 +8,8 @@ export interface GlobalArgs {
   locked?: boolean;
   offline?: boolean;
   verbose?: boolean;
+  /** `--no-ci` sets it false: no annotations and no job summary, whatever CI the environment names. */
+  ci?: boolean;
   /** The project config's `stateKeys` (key id → variable), set before the command runs; see `stateKeys` in database-option.ts. */
   stateKeys?: Readonly<Record<string, string>>;
 }
@@ -15,7 +18,7 @@ export interface GlobalArgs {
 export const packOptions = (argv: GlobalArgs) => ({ locked: argv.locked === true, offline: argv.offline === true });
 
 export function outputOptions(argv: GlobalArgs): OutputOptions {
-  return { mode: argv.output === 'human' ? 'human' : 'json', stream: argv.output === 'jsonl', verbose: argv.verbose === true, color: colorEnabled(argv.color, process.stderr, process.env), colorStdout: colorEnabled(argv.color, process.stdout, process.env) };
+  return { mode: argv.output === 'human' ? 'human' : 'json', stream: argv.output === 'jsonl', verbose: argv.verbose === true, color: colorEnabled(argv.color, process.stderr, process.env), colorStdout: colorEnabled(argv.color, process.stdout, process.env), ci: argv.ci === false ? null : ciSystem(process.env) };
 }
 
 /** `body` returns the exit code; anything it throws is reported on stderr. */

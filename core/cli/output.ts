@@ -2,6 +2,8 @@
 import { CLI_API_VERSION } from '../version.js';
 // Lives below the CLI and progress alike; re-exported for the CLI's writers.
 import { neutralize } from '../text.js';
+import type { CiSystem } from './ci-environment.js';
+import { annotationLines } from './github-annotations.js';
 import { AgentctlError, ERROR_CODES, errorMessage, isAgentctlError, isCoreErrorCode, type Diagnostic, type JsonValue } from '@agentctl/sdk';
 
 export { neutralize };
@@ -19,6 +21,15 @@ export interface OutputOptions {
   readonly color: boolean;
   /** Color on stdout (the summary), decided by stdout's own terminal status. */
   readonly colorStdout: boolean;
+  /** The CI system to meet (annotations, a job summary); null or absent outside CI and with `--no-ci`. */
+  readonly ci?: CiSystem | null;
+}
+
+/** In human mode on GitHub Actions, diagnostics that point into a file are also annotations, on stderr. */
+function annotate(options: OutputOptions, diagnostics: readonly Diagnostic[], elsewhere?: string): void {
+  if (options.mode !== 'human' || options.ci !== 'github-actions') return;
+  const lines = annotationLines(diagnostics, process.env, elsewhere);
+  if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
 }
 
 export function colorEnabled(setting: string | undefined, stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv): boolean {
@@ -49,6 +60,7 @@ export function emit(options: OutputOptions, kind: string, data: unknown, human:
   // As the reference's --verbose: the document's data, indented, after the summary.
   if (options.verbose) process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
   if (options.verbose && extra.diagnostics && extra.diagnostics.length > 0) process.stderr.write(formatDiagnosticList(extra.diagnostics, palette(options.color)).join('\n') + '\n');
+  annotate(options, extra.diagnostics ?? [], options.verbose ? undefined : 'run with --verbose to see them all');
 }
 
 /** A diagnostic as printed: the eight contract fields always present (`null` when they do not apply), then the rest. */
@@ -87,6 +99,7 @@ export function emitError(options: OutputOptions, error: AgentctlError): void {
     return;
   }
   process.stderr.write(formatDiagnostics(error, palette(options.color)));
+  annotate(options, error.diagnostics);
 }
 
 /** Each diagnostic as two or three indented lines: code, location and path; the message (unless it is `skip`); its help. */

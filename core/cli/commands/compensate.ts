@@ -70,7 +70,7 @@ export const compensateCommand = (compose: Compose): CommandModule<GlobalArgs, C
         });
         return { ...result, details: { ...result.details, ...compensationOutcomeFields(store, result, planned.sourceRunId) } };
       };
-      return await driveAndReport(store, timeout, output, drive, 'CompensationOutcome');
+      return await driveAndReport(store, timeout, output, drive, 'CompensationOutcome', host);
     } finally {
       store.close();
     }

@@ -142,7 +142,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
       });
       return mode === 'fork' ? result : { ...result, details: { ...result.details, ...derivedOutcomeFields(derivation, failed, result, store) } };
     };
-    return await driveAndReport(store, timeout, output, drive, kind);
+    return await driveAndReport(store, timeout, output, drive, kind, host);
   } finally {
     store.close();
   }

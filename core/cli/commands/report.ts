@@ -1,13 +1,12 @@
 // `report RUN --format FORMAT [--out FILE]`: a recorded run through a run reporter (the `inspect` document in, bytes
 // out), written to FILE atomically or to standard output.
 import type { CommandModule } from 'yargs';
-import type { RunInspection } from '@agentctl/sdk';
-import { runInspection } from '../../store/inspection.js';
 import { Store } from '../../store/store.js';
 import type { Compose } from '../composition.js';
 import { databasePath, dbOption } from '../database-option.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
+import { renderRunReport } from '../run-report.js';
 import { unknownFormat, writeReport, written } from '../output-files.js';
 
 interface ReportArgs extends GlobalArgs {
@@ -31,15 +30,12 @@ export const reportCommand = (compose: Compose): CommandModule<GlobalArgs, Repor
     const reporter = host.runReporter(argv.format);
     if (!reporter) throw unknownFormat('--format', argv.format, host.runReporters(), 'run reporter');
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
-    let inspection: RunInspection;
+    let content: string | Uint8Array;
     try {
-      inspection = runInspection(store, argv.run);
+      content = await renderRunReport(reporter, store, argv.run);
     } finally {
       store.close();
     }
-    // The audit trail is the largest part of a run: a reporter gets it only when it asks.
-    if (!reporter.needs?.includes('audit')) inspection = { ...inspection, audit: [] };
-    const content = await reporter.report({ inspection: Object.freeze(inspection) });
     const file = argv.out === undefined ? written('-', content) : writeReport(argv.out, content);
     const data = { runId: argv.run, format: reporter.format, mediaType: reporter.mediaType, out: argv.out ?? null, bytes: file.bytes, sha256: file.sha256, content: argv.out === undefined ? Buffer.from(content).toString('utf8') : null };
     if (output.mode === 'human' && argv.out === undefined) {

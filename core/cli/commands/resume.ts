@@ -66,6 +66,8 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
           ...(compensation ? { sourceOutputs: sourceOutputs(store, String(row.source_run_id)) } : {}),
           ...driving,
         }),
+        'RunOutcome',
+        host,
       );
     } finally {
       store.close();

@@ -71,7 +71,7 @@ export const runCommand = (composition: Composition): CommandModule<GlobalArgs, 
         // A failed run is compensated right away when the workflow asks for it; a cancelled one never is.
         if (plan.compensation?.onFailure === 'automatic') await compensateAfterFailure(request, result, driving);
         return result;
-      });
+      }, 'RunOutcome', host);
     } finally {
       store?.close();
     }
