@@ -6,6 +6,8 @@ import { runArguments, STATE_DB } from '../image/contract.mjs';
 /** The workflow and the settings of every run and resume: reviewed packs only, and a bound on the run's time. */
 const WORKFLOW = '/config/workflow.yaml';
 const RUN_SETTINGS = ['--locked', '--offline', '--timeout-seconds', '600', '--output', 'json'];
+/** Where the reports are written: the /artifacts mount, which the recipes collect. */
+const REPORTS = '/artifacts';
 
 /**
  * agentctl's arguments for each step; `ref(NAME)` spells a value the platform fills in (a shell variable, or a
@@ -22,6 +24,11 @@ export const STEPS = Object.freeze({
     '--db', STATE_DB, '--output', 'json',
   ],
   resume: (ref) => ['resume', ref('AGENTCTL_RUN_ID'), '--db', STATE_DB, ...RUN_SETTINGS],
+  // The run's reports, whatever state it ended in: JUnit XML for the platform's test report, HTML to read as an
+  // artifact (both under /artifacts, which every recipe collects), Markdown on stdout for a job summary.
+  'report-junit': (ref) => ['report', ref('AGENTCTL_RUN_ID'), '--format', 'junit', '--out', `${REPORTS}/agentctl-report.xml`, '--db', STATE_DB],
+  'report-html': (ref) => ['report', ref('AGENTCTL_RUN_ID'), '--format', 'html', '--out', `${REPORTS}/agentctl-report.html`, '--db', STATE_DB],
+  'report-markdown': (ref) => ['report', ref('AGENTCTL_RUN_ID'), '--format', 'markdown', '--db', STATE_DB],
 });
 
 /** Steps that reach a model provider forward its credential, by name; the others run with `--network none`. */
