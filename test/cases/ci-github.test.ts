@@ -75,6 +75,17 @@ describe('GitHub Actions: job summary and annotations', () => {
       expect(reports.map((report) => `${report.split('\n')[0]} ${/- state: \*\*(\w+)\*\*/.exec(report)![1]}`)).to.deep.equal([`${runId} paused`, `${runId} succeeded`, `${replayId} succeeded`]);
     });
 
+    it('retry appends the report of the new run it drove, linked to the failed one', () => {
+      const file = say('exit 3');
+      const failedId = parseDocument(cli(['run', file, '--output', 'json']).stderr).error.runId as string;
+      const retried = cli(['retry', file, failedId, '--failed', '--output', 'json']);
+      expect(retried.status, retried.stderr).to.equal(4);
+      const retryId = parseDocument(retried.stderr).error.runId as string;
+      expect(retryId).to.not.equal(failedId);
+      const reports = read().split(/^# Run /m).slice(1);
+      expect(reports.map((report) => `${report.split('\n')[0]} ${/- state: \*\*(\w+)\*\*/.exec(report)![1]}`)).to.deep.equal([`${failedId} failed`, `${retryId} failed`]);
+    });
+
     it('keeps the file under 1 MiB: a report that does not fit is cut after a whole line and says so', () => {
       // Earlier steps left the file 700 bytes short of the limit, in multi-byte characters.
       const earlier = `${'é'.repeat(LIMIT / 2 - 351)}\n`;
@@ -168,6 +179,17 @@ describe('GitHub Actions: job summary and annotations', () => {
       // Outside GITHUB_WORKSPACE the path is the one the diagnostic names.
       const outside = commandLines(cli(['check', file], github({ GITHUB_WORKSPACE: '/nonexistent-workspace' })).stderr);
       expect(outside[0]).to.match(/^::error file=\/.*odd%2Cname%3A100%25\/bad\.yaml,line=9,/);
+    });
+
+    it('a warning of a command that succeeds is a ::warning on its task\'s line; stdout is unchanged', () => {
+      const file = ws().write('warn.yaml', shellWorkflow({ command: '/bin/sh', args: ['-c', 'echo hi'] }, { processAllowlist: ['sh'] }));
+      const result = cli(['check', file]);
+      expect(result.status, result.stderr).to.equal(0);
+      expect(result.stdout).to.equal(cli(['check', file], baseEnv()).stdout);
+      const lines = commandLines(result.stderr);
+      expect(lines).to.have.length(1);
+      expect(lines[0]).to.match(/^::warning file=warn\.yaml,line=\d+,col=\d+,title=AGENTCTL_E_APPROVAL_PENDING::task cmd will need an approval: /);
+      expect(lines[0]).to.not.match(/[\r\n]/);
     });
 
     it('prints at most ten errors per step, then one line counting the rest', () => {
