@@ -59,7 +59,7 @@ function sizeOf(path: string): number {
 }
 
 /** A line that starts like a CI command (`::error::`, `##[group]`) gets a Markdown escape, which renders as nothing. */
-const inert = (text: string) => text.replace(/^([ \t]*)(::|##\[)/gm, '$1\\$2');
+export const inert = (text: string): string => text.replace(/^([ \t]*)(::|##\[)/gm, '$1\\$2');
 
 /**
  * The report within `room` bytes: whole when it fits; else its first whole lines (never part of a table row or of a

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { diagnostic } from '@agentctl/sdk';
 import { annotationLines, annotationPath, escapeData, escapeProperty } from '../../core/cli/github-annotations.js';
-import { fitted } from '../../core/cli/job-summary.js';
+import { fitted, inert } from '../../core/cli/job-summary.js';
 
 describe('GitHub workflow commands', () => {
   it('escapes %, CR and LF in a message, and also : and , in a property; % first, so an escape is never escaped twice', () => {
@@ -27,6 +27,10 @@ describe('GitHub workflow commands', () => {
     expect(lines.filter((line) => line.startsWith('::notice '))).to.deep.equal(['::notice file=a.yaml,line=500,col=2,title=AGENTCTL_E_SCHEMA::m500']);
     expect(lines.at(-1)).to.equal('3 more diagnostics: see the log');
     expect(annotationLines([diagnostic('AGENTCTL_E_SCHEMA', { message: 'x', file: 'a.yaml' })], {})).to.deep.equal([]);
+  });
+
+  it('gives a summary line that starts like a CI command a Markdown escape; the same text elsewhere in a line is left', () => {
+    expect(inert('::error::x\n  ::add-mask::y\n##[group]z\nsee ::error:: here\n| a | ::b |')).to.equal('\\::error::x\n  \\::add-mask::y\n\\##[group]z\nsee ::error:: here\n| a | ::b |');
   });
 
   it('cuts a summary after a whole line, closes an open code block, and gives up when not even the note fits', () => {
