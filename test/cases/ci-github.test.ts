@@ -86,6 +86,26 @@ describe('GitHub Actions: job summary and annotations', () => {
       expect(reports.map((report) => `${report.split('\n')[0]} ${/- state: \*\*(\w+)\*\*/.exec(report)![1]}`)).to.deep.equal([`${failedId} failed`, `${retryId} failed`]);
     });
 
+    it('compensate appends the report of the compensation run', () => {
+      const file = ws().write(
+        'provision.yaml',
+        workflow({
+          policy: { writableRoots: ['out'], approval: 'never' },
+          actions: { write: { kind: 'builtin.write' }, assert: { kind: 'builtin.assert' } },
+          tasks: [
+            { id: 'provision', uses: 'action:write', with: { path: 'out/resource.txt', content: 'made' }, compensate: { uses: 'action:write', with: { path: 'out/resource.txt', content: 'undone' } } },
+            { id: 'validate', uses: 'action:assert', needs: ['provision'], with: { that: false, message: 'validation failed' } },
+          ],
+        }),
+      );
+      const sourceId = parseDocument(cli(['run', file, '--output', 'json']).stderr).error.runId as string;
+      const compensated = outcome(cli(['compensate', sourceId, '--output', 'json']), 0);
+      expect(compensated.kind).to.equal('CompensationOutcome');
+      const reports = read().split(/^# Run /m).slice(1);
+      expect(reports.map((report) => `${report.split('\n')[0]} ${/- state: \*\*(\w+)\*\*/.exec(report)![1]}`)).to.deep.equal([`${sourceId} failed`, `${compensated.data.runId} succeeded`]);
+      expect(readFileSync(ws().file('out/resource.txt'), 'utf8')).to.equal('undone');
+    });
+
     it('keeps the file under 1 MiB: a report that does not fit is cut after a whole line and says so', () => {
       // Earlier steps left the file 700 bytes short of the limit, in multi-byte characters.
       const earlier = `${'é'.repeat(LIMIT / 2 - 351)}\n`;
