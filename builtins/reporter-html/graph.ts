@@ -78,7 +78,7 @@ export function renderGraph(inspection: RunInspection): string {
   return [
     `<figure class="graph"><figcaption>${esc(summary)}; each column is a layer, each edge runs from a need to the task that needs it.</figcaption>`,
     `<div class="scroll" tabindex="0" role="region" aria-label="task graph drawing">`,
-    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-labelledby="graph-title graph-desc" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
+    `<svg role="img" aria-labelledby="graph-title graph-desc" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
     `<title id="graph-title">Task graph</title><desc id="graph-desc">${esc(ids.map((id) => `${id}${(needs.get(id) ?? []).length ? ` needs ${(needs.get(id) ?? []).join(', ')}` : ''}`).join('; '))}</desc>`,
     `<defs><marker id="arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto"><path d="M0 0 L8 4 L0 8 z" class="arrow"/></marker></defs>`,
     edges.join(''),
