@@ -4,7 +4,6 @@
 export function esc(value: unknown): string {
   const text = value === null || value === undefined ? '' : typeof value === 'string' ? value : String(value);
   return text
-    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -12,7 +12,6 @@ export function xml(value: unknown): string {
   return (
     text
       // XML 1.0 allows tab, newline, carriage return, and U+0020 up; lone surrogates and U+FFFE/U+FFFF are not characters.
-      // eslint-disable-next-line no-control-regex
       .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')

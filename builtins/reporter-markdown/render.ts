@@ -31,7 +31,6 @@ export function cell(value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';
   let text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text.length > CELL_LIMIT) text = `${text.slice(0, CELL_LIMIT - 1)}…`;
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\r?\n/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '').replace(/([\\|`*[\]])/g, '\\$1').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 

@@ -99,7 +99,6 @@ describe('report renderers', () => {
     it('drops the characters XML 1.0 forbids and escapes the rest, in names, attributes and text; still valid', async () => {
       const id = 'weird\u0001<&>"\'\ud800id';
       const text = renderJunit(inspection([task({ id, state: 'failed', failure: { code: 'AGENTCTL_E_PROCESS_EXIT', message: HOSTILE } })], [], {}, { workflowName: HOSTILE }));
-      // eslint-disable-next-line no-control-regex
       expect(text).to.not.match(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
       expect(text).to.contain('name="weird&lt;&amp;&gt;&quot;&apos;id"');
       expect(xml('a\nb')).to.equal('a&#10;b');
