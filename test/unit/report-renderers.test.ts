@@ -72,6 +72,35 @@ describe('report renderers', () => {
       expect(huge.match(/<tr><th scope="row"><a href="#task-/g)).to.have.length(TIMELINE_LIMIT + 25);
     });
 
+    it('the header names the lineage of a derived run; the timeline says a retried task\'s attempts and draws an open approval wait to the end', () => {
+      const document = inspection(
+        [task({ id: 'flaky', attempt: 2, startMs: 0, endMs: 400 }), task({ id: 'gate', state: 'waiting_for_approval', startMs: 100, endMs: null })],
+        [],
+        {
+          lineage: { mode: 'retry', sourceRunId: 'run_source', roots: ['flaky'], reason: 'flaky <network>' },
+          audit: [
+            { seq: 1, type: 'task.retry_scheduled', taskId: 'flaky', effectId: null, data: {}, at: at(200) },
+            { seq: 2, type: 'run.paused', taskId: null, effectId: null, data: {}, at: at(500) },
+          ],
+          approvals: [{ approvalId: 'apr_open', taskId: 'gate', operation: 'process.exec', risk: 'high', reason: 'why', status: 'pending', actor: null, decisionReason: null, requestedAt: at(150), decidedAt: null }],
+        },
+        { state: 'paused', finishedAt: null, sourceRunId: 'run_source', mode: 'retry' },
+      );
+      const page = renderHtml(document);
+      expect(page).to.contain('<dt>source run</dt><dd><code>run_source</code>');
+      expect(page).to.contain('<dt>lineage</dt><dd>retry of run_source</dd><dt>fresh from</dt><dd>flaky</dd><dt>reason</dt><dd>flaky &lt;network&gt;</dd>');
+      expect(page).to.contain('<span class="tl-label">flaky <span class="tl-attempts">×2</span></span>');
+      expect(page).to.contain('task succeeded, 2 attempts');
+      // The wait is still open: it runs to the last moment the run recorded (1000 ms, the run's updatedAt).
+      expect(page).to.contain('title="waited 850 ms for approval apr_open (pending)"');
+      expect(page).to.contain('Shaded: the run was paused 1 time (500 ms).');
+      expect(page).to.contain('<dt>exit code</dt><dd>3</dd>');
+      const markdown = renderMarkdown(document);
+      expect(markdown).to.contain('- source run: run_source\n- lineage: retry of run_source, fresh from flaky (flaky &lt;network&gt;)');
+      const junit = renderJunit(document);
+      expect(junit).to.contain('<testcase classname="fixture" name="gate" time="0.000">\n      <skipped message="waiting_for_approval"/>');
+    });
+
     it('an error shows its stable code and the help the SDK lists for it when the failure carries none', () => {
       const page = renderHtml(chain(3, 1));
       expect(page).to.contain('<strong>task t1</strong> <code class="code">AGENTCTL_E_ASSERTION_FAILED</code>');
