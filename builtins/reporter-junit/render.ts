@@ -1,7 +1,9 @@
 // A run as JUnit XML, the format CI systems read test results in: one `testsuite` (inside `testsuites`) per run, one
 // `testcase` per task — classname the workflow, name the task id, time its duration in seconds. A failed task is a
 // `failure` whose type is its stable error code; a task that never ran to an end (skipped, cancelled, not reached)
-// is `skipped`. Every text is XML-escaped, and characters XML 1.0 forbids are dropped.
+// is `skipped`. The shape is the strictest the readers share (Ant's schema, which Jenkins and GitLab also read):
+// counts on the suite, not on `testsuites`; the suite's `id` its index; `properties`, `system-out` and `system-err`
+// present. Every text is XML-escaped, and characters XML 1.0 forbids are dropped.
 import { ERROR_CODES, type RunInspection } from '@agentctl/sdk';
 
 type Task = RunInspection['tasks'][number];
@@ -87,12 +89,14 @@ export function renderJunit(inspection: RunInspection): string {
   }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="agentctl" ${counts}>`,
-    `  <testsuite name="${xml(run.workflowName)}" id="${xml(run.runId)}" package="${xml(run.workflowName)}" timestamp="${xml(run.createdAt.slice(0, 19))}" hostname="agentctl" ${counts}>`,
+    '<testsuites>',
+    `  <testsuite name="${xml(run.workflowName)}" package="${xml(run.workflowName)}" id="0" timestamp="${xml(run.createdAt.slice(0, 19))}" hostname="agentctl" ${counts}>`,
     '    <properties>',
     ...properties,
     '    </properties>',
     ...cases,
+    `    <system-out>${text(`agentctl run ${run.runId}: ${run.state}, trace ${run.traceId}`)}</system-out>`,
+    '    <system-err/>',
     '  </testsuite>',
     '</testsuites>',
     '',

@@ -112,8 +112,8 @@ describe('run reports of a real run', function () {
     expect(validation.errors, validation.rawOutput).to.deep.equal([]);
     expect(validation.valid).to.equal(true);
     expect(xml.match(/<testsuite /g)).to.have.length(1);
-    expect(xml).to.contain(`<testsuites name="agentctl" tests="6" failures="1" errors="0" skipped="1" `);
-    expect(xml).to.contain(`id="${journey.runId}"`);
+    expect(xml).to.match(/<testsuites>\n  <testsuite name="report-journey" package="report-journey" id="0" timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d" hostname="agentctl" tests="6" failures="1" errors="0" skipped="1" time="\d+\.\d{3}">/);
+    expect(xml).to.contain(`<property name="agentctl.runId" value="${journey.runId}"/>`);
     const cases = [...xml.matchAll(/<testcase classname="report-journey" name="([^"]+)" time="(\d+\.\d{3})"/g)].map((match) => match[1]);
     expect(cases).to.deep.equal(['hello', 'inspect', 'gated', 'boom', 'after', 'report']);
     expect(xml).to.match(/<testcase classname="report-journey" name="boom" time="[\d.]+">\n\s+<failure type="AGENTCTL_E_PROCESS_EXIT" message="sh exited with status 3: token=\[REDACTED\]">sh exited with status 3: token=\[REDACTED\]\nhelp: /);

@@ -117,7 +117,9 @@ describe('report renderers', () => {
         { state: 'failed' },
       );
       const text = renderJunit(document);
-      expect(text).to.contain('<testsuites name="agentctl" tests="3" failures="1" errors="0" skipped="1" time="1.000">');
+      expect(text).to.contain('<testsuites>\n  <testsuite name="fixture" package="fixture" id="0" timestamp="2026-01-02T03:04:05" hostname="agentctl" tests="3" failures="1" errors="0" skipped="1" time="1.000">');
+      expect(text).to.contain('<property name="agentctl.runId" value="run_fixture"/>');
+      expect(text).to.contain('<system-out>agentctl run run_fixture: failed, trace 0123456789abcdef0123456789abcdef</system-out>\n    <system-err/>\n  </testsuite>\n</testsuites>\n');
       expect(text).to.contain('<testcase classname="fixture" name="ok" time="0.100"/>');
       expect(text).to.contain('<failure type="AGENTCTL_E_ASSERTION_FAILED" message="it &lt;broke&gt; &amp; &quot;stopped&quot;">it &lt;broke&gt; &amp; "stopped"\nhelp: the condition of the builtin.assert task was false');
       expect(text).to.contain('<skipped message="skipped: needs bad, which ended failed"/>');
@@ -143,9 +145,10 @@ describe('report renderers', () => {
       const empty = renderJunit(inspection([], []));
       expect(empty).to.contain('tests="0" failures="0" errors="0" skipped="0"');
       expect((await validate(empty)).valid).to.equal(true);
-      // The schema can fail: a failure without its type is refused.
-      const broken = await validate(budget.replace('<error type="AGENTCTL_E_BUDGET_EXCEEDED" ', '<error '));
-      expect(broken.valid).to.equal(false);
+      // The schema can fail: a failure without its type, counts on testsuites, a suite without system-err are refused.
+      for (const broken of [budget.replace('<error type="AGENTCTL_E_BUDGET_EXCEEDED" ', '<error '), budget.replace('<testsuites>', '<testsuites tests="2">'), budget.replace('    <system-err/>\n', '')]) {
+        expect((await validate(broken)).valid, broken).to.equal(false);
+      }
     });
 
     it('the same document gives the same bytes', () => {
