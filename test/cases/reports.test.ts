@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { Browser } from 'puppeteer-core';
 import { validateXML } from 'xmllint-wasm';
 import { ROOT } from '../support/cli.js';
-import { BROWSER_SKIP_REASON, browserSkipped, launchBrowser, openOffline, screenshot } from '../support/browser.js';
+import { browserSkipped, launchBrowser, openOffline, screenshot } from '../support/browser.js';
 import { PAGE_FACTS, POOR_CONTRAST } from '../support/page-checks.js';
 import { assertNoCanary, outcome, unique, useWorkspace } from './helpers.js';
 import { AGENT_TEXT, INJECTED_REASON, runJourney, type Journey } from './report-journey.js';
@@ -21,12 +21,8 @@ export const validJunit = (xml: string) => validateXML({ xml: [{ fileName: 'repo
 describe('run reports of a real run', function () {
   this.timeout(120_000);
   const state = useWorkspace();
+  // Launched by the test that needs it, so the JUnit and Markdown tests run wherever Chromium is missing.
   let browser: Browser | undefined;
-
-  before(async function () {
-    if (browserSkipped()) return;
-    browser = await launchBrowser();
-  });
   after(async () => {
     await browser?.close();
   });
@@ -48,6 +44,7 @@ describe('run reports of a real run', function () {
 
   it('html: a self-contained page that a real Chromium opens offline without a request or an error, at 1280 px and 390 px', async function () {
     if (browserSkipped()) this.skip();
+    browser ??= await launchBrowser();
     const { canary, journey, files, outputs } = reported();
     const { inspection, runId } = journey as Journey;
     const html = readFileSync(files.html!, 'utf8');

@@ -7,7 +7,6 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { ROOT } from './cli.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const BROWSER_SKIP_REASON = 'AGENTCTL_TEST_BROWSER=skip: no browser was prepared';
 /** Where the report tests save their screenshots (gitignored): a CI job uploads the folder as an artifact. */
 export const REPORT_ARTIFACTS = join(ROOT, 'test', 'artifacts', 'report');
 
