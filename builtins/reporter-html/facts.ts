@@ -2,9 +2,6 @@
 // the recorded plan), the spans the run was paused (from the audit trail) and each task's retries.
 import type { RunInspection } from '@agentctl/sdk';
 
-export type Task = RunInspection['tasks'][number];
-export type Effect = RunInspection['effects'][number];
-
 /** The exit code the run's command ended with, as `run` and `resume` map a run's end. */
 export function exitCodeOf(run: RunInspection['run']): number | null {
   const recorded = (run.error as { exitCode?: unknown } | null)?.exitCode;
