@@ -14,6 +14,8 @@ import providerAnthropic from './provider-anthropic/plugin.js';
 import providerFake from './provider-fake/plugin.js';
 import providerGoogle from './provider-google/plugin.js';
 import providerOpenAi from './provider-openai/plugin.js';
+import reporterHtml from './reporter-html/plugin.js';
+import reporterJunit from './reporter-junit/plugin.js';
 import reporterMarkdown from './reporter-markdown/plugin.js';
 import read from './read/plugin.js';
 import secretsEnv from './secrets-env/plugin.js';
@@ -47,4 +49,6 @@ export const builtinPlugins = [
   toolsWorkspace,
   emitterJson,
   reporterMarkdown,
+  reporterHtml,
+  reporterJunit,
 ] as const;

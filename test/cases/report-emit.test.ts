@@ -102,22 +102,28 @@ describe('plan --emit and report', () => {
           `- finished: ${inspection.run.finishedAt}`,
           `- duration: ${seconds(inspection.run.createdAt, inspection.run.finishedAt)}`,
           `- trace: ${inspection.run.traceId}`,
+          '- tasks: 2 (1 succeeded, 1 failed)',
           // The secret the process printed on stderr is recorded redacted; the cell escapes the brackets.
           '- error: AGENTCTL_E_RUN_FAILED task boom failed: sh exited with status 3: \\[REDACTED\\]',
+          '',
+          '## Failed tasks',
+          '',
+          '- **boom** (builtin.shell.exec, attempt 1): AGENTCTL_E_PROCESS_EXIT sh exited with status 3: \\[REDACTED\\]',
+          "  - help: read the process's stderr in the message or with \\`agentctl inspect RUN\\`",
           '',
           '## Tasks',
           '',
           '| task | kind | state | disposition | attempt | duration | error |',
           '| --- | --- | --- | --- | --- | --- | --- |',
           `| touch | builtin.shell.exec | succeeded | executed | 1 | ${seconds(touchTask.startedAt, touchTask.finishedAt)} | — |`,
-          `| boom | builtin.shell.exec | failed | executed | 1 | ${seconds(boomTask.startedAt, boomTask.finishedAt)} | sh exited with status 3: \\[REDACTED\\] |`,
+          `| boom | builtin.shell.exec | failed | executed | 1 | ${seconds(boomTask.startedAt, boomTask.finishedAt)} | AGENTCTL_E_PROCESS_EXIT |`,
           '',
           '## Effects',
           '',
-          '| effect | task | operation | class | risk | outcome | duration |',
-          '| --- | --- | --- | --- | --- | --- | --- |',
-          `| ${touch.effectId} | touch | process.exec | process_execution | high | succeeded | ${seconds(touch.startedAt, touch.completedAt)} |`,
-          `| ${boom.effectId} | boom | process.exec | process_execution | high | failed | ${seconds(boom.startedAt, boom.completedAt)} |`,
+          '| effect | task | operation | class | risk | idempotency | outcome | duration |',
+          '| --- | --- | --- | --- | --- | --- | --- | --- |',
+          `| ${touch.effectId} | touch | process.exec | process_execution | high | unknown | succeeded | ${seconds(touch.startedAt, touch.completedAt)} |`,
+          `| ${boom.effectId} | boom | process.exec | process_execution | high | unknown | failed | ${seconds(boom.startedAt, boom.completedAt)} |`,
           '',
           '## Approvals',
           '',
@@ -147,7 +153,7 @@ describe('plan --emit and report', () => {
     it('refuses an unknown format, a run the database does not hold, an --out that is a folder or lies in a missing folder', () => {
       const { runId } = failedRun(unique('canary'));
       const report = (...args: string[]) => runCli(['report', ...args, '--db', ws().db, '--output', 'json']);
-      expect(errorDocument(report(runId, '--format', 'html'), 2).diagnostics[0]).to.deep.include({ code: 'AGENTCTL_E_FORMAT_UNKNOWN', message: '--format html: no run reporter has this format', help: 'registered formats: markdown; a pack in the project config can register more' });
+      expect(errorDocument(report(runId, '--format', 'pdf'), 2).diagnostics[0]).to.deep.include({ code: 'AGENTCTL_E_FORMAT_UNKNOWN', message: '--format pdf: no run reporter has this format', help: 'registered formats: html, junit, markdown; a pack in the project config can register more' });
       expect(errorDocument(report('run_missing', '--format', 'markdown'), 2).diagnostics[0].code).to.equal('AGENTCTL_E_RUN_NOT_FOUND');
       mkdirSync(ws().file('folder'));
       expect(errorDocument(report(runId, '--format', 'markdown', '--out', ws().file('folder')), 2).diagnostics[0]).to.deep.include({ code: 'AGENTCTL_E_OUTPUT_PATH', message: `--out ${ws().file('folder')} is a folder; report writes one file` });
