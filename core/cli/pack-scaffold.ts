@@ -3,7 +3,7 @@
 // beside too). The pack is written into a temporary folder beside the target, then renamed into place, so a failure
 // leaves nothing; with `force`, into an existing folder, each file replaced on its own.
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import validateName from 'validate-npm-package-name';
@@ -62,7 +62,7 @@ export function targetFolder(names: PackNames, dir: string | undefined, cwd: str
   const target = resolve(cwd, dir);
   // A relative --dir stays below the current folder; an absolute one is where the user said.
   const below = relative(cwd, target);
-  if (!isAbsolute(dir) && (below === '' || below === '..' || below.startsWith(`..${sep}`))) {
+  if (!isAbsolute(dir) && (below === '..' || below.startsWith(`..${sep}`))) {
     throw new AgentctlError('AGENTCTL_E_SCAFFOLD_PATH_ESCAPE', `--dir ${dir} leads out of the current folder (${target})`, {
       help: 'give a folder below the current one, or an absolute path to create the pack elsewhere',
     });
@@ -167,11 +167,27 @@ export function writeScaffold(target: string, files: Record<string, string>, for
       mkdirSync(dirname(join(temporary, path)), { recursive: true });
       writeFileSync(join(temporary, path), content, { flag: 'wx' });
     }
-    // An empty target folder is replaced by the filled one.
-    if (state === 'empty') rmdirSync(target);
-    renameSync(temporary, target);
+    if (state === 'new') renameSync(temporary, target);
+    else moveInto(temporary, target);
   } finally {
     rmSync(temporary, { recursive: true, force: true });
   }
   return state;
+}
+
+/**
+ * Moves the entries of `from` into the empty folder `target`, which stays the same folder (it may be a shell's current
+ * one); if a move fails, those already made are undone.
+ */
+function moveInto(from: string, target: string): void {
+  const moved: string[] = [];
+  try {
+    for (const entry of readdirSync(from)) {
+      renameSync(join(from, entry), join(target, entry));
+      moved.push(entry);
+    }
+  } catch (error) {
+    for (const entry of moved) rmSync(join(target, entry), { recursive: true, force: true });
+    throw error;
+  }
 }
