@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import validateName from 'validate-npm-package-name';
 import { AgentctlError, errorCodePrefix } from '@agentctl/sdk';
 import { packNamespaces } from '../host.js';
 import { writeAtomically } from '../files/atomic-write.js';
@@ -45,7 +44,9 @@ function invalidName(name: string, reason: string): AgentctlError {
 }
 
 /** Checks a new pack's npm name (npm's own rules for new packages) and derives its kind namespace and error prefix. */
-export function packNames(name: string): PackNames {
+export async function packNames(name: string): Promise<PackNames> {
+  // Loaded on use: no other command needs npm's name rules.
+  const { default: validateName } = await import('validate-npm-package-name');
   const verdict = validateName(name);
   if (!verdict.validForNewPackages) throw invalidName(name, [...(verdict.errors ?? []), ...(verdict.warnings ?? [])].join('; '));
   const namespace = packNamespaces(name).at(-1)!;

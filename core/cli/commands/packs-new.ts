@@ -27,7 +27,7 @@ export const newPackCommand: CommandModule<GlobalArgs, NewArgs> = {
       .option('dir', { type: 'string', describe: 'the folder to create (default: the name without its scope, in the current folder)' })
       .option('force', { type: 'boolean', default: false, describe: "write into a folder that is not empty (the pack's files replace files of the same names)" }) as never,
   handler: handler<NewArgs>(async (argv, output) => {
-    const names = packNames(String(argv.name));
+    const names = await packNames(String(argv.name));
     const folder = targetFolder(names, argv.dir, process.cwd());
     const files = scaffoldFiles(names, folder);
     const state = writeScaffold(folder, files, argv.force);
