@@ -38,7 +38,7 @@ describe('npm packages: packs new makes a pack that builds, tests, locks and run
     rmSync(base, { recursive: true, force: true });
   });
 
-  it('scaffold with the installed CLI, npm install and npm test in the pack, then packs lock and a locked run in the project', async () => {
+  it("scaffold with the installed CLI, then the pack's README as written: npm install and npm test in the pack, a run, packs lock and a locked run in the project", async () => {
     const project = join(base, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'project', private: true, allowScripts: ALLOW_SCRIPTS }, null, 2)}\n`);
@@ -49,19 +49,37 @@ describe('npm packages: packs new makes a pack that builds, tests, locks and run
     expect(made.data).to.include({ name: '@acme/agentctl-pack-greet', path: join(project, 'packs', 'greet') });
     const pack = join(project, 'packs', 'greet');
 
-    await succeeds('npm', ['install'], pack);
+    // The README's commands, as written: the first block in the pack's folder, the last one in the project's, with the
+    // config it shows. Each must succeed.
+    const readme = readFileSync(join(pack, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({ language: match[1]!, lines: match[2]!.split('\n').filter((line) => line.trim() !== '') }));
+    const shell = blocks.filter((block) => block.language === 'sh');
+    expect(shell.map((block) => block.lines)).to.deep.equal([
+      ['npm install', 'npm test'],
+      [
+        'npx agentctl run packs/greet/examples/echo.yaml --config agentctl.config.json --input message=Hi',
+        'npx agentctl packs lock',
+        'npx agentctl run packs/greet/examples/echo.yaml --config agentctl.config.json --input message=Hi --locked',
+      ],
+    ]);
+    const config = blocks.find((block) => block.language === 'json')!.lines.join('\n');
+    expect(JSON.parse(config)).to.deep.equal({ packs: ['./packs/greet'] });
+
+    const outputs: CliResult[] = [];
+    for (const line of shell[0]!.lines) outputs.push(await succeeds('npm', line.split(' ').slice(1), pack));
     // `prepare` built the pack on install: its entry exists before any script of ours ran.
     expect(existsSync(join(pack, 'dist', 'src', 'index.js'))).to.equal(true);
-    const tested = await succeeds('npm', ['test'], pack);
-    expect(tested.stdout).to.match(/7 passing/);
-    expect(tested.stdout).to.not.match(/failing/);
+    expect(outputs[1]!.stdout).to.match(/7 passing/).and.not.match(/failing/);
 
-    writeFileSync(join(project, 'agentctl.config.json'), `${JSON.stringify({ packs: ['./packs/greet'] })}\n`);
+    writeFileSync(join(project, 'agentctl.config.json'), `${config}\n`);
+    for (const line of shell[1]!.lines) outputs.push(await succeeds('npx', line.split(' ').slice(1), project));
+    expect(outputs.at(-1)!.stdout).to.include('message: Hi');
+    expect(readFileSync(join(project, 'agentctl.pack.lock'), 'utf8')).to.include("name: '@acme/agentctl-pack-greet'");
+
     const listed = outcome(await run(agentctl, ['plugins', 'list', '--output', 'json'], project), 0);
     expect(listed.data.plugins.find((plugin: { name: string }) => plugin.name === '@acme/agentctl-pack-greet')).to.deep.include({ source: 'path', actionKinds: ['greet.echo'] });
-    const locked = outcome(await run(agentctl, ['packs', 'lock', '--output', 'json'], project), 0);
-    expect(locked.data.written).to.deep.equal([{ path: join(project, 'agentctl.pack.lock'), packs: 0, codePacks: 1 }]);
-    expect(readFileSync(join(project, 'agentctl.pack.lock'), 'utf8')).to.include("name: '@acme/agentctl-pack-greet'");
+    const verified = outcome(await run(agentctl, ['packs', 'verify-lock', '--output', 'json'], project), 0);
+    expect(verified.data.codePacks).to.deep.equal([{ name: '@acme/agentctl-pack-greet', version: '0.1.0' }]);
 
     const workflow = join('packs', 'greet', 'examples', 'echo.yaml');
     const ran = outcome(await run(agentctl, ['run', workflow, '--config', 'agentctl.config.json', '--locked', '--input', 'message=Hi', '--output', 'json'], project), 0);
