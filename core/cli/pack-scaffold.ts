@@ -53,7 +53,12 @@ export async function packNames(name: string): Promise<PackNames> {
   if (!NAMESPACE.test(namespace)) {
     throw invalidName(name, `its action kinds would be named ${namespace}.NAME, and a kind's namespace is letters, digits, ".", "_" and "-", starting with a letter or digit`);
   }
-  return { name, namespace, kind: `${namespace}.echo`, errorPrefix: errorCodePrefix(name) };
+  const errorPrefix = errorCodePrefix(name);
+  // The host refuses a declared code that does not start with a letter, and the core's own prefix.
+  if (!/^[A-Z]/.test(errorPrefix) || errorPrefix === 'AGENTCTL_E_') {
+    throw invalidName(name, `its error codes would start with ${errorPrefix}, and a pack's codes start with a letter and never with the core's AGENTCTL_E_`);
+  }
+  return { name, namespace, kind: `${namespace}.echo`, errorPrefix };
 }
 
 /** The folder a pack goes to: `dir` as given, or the name without its scope in the current folder. */

@@ -112,6 +112,8 @@ describe('packs new: a TypeScript code pack', function () {
     ['@acme/agentctl-pack-', 'namespace'],
     ['@acme/~deploy', 'special characters'],
     ['../escape', 'URL-friendly'],
+    ['9lives', 'error codes would start with 9LIVES_E_'],
+    ['agentctl', 'error codes would start with AGENTCTL_E_'],
   ] as const) {
     it(`refuses the name ${JSON.stringify(name.length > 40 ? `${name.slice(0, 10)}…` : name)} (${reason}), writing nothing`, () => {
       const document = errorDocument(agentctl('packs', 'new', name, '--output', 'json'), 2);
