@@ -123,7 +123,13 @@ export function scaffoldFiles(names: PackNames, folder: string): Record<string, 
 
 /** Refuses a target that exists and is not an empty folder (unless `force`), and one the files cannot go in. */
 function checkTarget(target: string, files: Record<string, string>, force: boolean): 'new' | 'empty' | 'existing' {
-  if (!existsSync(target) && !isLink(target)) return 'new';
+  if (!existsSync(target) && !isLink(target)) {
+    // The folders above it are made as needed: the nearest one that exists must be a folder.
+    let above = dirname(target);
+    while (!existsSync(above) && dirname(above) !== above) above = dirname(above);
+    if (!statSync(above).isDirectory()) throw new AgentctlError('AGENTCTL_E_SCAFFOLD_TARGET', `${above} is not a folder, so ${target} cannot be made in it`, { help: 'choose another --dir' });
+    return 'new';
+  }
   if (isLink(target) || !statSync(target).isDirectory()) {
     throw new AgentctlError('AGENTCTL_E_SCAFFOLD_TARGET', `${target} exists and is not a folder`, { help: 'choose another --dir' });
   }

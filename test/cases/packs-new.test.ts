@@ -134,6 +134,8 @@ describe('packs new: a TypeScript code pack', function () {
     symlinkSync(join(cwd, 'greeter'), join(cwd, 'link'));
     const link = errorDocument(agentctl('packs', 'new', 'greeter', '--dir', 'link', '--force', '--output', 'json'), 2);
     expect(diagnosticWithCode(link, 'AGENTCTL_E_SCAFFOLD_TARGET').message).to.include('is not a folder');
+    const under = errorDocument(agentctl('packs', 'new', 'greeter', '--dir', 'file/greeter', '--output', 'json'), 2);
+    expect(diagnosticWithCode(under, 'AGENTCTL_E_SCAFFOLD_TARGET').message).to.include(`${join(cwd, 'file')} is not a folder`);
     expect(readdirSync(cwd).sort()).to.deep.equal(['file', 'greeter', 'link']);
     expect(readFileSync(join(cwd, 'file'), 'utf8')).to.equal('a file\n');
   });
