@@ -1,7 +1,8 @@
 // `agentctl packs new NAME`: a TypeScript code pack made from the templates in scaffold/pack/. The templates ship with
 // the CLI beside this module (the build copies them to dist/core/cli/scaffold/pack/, which the bundle's app.js sits
-// beside too). The pack is written into a temporary folder beside the target, then renamed into place, so a failure
-// leaves nothing; with `force`, into an existing folder, each file replaced on its own.
+// beside too). The pack is written into a temporary folder beside the target, then renamed into place (or, for an
+// empty folder, its entries moved into it), so a failure leaves nothing; with `force`, into a folder that holds other
+// files, each file replaced atomically on its own.
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
