@@ -54,6 +54,11 @@ describe('packs new: a TypeScript code pack', function () {
     expect(readFileSync(join(folder, 'README.md'), 'utf8')).to.include('packs/agentctl-pack-greet/examples/echo.yaml');
   });
 
+  it('schema --kind PackScaffold publishes the document the command prints (each printed one is checked against it)', () => {
+    const schema = outcome(agentctl('schema', '--kind', 'PackScaffold', '--output', 'json'), 0).data;
+    expect(schema.properties.data.required).to.deep.equal(['name', 'namespace', 'actionKinds', 'errorCodePrefix', 'path', 'created', 'files']);
+  });
+
   it("pins the package's development tools to this agentctl's versions, and makes agentctl and its SDK peers", () => {
     outcome(agentctl('packs', 'new', 'greeter', '--output', 'json'), 0);
     const manifest = JSON.parse(readFileSync(join(cwd, 'greeter', 'package.json'), 'utf8'));
