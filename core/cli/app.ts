@@ -138,7 +138,9 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     const writesLock = command === 'packs' && ['lock', 'update', 'vendor'].includes(String(argv._[1] ?? ''));
     // `packs verify-lock` is the check --locked makes, alone.
     const verifiesLock = command === 'packs' && argv._[1] === 'verify-lock';
-    if (HOSTED.has(command) && !RECOVERY.has(command)) await composition.loadPacks(settings.loaded, { locked: argv.locked === true || verifiesLock, verify: !writesLock });
+    // `packs new` writes a new pack's files: it loads no pack, so a project's broken one does not stop it.
+    const scaffolds = command === 'packs' && argv._[1] === 'new';
+    if (HOSTED.has(command) && !RECOVERY.has(command) && !scaffolds) await composition.loadPacks(settings.loaded, { locked: argv.locked === true || verifiesLock, verify: !writesLock });
   });
 
   if (args.length === 0) {

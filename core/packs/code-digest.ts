@@ -87,10 +87,13 @@ function resolvePackage(name: string, folder: string): string | undefined {
   }
 }
 
+/** The package names agentctl's CLI has had: `@agentctl/cli`, and `agentctl` before it. */
+const HOST_NAMES = new Set(['@agentctl/cli', 'agentctl']);
+
 /** The folder of the agentctl that runs: the host a pack is loaded into, which the lock does not pin. */
 const HOST_FOLDER = (() => {
   let dir = dirname(fileURLToPath(import.meta.url));
-  while (!(existsSync(join(dir, 'package.json')) && readManifest(dir).name === 'agentctl') && dirname(dir) !== dir) dir = dirname(dir);
+  while (!(existsSync(join(dir, 'package.json')) && HOST_NAMES.has(String(readManifest(dir).name))) && dirname(dir) !== dir) dir = dirname(dir);
   return realpathSync(dir);
 })();
 

@@ -109,6 +109,17 @@ export const packDocuments = {
     declarativePacks: z.array(z.string()),
     workflows: z.array(z.string()),
   }),
+  /** agentctl's `packs new`: the pack made, the kinds and error-code prefix it has, where it was written and its files. */
+  PackScaffold: z.looseObject({
+    name: z.string(),
+    namespace: z.string(),
+    actionKinds: z.array(z.string()),
+    errorCodePrefix: z.string(),
+    path: z.string(),
+    /** False when `--force` wrote the files into a folder that held others. */
+    created: z.boolean(),
+    files: z.array(z.string()),
+  }),
   /** agentctl's `plugins list`: each registered plugin, what it owns and the hook taps it adds. */
   PluginList: z.looseObject({
     plugins: z.array(

@@ -110,6 +110,10 @@ describe('npm packages: pack, install, run a workflow with a shipped pack', func
     await npm(['install', '--global', '--prefix', prefix, '@agentctl/cli'], base);
     const agentctl = join(prefix, 'bin', 'agentctl');
     expect((await run(agentctl, ['--version'], base)).stdout.trim()).to.equal('0.1.0');
+    // The global install finds the scaffold's templates in its own package.
+    const scaffold = outcome(await run(agentctl, ['packs', 'new', 'greeter', '--dir', join(base, 'global-scaffold'), '--output', 'json'], base), 0);
+    expect(scaffold.data.files).to.include.members(['package.json', 'src/index.ts', 'test/echo.test.ts']);
+    expect(readdirSync(join(base, 'global-scaffold', 'src'))).to.deep.equal(['index.ts']);
     const dir = project('global-project');
     await npm(['install', '@agentctl/pack-hello'], dir);
     expectGreeting(await run(agentctl, ['run', 'greet.yaml', '--input', 'who=Grace', '--output', 'json'], dir), 'Grace');

@@ -10,6 +10,7 @@ import { parseSource, readBoundedFile } from '../../compiler/source.js';
 import { codePackEntry } from '../../config/code-lock.js';
 import { LOCK_FILE, REFERENCE_FORMAT_VERSION, type CodePackEntry, type LockEntry, type PackLock as PackLockFile } from '../../compiler/packs/format.js';
 import { vendorCommand } from './vendor.js';
+import { newPackCommand } from './packs-new.js';
 import { digestOf, loadDeclarativePacks, lockDocument, lockText, packSpec, readLock, readManifest, resolveForLock } from '../../compiler/packs/load.js';
 import type { Compose, ProjectPacks } from '../composition.js';
 import { handler, packOptions, type GlobalArgs } from '../handler.js';
@@ -140,7 +141,7 @@ const verifyLock = (compose: Compose, project: ProjectPacks): CommandModule<Glob
 
 export const packsCommand = (compose: Compose, project: ProjectPacks): CommandModule<GlobalArgs, GlobalArgs> => ({
   command: 'packs',
-  describe: 'Packs: inspect, verify, lock, update, verify-lock, vendor',
-  builder: (yargs) => yargs.command(inspect).command(verify).command(lock(false, project)).command(lock(true, project)).command(verifyLock(compose, project)).command(vendorCommand(project)).demandCommand(1, 'name a packs command') as never,
+  describe: 'Packs: inspect, verify, lock, update, verify-lock, vendor, new',
+  builder: (yargs) => yargs.command(inspect).command(verify).command(lock(false, project)).command(lock(true, project)).command(verifyLock(compose, project)).command(vendorCommand(project)).command(newPackCommand).demandCommand(1, 'name a packs command') as never,
   handler: () => undefined,
 });
