@@ -100,7 +100,10 @@ export class LinkedRunLedger {
         const delta = deltas.get(task.taskId);
         this.#runs.checkpoint(run.id, task.taskId, { task: task.taskId, state: 'succeeded', disposition: 'reused', ...(delta ? { memoryDelta: delta } : {}) });
       }
-      core.audit(run.id, { type: `run.${lineage.mode}`, data: { sourceRunId: lineage.sourceRunId, roots: [...lineage.roots], reused: reused.map((task) => task.taskId) } });
+      // The source's trace id lets an observer link the derived run's trace to the source's (docs/telemetry.md).
+      const source = core.db.prepare('SELECT trace_id FROM runs WHERE id = ?').get(lineage.sourceRunId) as { trace_id?: unknown } | undefined;
+      const sourceTraceId: Record<string, JsonValue> = typeof source?.trace_id === 'string' ? { sourceTraceId: source.trace_id } : {};
+      core.audit(run.id, { type: `run.${lineage.mode}`, data: { sourceRunId: lineage.sourceRunId, ...sourceTraceId, roots: [...lineage.roots], reused: reused.map((task) => task.taskId) } });
     });
   }
 
