@@ -1,25 +1,12 @@
 // The OpenTelemetry pack through the real CLI, exporting to a real OTLP/HTTP receiver on loopback: the span tree of
 // a run (run → task attempt → effect), its attributes, status and events, trace context in a child process's
 // environment, protobuf and JSON encodings, a resumed run in the same trace, and a retry's link to its source.
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import { baseEnv, runCliAsync, workspace } from '../support/cli.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { outcome, rows, workflow } from './helpers.js';
-
-/** The root span id the pack derives from a run id (docs/telemetry.md). */
-export const rootSpanId = (runId: string) => createHash('sha256').update(`agentctl.run.root:${runId}`).digest('hex').slice(0, 16);
-
-export const PRINT_TRACEPARENT = workflow({
-  runtime: { maxConcurrency: 1 },
-  policy: { approval: 'never', processAllowlist: ['printenv', 'sh'], environmentAllowlist: ['TRACEPARENT'] },
-  actions: {
-    print: { kind: 'builtin.shell.exec', command: 'printenv', args: ['TRACEPARENT'] },
-    fail: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'exit 3'] },
-  },
-  tasks: [{ id: 'print', uses: 'action:print' }],
-});
+import { PRINT_TRACEPARENT, rootSpanId } from './telemetry-case.js';
 
 describe('telemetry: the OpenTelemetry pack', function () {
   this.timeout(120_000);

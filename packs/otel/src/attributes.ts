@@ -84,8 +84,13 @@ function toolAttributes(recorded: JsonValue): Attributes {
   };
 }
 
+/** agentctl's provider-neutral finish reasons as the GenAI conventions name them. */
+const FINISH_REASONS: Readonly<Record<string, string>> = { complete: 'stop', tool_calls: 'tool_calls', max_tokens: 'length', refusal: 'content_filter' };
+
 /** What a model turn's response adds: token counts and the finish reason (an enumerated word), nothing else. */
-export function modelResponseAttributes(response: JsonValue): Attributes {
+export function modelResponseAttributes(recorded: JsonValue): Attributes {
+  // A model turn's effect records `{ response }`: the provider-neutral answer.
+  const response = field(recorded, 'response') ?? recorded;
   const usage = field(response, 'usage');
   const input = count(field(usage, 'inputTokens'));
   const output = count(field(usage, 'outputTokens'));
@@ -93,6 +98,6 @@ export function modelResponseAttributes(response: JsonValue): Attributes {
   return {
     ...(input === undefined ? {} : { 'gen_ai.usage.input_tokens': input }),
     ...(output === undefined ? {} : { 'gen_ai.usage.output_tokens': output }),
-    ...(typeof reason === 'string' && /^[a-z_]{1,40}$/.test(reason) ? { 'gen_ai.response.finish_reasons': [reason] } : {}),
+    ...(typeof reason === 'string' && FINISH_REASONS[reason] ? { 'gen_ai.response.finish_reasons': [FINISH_REASONS[reason]] } : {}),
   };
 }

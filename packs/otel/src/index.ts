@@ -38,7 +38,12 @@ export function otelPlugin(env: Readonly<Record<string, string | undefined>> = p
       let loaded: Tracing | undefined;
       let loading: Promise<Tracing> | undefined;
       const tracing = () => (loading ??= import('./tracing.js').then(async ({ createTracing }) => (loaded = await createTracing(settings, api.hostVersion))));
-      api.registerInterceptor({ name: 'otel-spans', effect: async (input, next) => (await tracing()).effect(input, next) });
+      api.registerInterceptor({
+        name: 'otel-spans',
+        effect: async (input, next) => (await tracing()).effect(input, next),
+        // Only a `kind: action` tool's dispatch needs the tracer, and the tool call's effect loaded it already.
+        dispatch: (input, next) => (loaded ? loaded.dispatch(input, next) : next()),
+      });
       api.registerPropagator({
         name: 'otel-trace-context',
         environment: { names: ['TRACEPARENT', 'TRACESTATE'], values: (work) => loaded?.environment(work) ?? {} },

@@ -4,7 +4,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { isEffectFailure, type CommitEvent, type EffectInterceptorInput, type InterceptorNext, type JsonValue, type PropagationContext } from '@agentctl/sdk';
+import { isEffectFailure, type CommitEvent, type DispatchInterceptorInput, type EffectInterceptorInput, type InterceptorNext, type JsonValue, type PropagationContext } from '@agentctl/sdk';
 import { cut, DISPOSITION, effectAttributes, effectSpanName, MODEL_TURN, modelResponseAttributes, type Outcome } from './attributes.js';
 import { isTraceId, rootSpanId } from './ids.js';
 import { embeddedProvider, embeddedSink, ownSink, type SpanSink } from './provider.js';
@@ -28,6 +28,11 @@ interface TaskSpan {
   readonly context: Context;
   /** The task's latest model turn: its tool calls are its children. */
   turn?: Context;
+  /**
+   * A `kind: action` tool call whose action is dispatched next: the call's record is over before the action runs, so
+   * its span stays open until that dispatch ends, and the action's effects are its children.
+   */
+  toolCall?: { readonly span: Span; readonly context: Context; readonly action: string };
 }
 
 interface RunSpans {
@@ -69,10 +74,17 @@ export class Tracing {
     const span = this.#tracer.startSpan(effectSpanName(input), { kind: input.operation === MODEL_TURN ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes: effectAttributes(input) }, parent);
     const spanContext = trace.setSpan(parent, span);
     if (input.operation === MODEL_TURN) task.turn = spanContext;
+    let open = false;
     try {
       const value = await this.#active.run({ runId: input.runId, taskId: input.taskId, span, context: spanContext }, () => context.with(spanContext, next));
       if (input.operation === MODEL_TURN) span.setAttributes(modelResponseAttributes(value));
       this.#outcome(span, 'succeeded');
+      const action = actionOfToolCall(input);
+      if (action !== undefined) {
+        this.#closeToolCall(task);
+        task.toolCall = { span, context: spanContext, action };
+        open = true;
+      }
       return value;
     } catch (error) {
       const outcome: Outcome = isEffectFailure(error) ? error.outcome : 'uncertain';
@@ -80,8 +92,32 @@ export class Tracing {
       this.#outcome(span, outcome, code);
       throw error;
     } finally {
-      span.end();
+      if (!open) span.end();
     }
+  }
+
+  /** The dispatch interceptor: the action of a `kind: action` tool call runs inside that call's span. */
+  async dispatch(input: DispatchInterceptorInput, next: InterceptorNext): Promise<JsonValue> {
+    const task = this.#runs.get(input.runId)?.tasks.get(taskKey(input.taskId, input.attempt));
+    const call = task?.toolCall;
+    if (!task || !call || call.action !== input.actionName) return next();
+    task.toolCall = undefined;
+    try {
+      return await this.#active.run({ runId: input.runId, taskId: input.taskId, span: call.span, context: call.context }, () => context.with(call.context, next));
+    } catch (error) {
+      const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'AGENTCTL_E_PLUGIN_FAILED';
+      call.span.setAttributes({ 'error.type': code, 'agentctl.error.code': code });
+      call.span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+      throw error;
+    } finally {
+      call.span.end();
+    }
+  }
+
+  /** Ends a tool call's span whose action never came (refused before its dispatch). */
+  #closeToolCall(task: TaskSpan): void {
+    task.toolCall?.span.end();
+    task.toolCall = undefined;
   }
 
   #outcome(span: Span, outcome: Outcome, code?: string): void {
@@ -157,6 +193,7 @@ export class Tracing {
     task.span.setAttribute('agentctl.task.state', state);
     if (state === 'waiting_for_approval') task.span.addEvent('task.paused', { 'agentctl.task.state': state }, at);
     if (state === 'failed' || state === 'cancelled') failed(task.span, data.code, data.message);
+    this.#closeToolCall(task);
     task.span.end(at);
     for (const [key, open] of run.tasks) if (open === task) run.tasks.delete(key);
   }
@@ -167,7 +204,10 @@ export class Tracing {
     const error = data.error !== null && typeof data.error === 'object' && !Array.isArray(data.error) ? data.error : undefined;
     if (state === 'paused') span.addEvent('run.paused', { ...(typeof error?.code === 'string' ? { 'agentctl.pause.code': error.code } : {}) }, at);
     else if (error) failed(span, error.code, error.message);
-    for (const task of run.tasks.values()) if (task.span.isRecording()) task.span.end(at);
+    for (const task of run.tasks.values()) {
+      this.#closeToolCall(task);
+      if (task.span.isRecording()) task.span.end(at);
+    }
     span.end(at);
     this.#runs.delete(runId);
     return this.sink.flush();
@@ -239,6 +279,13 @@ export class Tracing {
 }
 
 const taskKey = (taskId: string, attempt: number) => `${taskId}\u0000${attempt}`;
+
+/** The action a `kind: action` tool call admitted (from its recorded input), or undefined for any other effect. */
+function actionOfToolCall(input: EffectInterceptorInput): string | undefined {
+  if (input.operation !== 'tool.call' || input.input === null || typeof input.input !== 'object' || Array.isArray(input.input)) return undefined;
+  const { kind, action } = input.input;
+  return kind === 'action' && typeof action === 'string' ? action : undefined;
+}
 
 /** An error status carrying the stable code (`error.type`); the message is the ledger's, already redacted. */
 function failed(span: Span, code: JsonValue | undefined, message: JsonValue | undefined): void {
