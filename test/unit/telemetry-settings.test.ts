@@ -1,9 +1,32 @@
 // How the OpenTelemetry pack reads its settings: when it is on, the endpoint rules of OTEL_EXPORTER_OTLP_*, the
 // environment winning over the config, header and resource lists, samplers and the flush bound.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { readSettings } from '@agentctl/pack-otel';
 
+/** The modules a built module imports statically, followed through its relative imports (dynamic ones are not). */
+function staticImports(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\s[^;]*?from\s*['"]([^'"]+)['"]/gm)) {
+    if (specifier!.startsWith('.')) staticImports(join(dirname(file), specifier!), seen);
+    else seen.add(specifier!);
+  }
+  return seen;
+}
+
 describe('telemetry settings', () => {
+  it('the pack\'s entry loads nothing of OpenTelemetry: its tracer is imported only when telemetry is on', () => {
+    const entry = createRequire(import.meta.url).resolve('@agentctl/pack-otel');
+    const loaded = [...staticImports(entry)];
+    expect(loaded).to.include('@agentctl/sdk').and.to.satisfy((all: string[]) => all.some((path) => path.endsWith('settings.js')));
+    expect(loaded.filter((specifier) => specifier.startsWith('@opentelemetry/'))).to.deep.equal([]);
+    expect(loaded.filter((specifier) => specifier.endsWith('tracing.js'))).to.deep.equal([]);
+    expect(readFileSync(entry, 'utf8')).to.match(/import\(['"]\.\/tracing\.js['"]\)/);
+  });
+
   it('is off without an endpoint, an enabled config, or with OTEL_SDK_DISABLED=true', () => {
     expect(readSettings({}, undefined)).to.equal(undefined);
     expect(readSettings({}, { serviceName: 'x' })).to.equal(undefined);

@@ -11,7 +11,7 @@ export const TOOL_CALL = 'tool.call';
 export const MAX_TEXT = 512;
 
 /** The GenAI `gen_ai.provider.name` of an agentctl provider kind (the kind itself when it has no well-known name). */
-const PROVIDER_NAMES: Readonly<Record<string, string>> = { openai: 'openai', anthropic: 'anthropic', google: 'gcp.gemini', fake: 'agentctl.fake' };
+const PROVIDER_NAMES: Readonly<Record<string, string>> = { openai: 'openai', azure_openai: 'azure.ai.openai', anthropic: 'anthropic', google: 'gcp.gemini', fake: 'agentctl.fake' };
 
 /** An effect outcome and what it means for the world: applied, not applied, or in doubt. */
 export type Outcome = 'succeeded' | 'failed' | 'uncertain';
