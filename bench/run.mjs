@@ -20,6 +20,8 @@
 //   (i) an agent task of 50 model turns and 49 builtin.echo calls on the fake provider, marginal per turn, against
 //       the same loop with no framework making the same commits and syncs (bench/agent-bare.mjs): ratio <= 1.5
 //   (k) long-term memory search over 10,000 entries of 1 KiB, text and vector, ms per query (information)
+//   (l) cold `agentctl run` of one shell task with telemetry off (the start-up figure), and with OpenTelemetry on
+//       (a local OTLP receiver): the one-task cost and the marginal per effect, on against off (information)
 //
 // (a) and (b) are gated on the MARGINAL per-task cost: (t(N-task run) - t(1-task run)) / (N - 1),
 // where both runs are whole CLI invocations of the same workflow shape with a fresh temp --db.
@@ -39,6 +41,7 @@ import { benchEngines, measureEngine } from './container.mjs';
 import { AGENT_TURNS, measureAgentLoop } from './agent.mjs';
 import { measurePackColdStart } from './packs.mjs';
 import { MEMORY_ENTRIES, measureMemorySearch } from './memory.mjs';
+import { TELEMETRY_TASKS, measureTelemetry } from './telemetry.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'agentctl.js');
@@ -685,6 +688,21 @@ async function main() {
       console.log(syncs.skipped ? `    syncs per turn: not counted (${syncs.skipped})` : `    fsync calls per turn (strace): agentctl ${fmt(syncs.agentctl, 2)}, bare ${fmt(syncs.bare, 2)}`);
       rows.push({ id: '(i)', figure: 'agent loop marginal per turn / bare loop', value: agentPer / barePer, unit: 'x', limit: LIMITS.agentRatio, gated: true });
       rows.push({ id: '(i)', figure: 'agent loop execute share per turn / bare loop', value: (agentPer - per(s.check1, s.checkN)) / barePer, unit: 'x', limit: LIMITS.agentRatio, gated: false });
+    }
+    if (want('l')) {
+      // (l) OpenTelemetry tracing, off and on ---------------------------------------------------------
+      process.stdout.write(`(l) one and ${TELEMETRY_TASKS} shell tasks with telemetry off and on (a local OTLP receiver), ${REPS} runs each, interleaved ... `);
+      const { samples: s, exported } = await measureTelemetry({ timed, node: NODE, cli: CLI, tmpRoot, reps: REPS });
+      console.log('done');
+      const per = (one, many) => (median(many) - median(one)) / (TELEMETRY_TASKS - 1);
+      const [off, on] = [per(s.off1, s.offN), per(s.on1, s.onN)];
+      console.log(`    cold agentctl run, 1 task, telemetry off: median ${fmt(median(s.off1), 1).padStart(8)} ms  ${list(s.off1)}`);
+      console.log(`    cold agentctl run, 1 task, telemetry on:  median ${fmt(median(s.on1), 1).padStart(8)} ms  ${list(s.on1)}  (+${fmt(median(s.on1) - median(s.off1), 1)} ms: loading OpenTelemetry, the flush)`);
+      console.log(`    ${TELEMETRY_TASKS} tasks, off: median ${fmt(median(s.offN), 1)} ms;  on: median ${fmt(median(s.onN), 1)} ms`);
+      console.log(`    marginal per task: off ${fmt(off)} ms, on ${fmt(on)} ms;  tracing per effect = ${fmt(on - off)} ms`);
+      console.log(`    exported: ${exported.requests} requests, ${exported.bytes} bytes in all`);
+      rows.push({ id: '(l)', figure: 'cold run, 1 shell task, telemetry off', value: median(s.off1), unit: 'ms', gated: false });
+      rows.push({ id: '(l)', figure: 'tracing per effect (marginal on - off)', value: on - off, unit: 'ms', gated: false });
     }
     if (want('k')) {
       // (k) long-term memory search -------------------------------------------------------------

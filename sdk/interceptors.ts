@@ -24,6 +24,11 @@ export interface EffectInterceptorInput extends InterceptedTask {
   readonly operation: string;
   /** The effect's class, risk and idempotency, as recorded and judged by policy. */
   readonly profile: EffectProfile;
+  /**
+   * The effect's input as the ledger records it: secret values of the run already redacted, frozen. Read what an
+   * attribute needs from it (e.g. a model request's `request.model`); it is never the whole request to copy out.
+   */
+  readonly input: JsonValue;
 }
 
 /** The read-only (frozen) input of a dispatch interceptor: one action dispatched to its kind's owner. */

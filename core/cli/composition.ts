@@ -5,9 +5,11 @@ import { builtinPlugins } from '../../builtins/index.js';
 import agentBodyPlugin from '../agents/plugin.js';
 import flowBodyPlugin from '../flow/plugin.js';
 import memorySqlitePlugin from '../memory/plugin.js';
-import { isAgentctlError, type PluginDefinition } from '@agentctl/sdk';
+import otelPlugin from '@agentctl/pack-otel';
+import { AgentctlError, isAgentctlError, type PluginDefinition } from '@agentctl/sdk';
 import type { LoadedConfig } from '../config/discover.js';
 import { label, loadPacks, type BeforeImport, type LoadedPack } from '../config/packs.js';
+import { issueTo } from '../config/schema.js';
 import { codePackLock } from '../config/code-lock.js';
 import type { Host } from '../host.js';
 import { createHost, type HostOptions } from '../setup.js';
@@ -22,10 +24,15 @@ export interface CompositionOptions extends HostOptions {
    * their refusals have pack codes, and `api.options` is what their optionsSchema makes of no options.
    */
   readonly pluginsAsPacks?: boolean;
+  /** The project config's `telemetry` section and the file it is in: the options of the OpenTelemetry pack. */
+  readonly telemetry?: { readonly section: unknown; readonly file: string };
 }
 
-/** The plugins agentctl ships: the builtins, and the task bodies that live in core/ (they use the runner's internals). */
-const shippedPlugins: readonly PluginDefinition[] = [...builtinPlugins, agentBodyPlugin, flowBodyPlugin, memorySqlitePlugin];
+/**
+ * The plugins agentctl ships: the builtins, the task bodies that live in core/ (they use the runner's internals), and
+ * the OpenTelemetry pack (a package of its own, built on the public SDK only; off unless configured).
+ */
+const shippedPlugins: readonly PluginDefinition[] = [...builtinPlugins, agentBodyPlugin, flowBodyPlugin, memorySqlitePlugin, otelPlugin];
 
 /** What a pack's optionsSchema makes of a config entry without options (undefined without a schema). */
 const defaultOptions = (plugin: PluginDefinition): unknown => plugin.optionsSchema?.safeParse(undefined).data;
@@ -34,12 +41,24 @@ const defaultOptions = (plugin: PluginDefinition): unknown => plugin.optionsSche
 export function composeHost(options: CompositionOptions = {}): Host {
   return createHost(
     [
-      ...shippedPlugins.map((plugin) => ({ plugin, source: 'builtin' })),
+      ...shippedPlugins.map((plugin) => ({ plugin, source: 'builtin', ...(plugin === otelPlugin ? { options: telemetryOptions(options.telemetry) } : {}) })),
       ...(options.packs ?? []).map(({ plugin, source, options: packOptions }) => ({ plugin, source, options: packOptions })),
       ...(options.plugins ?? []).map((plugin) => (options.pluginsAsPacks ? { plugin, source: 'path', options: defaultOptions(plugin) } : { plugin, source: 'local' })),
     ],
     options.configure ? { configure: options.configure } : {},
   );
+}
+
+/** The config's `telemetry` section as the OpenTelemetry pack's options; a problem names the file and the field. */
+function telemetryOptions(telemetry: CompositionOptions['telemetry']): unknown {
+  const parsed = otelPlugin.optionsSchema!.safeParse(telemetry?.section);
+  if (parsed.success) return parsed.data;
+  const file = telemetry?.file ?? 'the project config';
+  const problems: string[] = [];
+  for (const issue of parsed.error.issues) issueTo((path, message) => problems.push(`${path}: ${message}`), 'telemetry', issue);
+  throw new AgentctlError('AGENTCTL_E_CONFIG_INVALID', `${file}: ${problems.join('; ')}`, {
+    diagnostics: problems.map((message) => ({ code: 'AGENTCTL_E_CONFIG_INVALID', severity: 'error' as const, message: `${file}: ${message}`, file, help: 'fix the telemetry section (docs/telemetry.md lists its fields)' })),
+  });
 }
 
 /** A check of the config's packs beside the lock's: each pack before it is imported, and all of them once loaded. */
@@ -98,7 +117,9 @@ export class Composition {
 
   readonly compose: Compose = (options = {}) => {
     if (this.#checked && !options.configure) return this.#checked;
-    return composeHost({ ...options, plugins: this.plugins, packs: this.#packs });
+    const config = this.#loaded;
+    const telemetry = config?.config.telemetry !== undefined && config.file !== null ? { telemetry: { section: config.config.telemetry, file: config.file } } : {};
+    return composeHost({ ...options, plugins: this.plugins, packs: this.#packs, ...telemetry });
   };
 }
 

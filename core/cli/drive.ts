@@ -110,6 +110,9 @@ export function report(result: RunResult, output: OutputOptions, kind = 'RunOutc
   emit(output, kind, data, () => [line, ...outputLines(result.output)].join('\n'), {
     diagnostics: [...(ok ? [] : (result.error?.diagnostics ?? [])), ...(result.warnings ?? [])],
   });
+  // In human mode, a run's warnings (e.g. a commit observer that failed) are one line each on stderr; --verbose lists
+  // them with the other diagnostics instead.
+  if (output.mode === 'human' && !output.verbose) for (const warning of result.warnings ?? []) process.stderr.write(`${palette(output.color).dim(`warning: ${neutralize(warning.message)}`)}\n`);
   return ok ? 0 : result.error?.exitCode ?? 1;
 }
 

@@ -27,6 +27,8 @@ const configSchema = z.strictObject({
       z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { message: 'the name of the environment variable that holds the key (never the key): [A-Z_][A-Z0-9_]*' }),
     )
     .optional(),
+  // Read by the OpenTelemetry pack, whose options schema checks it (docs/telemetry.md).
+  telemetry: z.unknown().optional(),
 });
 
 /** One `packs` entry, normalised: an npm package name or a local path, with the options written for it. */
@@ -46,6 +48,8 @@ export interface ProjectConfig {
   readonly color?: 'auto' | 'always' | 'never';
   /** Key id → the environment variable that holds that state key here, instead of the one the database records. */
   readonly stateKeys?: Readonly<Record<string, string>>;
+  /** The OpenTelemetry settings (docs/telemetry.md), as written: the pack's options schema checks them. */
+  readonly telemetry?: unknown;
 }
 
 /** A string entry is a path when it starts with ./, ../ or / (as in `import`); anything else is an npm name. */
@@ -84,7 +88,7 @@ export function parseProjectConfig(value: unknown, file: string): ProjectConfig 
     throw new AgentctlError('AGENTCTL_E_CONFIG_INVALID', `${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, { diagnostics: problems });
   }
   const data = top.data!;
-  return { packs, ...(data.db !== undefined ? { db: data.db } : {}), ...(data.output ? { output: data.output } : {}), ...(data.color ? { color: data.color } : {}), ...(data.stateKeys ? { stateKeys: data.stateKeys } : {}) };
+  return { packs, ...(data.db !== undefined ? { db: data.db } : {}), ...(data.output ? { output: data.output } : {}), ...(data.color ? { color: data.color } : {}), ...(data.stateKeys ? { stateKeys: data.stateKeys } : {}), ...(data.telemetry !== undefined ? { telemetry: data.telemetry } : {}) };
 }
 
 /** A zod issue as one or more findings; an unknown field is named with its full path. */

@@ -195,7 +195,7 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
   /** `requested` is durable: the effect starts, runs, and its outcome is recorded. */
   async function start<T extends JsonValue>(
     actor: EffectActor,
-    record: { id: string; operation: string; profile: EffectProfile },
+    record: { id: string; operation: string; profile: EffectProfile; input?: JsonValue },
     perform: (signal: AbortSignal, effect: PerformedEffect) => Promise<T>,
     continued?: ContinuedCall & { from: string },
   ): Promise<T> {
@@ -249,9 +249,18 @@ export function createEffectRunner(scope: EffectScope): EffectRunner {
 }
 
 /** The one read-only input of the effect interceptors. */
-function effectInput(scope: EffectScope, actor: EffectActor, record: { id: string; operation: string; profile: EffectProfile }): EffectInterceptorInput {
+function effectInput(scope: EffectScope, actor: EffectActor, record: { id: string; operation: string; profile: EffectProfile; input?: JsonValue }): EffectInterceptorInput {
   const { runId, traceId, taskId, attempt } = scope;
-  return { runId, traceId, taskId, attempt, kind: actor.kind, signal: actor.signal, effectId: record.id, operation: record.operation, profile: Object.freeze({ ...record.profile }) };
+  const input = redactedInput(record.input ?? null, scope.redact);
+  return { runId, traceId, taskId, attempt, kind: actor.kind, signal: actor.signal, effectId: record.id, operation: record.operation, profile: Object.freeze({ ...record.profile }), input };
+}
+
+/** A deep, frozen copy of an effect's input with every string (keys too) passed through the run's redactor. */
+function redactedInput(value: JsonValue, redact: (text: string) => string): JsonValue {
+  if (typeof value === 'string') return redact(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return Object.freeze(value.map((item) => redactedInput(item, redact))) as JsonValue[];
+  return Object.freeze(Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactedInput(item, redact)])));
 }
 
 /**

@@ -49,6 +49,7 @@ export class LinkedRunLedger {
       insertLineage: `INSERT INTO run_lineage (run_id, source_run_id, mode, roots_json, reason, plan_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       insertReuse: `INSERT INTO task_reuse (run_id, task_id, source_run_id, checks_json, source_effect_ids_json) VALUES (?, ?, ?, ?, ?)`,
       lineage: `SELECT * FROM run_lineage WHERE run_id = ?`,
+      sourceTrace: `SELECT trace_id FROM runs WHERE id = ?`,
       reuse: `SELECT r.* FROM task_reuse r JOIN tasks t USING (run_id, task_id) WHERE r.run_id = ? ORDER BY t.position`,
     });
   }
@@ -100,7 +101,10 @@ export class LinkedRunLedger {
         const delta = deltas.get(task.taskId);
         this.#runs.checkpoint(run.id, task.taskId, { task: task.taskId, state: 'succeeded', disposition: 'reused', ...(delta ? { memoryDelta: delta } : {}) });
       }
-      core.audit(run.id, { type: `run.${lineage.mode}`, data: { sourceRunId: lineage.sourceRunId, roots: [...lineage.roots], reused: reused.map((task) => task.taskId) } });
+      // The source's trace id lets an observer link the derived run's trace to the source's (docs/telemetry.md).
+      const source = this.#statements.sourceTrace.get(lineage.sourceRunId) as { trace_id?: unknown } | undefined;
+      const sourceTraceId: Record<string, JsonValue> = typeof source?.trace_id === 'string' ? { sourceTraceId: source.trace_id } : {};
+      core.audit(run.id, { type: `run.${lineage.mode}`, data: { sourceRunId: lineage.sourceRunId, ...sourceTraceId, roots: [...lineage.roots], reused: reused.map((task) => task.taskId) } });
     });
   }
 

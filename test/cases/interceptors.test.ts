@@ -33,7 +33,7 @@ describe('interceptors of a pack', () => {
     setUp();
     const document = outcome(run(), 0);
     const [{ trace_id: traceId }] = rows(project.db, 'SELECT trace_id FROM runs');
-    const effects = rows(project.db, 'SELECT id, task_id, operation, result_json FROM effects ORDER BY rowid');
+    const effects = rows(project.db, 'SELECT id, task_id, operation, input_json, result_json FROM effects ORDER BY rowid');
     const tasks = Object.fromEntries(rows(project.db, 'SELECT task_id, output_json FROM tasks').map((row) => [row.task_id, JSON.parse(row.output_json)]));
     expect(effects.map((effect) => [effect.task_id, effect.operation])).to.deep.equal([
       ['save', 'filesystem.write'],
@@ -42,14 +42,14 @@ describe('interceptors of a pack', () => {
     const [write, exec] = effects;
     const common = { runId: document.data.runId, traceId, attempt: 1, signal: true, frozen: true, writable: false };
     const dispatchKeys = ['action', 'actionName', 'attempt', 'kind', 'runId', 'signal', 'taskId', 'traceId'];
-    const effectKeys = ['attempt', 'effectId', 'kind', 'operation', 'profile', 'runId', 'signal', 'taskId', 'traceId'];
+    const effectKeys = ['attempt', 'effectId', 'input', 'kind', 'operation', 'profile', 'runId', 'signal', 'taskId', 'traceId'];
     expect(intercepted()).to.deep.equal([
       { at: 'dispatch', ...common, taskId: 'save', kind: 'builtin.write', actionName: 'save', action: {}, keys: dispatchKeys },
-      { at: 'effect', ...common, taskId: 'save', kind: 'builtin.write', effectId: write.id, operation: 'filesystem.write', profile: { effectClass: 'workspace_mutate', risk: 'medium', idempotency: 'idempotent' }, profileFrozen: true, keys: effectKeys },
+      { at: 'effect', ...common, taskId: 'save', kind: 'builtin.write', effectId: write.id, operation: 'filesystem.write', profile: { effectClass: 'workspace_mutate', risk: 'medium', idempotency: 'idempotent' }, profileFrozen: true, input: JSON.parse(write.input_json), keys: effectKeys },
       { at: 'effect returned', effectId: write.id, value: JSON.parse(write.result_json) },
       { at: 'dispatch returned', taskId: 'save', value: tasks.save },
       { at: 'dispatch', ...common, taskId: 'say', kind: 'builtin.shell.exec', actionName: 'say', action: intercepted()[4].action, keys: dispatchKeys },
-      { at: 'effect', ...common, taskId: 'say', kind: 'builtin.shell.exec', effectId: exec.id, operation: 'process.exec', profile: { effectClass: 'process_execution', risk: 'high', idempotency: 'unknown' }, profileFrozen: true, keys: effectKeys },
+      { at: 'effect', ...common, taskId: 'say', kind: 'builtin.shell.exec', effectId: exec.id, operation: 'process.exec', profile: { effectClass: 'process_execution', risk: 'high', idempotency: 'unknown' }, profileFrozen: true, input: JSON.parse(exec.input_json), keys: effectKeys },
       { at: 'effect returned', effectId: exec.id, value: JSON.parse(exec.result_json) },
       { at: 'dispatch returned', taskId: 'say', value: tasks.say },
     ]);

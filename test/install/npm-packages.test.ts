@@ -75,7 +75,7 @@ describe('npm packages: pack, install, run a workflow with a shipped pack', func
     env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', npm_config_update_notifier: 'false', ...(await localPrebuilds(join(base, 'prebuilds'))) };
     // dist/ and sdk/dist/ are built by `npm test` before mocha starts; --ignore-scripts keeps npm pack from building again.
     tarballs = await packTarballs(join(base, 'tarballs'), env);
-    expect([...tarballs.keys()].sort()).to.deep.equal(['agentctl-cli', 'agentctl-pack-github', 'agentctl-pack-hello', 'agentctl-pack-http', 'agentctl-sdk', 'agentctl-testing']);
+    expect([...tarballs.keys()].sort()).to.deep.equal(['agentctl-cli', 'agentctl-pack-github', 'agentctl-pack-hello', 'agentctl-pack-http', 'agentctl-pack-otel', 'agentctl-sdk', 'agentctl-testing']);
     registry = await startRegistry([...tarballs.values()]);
   });
   after(async () => {
@@ -89,7 +89,9 @@ describe('npm packages: pack, install, run a workflow with a shipped pack', func
     expect(cli).to.include.members(['package/bin/agentctl.js', 'package/dist/core/cli/main.js', 'package/dist/core/testing/index.js', 'package/package.json', 'package/README.md']);
     const sdk = await listing('agentctl-sdk');
     expect(sdk).to.include.members(['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/documents/index.js', 'package/dist/process.js', 'package/package.json', 'package/README.md']);
-    for (const paths of [cli, sdk]) {
+    const otel = await listing('agentctl-pack-otel');
+    expect(otel).to.include.members(['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/tracing.js', 'package/package.json', 'package/README.md']);
+    for (const paths of [cli, sdk, otel]) {
       expect(paths.filter((path) => /\.ts$/.test(path) && !path.endsWith('.d.ts'))).to.deep.equal([]);
       expect(paths.filter((path) => /^package\/(test|core|builtins|sdk|scripts|bench|node_modules)\//.test(path) || /\.test\.|\.db$/.test(path))).to.deep.equal([]);
     }

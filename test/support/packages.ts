@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ROOT, type CliResult } from './cli.js';
 
 /** The workspaces packed besides the root package (the CLI). */
-const WORKSPACES = ['sdk', 'testing', 'packs/hello', 'packs/http', 'packs/github'] as const;
+const WORKSPACES = ['sdk', 'testing', 'packs/hello', 'packs/http', 'packs/github', 'packs/otel'] as const;
 
 /** The install scripts a project approves (npm 11's `allowScripts`), as docs/dependencies.md recommends. */
 export const ALLOW_SCRIPTS = { 'better-sqlite3': true, esbuild: true, 'cpu-features': false, ssh2: false, protobufjs: false } as const;

@@ -8,7 +8,7 @@ import { composeHost } from '../../core/cli/composition.js';
 import { codeOf } from '../support/errors.js';
 
 const plugin = (name: string, setup: (api: PluginApi) => void) => definePlugin({ name, version: '1.0.0', hostRange: '*', setup });
-const INPUT = { runId: 'run_x', traceId: '0'.repeat(32), taskId: 't', attempt: 1, kind: 'k', signal: new AbortController().signal, effectId: 'eff_x', operation: 'op', profile: { effectClass: 'pure', risk: 'low', idempotency: 'pure' } } as const;
+const INPUT = { runId: 'run_x', traceId: '0'.repeat(32), taskId: 't', attempt: 1, kind: 'k', signal: new AbortController().signal, effectId: 'eff_x', operation: 'op', profile: { effectClass: 'pure', risk: 'low', idempotency: 'pure' }, input: null } as const;
 const keep = (text: string) => text;
 
 /** A host whose plugins each register one effect interceptor. */
