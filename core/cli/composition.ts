@@ -28,6 +28,12 @@ export interface CompositionOptions extends HostOptions {
   readonly telemetry?: { readonly section: unknown; readonly file: string };
 }
 
+/** How a command asks for its host: `observersOnly` for one that performs nothing (replay), which gets no action kind. */
+export interface ComposeOptions extends HostOptions {
+  /** Only the shipped plugins that observe a run and register no action kind (the OpenTelemetry pack). */
+  readonly observersOnly?: boolean;
+}
+
 /**
  * The plugins agentctl ships: the builtins, the task bodies that live in core/ (they use the runner's internals), and
  * the OpenTelemetry pack (a package of its own, built on the public SDK only; off unless configured).
@@ -47,6 +53,11 @@ export function composeHost(options: CompositionOptions = {}): Host {
     ],
     options.configure ? { configure: options.configure } : {},
   );
+}
+
+/** A host of the shipped observers alone: a replay is traced like any run, and can still dispatch nothing. */
+export function composeObservers(options: Pick<CompositionOptions, 'telemetry'> = {}): Host {
+  return createHost([{ plugin: otelPlugin, source: 'builtin', options: telemetryOptions(options.telemetry) }]);
 }
 
 /** The config's `telemetry` section as the OpenTelemetry pack's options; a problem names the file and the field. */
@@ -71,7 +82,7 @@ export interface PackCheck {
 export type ProjectPacks = () => { readonly packs: readonly LoadedPack[]; readonly config: LoadedConfig | null };
 
 /** How a command builds its host; the CLI entry binds the extra plugins and the packs once. */
-export type Compose = (options?: HostOptions) => Host;
+export type Compose = (options?: ComposeOptions) => Host;
 
 /** The CLI's composition: extra plugins given to `main`, and the packs of the config once they are loaded. */
 export class Composition {
@@ -115,10 +126,11 @@ export class Composition {
     return this.#loaded;
   }
 
-  readonly compose: Compose = (options = {}) => {
-    if (this.#checked && !options.configure) return this.#checked;
+  readonly compose: Compose = ({ observersOnly, ...options } = {}) => {
     const config = this.#loaded;
     const telemetry = config?.config.telemetry !== undefined && config.file !== null ? { telemetry: { section: config.config.telemetry, file: config.file } } : {};
+    if (observersOnly) return composeObservers(telemetry);
+    if (this.#checked && !options.configure) return this.#checked;
     return composeHost({ ...options, plugins: this.plugins, packs: this.#packs, ...telemetry });
   };
 }

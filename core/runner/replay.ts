@@ -6,17 +6,18 @@ import { AgentctlError, diagnostic, errorMessage, EXIT, type Diagnostic, type Js
 import type { Host } from '../host.js';
 import { requireEnded, type RecordedTask, type Row, type RunState, type Store, type TaskState } from '../store/store.js';
 import { newRunIdentity } from './identity.js';
+import { RunPublisher } from './publisher.js';
 import type { RunResult } from './run.js';
 import { foldMemory } from '../store/working-memory.js';
 
 export interface ReplayRequest {
-  /** A host with no plugins: replay must never reach a dispatcher (see `assertNoDispatchers`). */
+  /** A host without action kinds (observers at most): replay must never reach a dispatcher (see `assertNoDispatchers`). */
   readonly host: Host;
   readonly store: Store;
   readonly sourceRunId: string;
 }
 
-export interface ReplayResult extends Pick<RunResult, 'runId' | 'traceId' | 'state' | 'output' | 'tasks'> {
+export interface ReplayResult extends Pick<RunResult, 'runId' | 'traceId' | 'state' | 'output' | 'tasks' | 'warnings'> {
   readonly sourceRunId: string;
   readonly mode: 'replay';
   /** `sha256:` of the canonical JSON of `output`; equal to the source's by construction. */
@@ -128,6 +129,8 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
   const recordedError = column(source, 'error_json', where);
   const digest = outputDigest(output);
   const { runId, traceId } = newRunIdentity();
+  // Observers (telemetry) see the replay's records like any run's: its tasks' recorded ends, then `run.replayed`.
+  const publisher = new RunPublisher(host, store, runId);
 
   store.createRecordedRun(
     {
@@ -150,9 +153,10 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
       output,
       ...(recordedError === null ? {} : { error: recordedError }),
       memory: replayedMemory(store, sourceRunId, column(source, 'plan_json', where)),
-      event: { type: 'run.replayed', data: { sourceRunId, outputDigest: digest, tasks: tasks.length } },
+      event: { type: 'run.replayed', data: { sourceRunId, sourceTraceId: String(source.trace_id), outputDigest: digest, tasks: tasks.length, state, traceId, workflow: String(source.workflow_name) } },
     },
   );
+  const warnings = await publisher.settle();
   const error = replayedError(state, recordedError, tasks);
   if (error) Object.assign(error, { runId, traceId });
   return {
@@ -164,6 +168,7 @@ export async function replayRun(request: ReplayRequest): Promise<ReplayResult> {
     sourceRunId,
     mode: 'replay',
     outputDigest: digest,
+    ...(warnings.length > 0 ? { warnings } : {}),
     ...(error ? { error } : {}),
   };
 }

@@ -82,7 +82,7 @@ describe('replay', () => {
       expect(artifacts(source.data.runId)).to.have.length.greaterThan(0);
       expect(artifacts(replay.data.runId)).to.deep.equal(artifacts(source.data.runId));
       const replayed = rows(ws.db, `SELECT data_json FROM audit_events WHERE run_id = ? AND type = 'run.replayed'`, replay.data.runId);
-      expect(replayed.map((event) => JSON.parse(event.data_json))).to.deep.equal([{ sourceRunId: source.data.runId, outputDigest: replay.data.outputDigest, tasks: 2 }]);
+      expect(replayed.map((event) => JSON.parse(event.data_json))).to.deep.equal([{ sourceRunId: source.data.runId, sourceTraceId: source.data.traceId, outputDigest: replay.data.outputDigest, tasks: 2, state: 'succeeded', traceId: replay.data.traceId, workflow: 'replayed' }]);
     }
     expect(existsSync(ws.file('out/said.txt')), 'the write was not repeated').to.equal(false);
     expect(rows(ws.db, 'SELECT COUNT(*) AS n FROM effects')[0].n).to.equal(2);

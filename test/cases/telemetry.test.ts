@@ -1,6 +1,6 @@
 // The OpenTelemetry pack through the real CLI, exporting to a real OTLP/HTTP receiver on loopback: the span tree of
 // a run (run → task attempt → effect), its attributes, status and events, trace context in a child process's
-// environment, protobuf and JSON encodings, a resumed run in the same trace, and a retry's link to its source.
+// environment, protobuf and JSON encodings, a resumed run in the same trace, and a retry's and a replay's link to its source.
 import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import { baseEnv, runCliAsync, workspace } from '../support/cli.js';
@@ -124,6 +124,17 @@ describe('telemetry: the OpenTelemetry pack', function () {
     const root = await receiver.waitFor((span) => span.traceId === retried.data.traceId && span.parentSpanId === '');
     expect(root.attributes).to.include({ 'agentctl.run.derivation': 'retry', 'agentctl.run.source_id': source.runId });
     expect(root.links).to.deep.equal([{ traceId: source.traceId, spanId: rootSpanId(source.runId), attributes: { 'agentctl.link': 'retry_of' } }]);
+  });
+
+  it('a replay is one run span, in its own trace, with the source\'s end state and a link to the source run\'s root span', async () => {
+    ws.write('wf.yaml', PRINT_TRACEPARENT);
+    const source = outcome(await run('wf.yaml'), 0);
+    const replayed = outcome(await runCliAsync(['replay', source.data.runId, '--db', ws.db, '--output', 'json'], { env: env() }), 0);
+    const root = await receiver.waitFor((span) => span.traceId === replayed.data.traceId && span.parentSpanId === '');
+    expect(root.spanId).to.equal(rootSpanId(replayed.data.runId));
+    expect(root.attributes).to.include({ 'agentctl.run.derivation': 'replay', 'agentctl.run.source_id': source.data.runId, 'agentctl.run.state': 'succeeded' });
+    expect(root.links).to.deep.equal([{ traceId: source.data.traceId, spanId: rootSpanId(source.data.runId), attributes: { 'agentctl.link': 'replay_of' } }]);
+    expect(spansOf(replayed.data.traceId)).to.have.length(1);
   });
 
   it('OTEL_SDK_DISABLED=true turns it off whatever the endpoint says; plugins list shows the pack', async () => {

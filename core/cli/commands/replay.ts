@@ -1,7 +1,6 @@
 // `agentctl replay RUN`: a new linked run rebuilt from a terminal run's recorded results, with zero effects.
 import type { CommandModule } from 'yargs';
 import { replayRun, type ReplayResult } from '../../runner/replay.js';
-import { createHost } from '../../setup.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize, palette, type OutputOptions } from '../output.js';
@@ -23,8 +22,8 @@ export const replayCommand = (compose: Compose): CommandModule<GlobalArgs, Repla
       .positional('run', { type: 'string', demandOption: true, describe: 'id of a succeeded, failed or cancelled run' })
       .option('db', dbOption()) as never,
   handler: handler<ReplayArgs>(async (argv, output) => {
-    // No plugins: the replay host has no action kind, so nothing in a replay can reach a dispatcher.
-    const host = createHost([]);
+    // Observers only (telemetry): the replay host has no action kind, so nothing in a replay can reach a dispatcher.
+    const host = compose({ observersOnly: true });
     const store = Store.open(databasePath(argv.db), { create: false, stateKeys: argv.stateKeys });
     try {
       const result = await replayRun({ host, store, sourceRunId: argv.run });

@@ -160,6 +160,7 @@ export class Tracing {
       this.#begin(this.#spans(event.runId, traceId), event.runId, event.type === 'run.resumed', at, typeof data.workflow === 'string' ? data.workflow : undefined);
       return undefined;
     }
+    if (event.type === 'run.replayed') return this.#replayed(event, at);
     const run = this.#runs.get(event.runId);
     if (!run?.span) return undefined;
     if (DERIVATIONS.has(event.type)) {
@@ -213,7 +214,22 @@ export class Tracing {
     return this.sink.flush();
   }
 
-  /** A derived run (retry, repair, fork) links to its source run's root span. */
+  /**
+   * A replay is recorded whole, in one transaction, and performs nothing: its run span starts and ends at its one
+   * `run.replayed` record, with the source's recorded end state, and links to the source run's root span.
+   */
+  async #replayed(event: CommitEvent, at: Date): Promise<string | undefined> {
+    const { data } = event;
+    if (!isTraceId(data.traceId)) return undefined;
+    const run = this.#spans(event.runId, data.traceId);
+    this.#begin(run, event.runId, false, at, typeof data.workflow === 'string' ? data.workflow : undefined);
+    if (!run.span) return undefined;
+    this.#derived(run.span, 'replay', data);
+    if (typeof data.tasks === 'number') run.span.setAttribute('agentctl.run.tasks', data.tasks);
+    return this.#endRun(event.runId, run, typeof data.state === 'string' ? data.state : 'succeeded', data, at);
+  }
+
+  /** A derived run (retry, repair, fork, replay) links to its source run's root span. */
   #derived(span: Span, mode: string, data: CommitEvent['data']): void {
     span.setAttribute('agentctl.run.derivation', mode);
     if (typeof data.sourceRunId !== 'string') return;
