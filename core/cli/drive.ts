@@ -26,9 +26,13 @@ export async function driveAndReport(store: Store | (() => Store | undefined), t
   });
   try {
     // JSON mode is for programs: its stderr holds one document, so nobody is prompted there.
-    const approver = output.mode === 'human' && isInteractive(process.env) ? terminalApprover(process.env) : undefined;
-    return report(await drive({ signal: cancellation.signal, ...(approver ? { approver } : {}) }), output, kind);
+    const approver = output.mode === 'human' && isInteractive(process.env) ? terminalApprover(process.env, output.live) : undefined;
+    const result = await drive({ signal: cancellation.signal, ...(approver ? { approver } : {}) });
+    // The live region (empty by now: the run's end settled its tasks) leaves the screen before the outcome is printed.
+    output.live?.close();
+    return report(result, output, kind);
   } finally {
+    output.live?.close();
     cancellation.dispose();
   }
 }

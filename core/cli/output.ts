@@ -2,6 +2,7 @@
 import { CLI_API_VERSION } from '../version.js';
 // Lives below the CLI and progress alike; re-exported for the CLI's writers.
 import { neutralize } from '../text.js';
+import type { LiveRegion } from './live-region.js';
 import { AgentctlError, ERROR_CODES, errorMessage, isAgentctlError, isCoreErrorCode, type Diagnostic, type JsonValue } from '@agentctl/sdk';
 
 export { neutralize };
@@ -19,6 +20,8 @@ export interface OutputOptions {
   readonly color: boolean;
   /** Color on stdout (the summary), decided by stdout's own terminal status. */
   readonly colorStdout: boolean;
+  /** Live progress on stderr's terminal, when a person watches one (`liveProgressWanted`); otherwise the plain log. */
+  readonly live?: LiveRegion;
 }
 
 export function colorEnabled(setting: string | undefined, stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv): boolean {

@@ -375,6 +375,6 @@ describe('start-up cost', () => {
     expect(dynamics).to.include('../packs/sdk-hooks.js');
     const packages = new Set(statics.filter((specifier) => !specifier.startsWith('.') && !specifier.startsWith('node:')));
     expect([...packages].sort()).to.deep.equal(['@agentctl/sdk', '@agentctl/sdk/documents', 'better-sqlite3', 'yargs', 'zod']);
-    expect(new Set(dynamics.filter((specifier) => !specifier.startsWith('.')))).to.deep.equal(new Set(['@agentctl/sdk/documents', 'cosmiconfig', 'dockerode', 'esbuild', 'undici']));
+    expect(new Set(dynamics.filter((specifier) => !specifier.startsWith('.')))).to.deep.equal(new Set(['@agentctl/sdk/documents', 'cosmiconfig', 'dockerode', 'esbuild', 'log-update', 'undici']));
   });
 });

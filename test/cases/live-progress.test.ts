@@ -1,0 +1,221 @@
+// Live progress on a real pseudo-terminal (util-linux `script`): the tasks in flight are drawn at the bottom of
+// stderr and settle into the plain progress lines; everywhere live progress is off, the output is the plain log.
+import { existsSync } from 'node:fs';
+import { expect } from 'chai';
+import { runCli, workspace } from '../support/cli.js';
+import { ESC, HIDE_CURSOR, onTerminal, screenAfter, SHOW_CURSOR } from '../support/terminal.js';
+import { withDb, workflow } from './helpers.js';
+
+/** A terminal session's environment: no NO_COLOR, no CI variable, a terminal type that moves its cursor. */
+const terminalEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm-256color', ...extra });
+const SPIN = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]';
+const dim = (text: string) => `${ESC}[2m${text}${ESC}[0m`;
+
+const shell = (script: string) => ({ kind: 'builtin.shell.exec', command: 'sh', args: ['-c', script] });
+const noApproval = { processAllowlist: ['sh'], approval: 'never' };
+
+/** Two tasks one after the other: `build` sleeps `seconds`, then `lint`. */
+const twoTasks = (seconds: number) => workflow({ policy: noApproval, actions: { slow: shell(seconds > 0 ? `sleep ${seconds}` : 'true'), quick: shell('true') }, tasks: [{ id: 'build', uses: 'action:slow' }, { id: 'lint', uses: 'action:quick', needs: ['build'] }] });
+
+/** What the ledger recorded: the run id, and each task's `durationMs` on its end event (the `in N ms` of a line). */
+function recorded(db: string): { runId: string; ms: (taskId: string, type?: string) => number; code: (taskId: string, type: string) => string } {
+  return withDb(db, (database) => {
+    const runId = String((database.prepare('SELECT id FROM runs').get() as { id: string }).id);
+    const events = database.prepare('SELECT task_id, type, data_json FROM audit_events ORDER BY seq').all() as { task_id: string; type: string; data_json: string }[];
+    const data = (taskId: string, type: string) => JSON.parse(events.find((event) => event.task_id === taskId && event.type === type)!.data_json);
+    return { runId, ms: (taskId, type = 'task.succeeded') => data(taskId, type).durationMs, code: (taskId, type) => data(taskId, type).code };
+  });
+}
+
+/** The plain log of `twoTasks`, as every non-live setting prints it. */
+const plainLog = (db: string) => {
+  const { ms } = recorded(db);
+  return ['task running build', `task succeeded build in ${ms('build')} ms`, 'task running lint', `task succeeded lint in ${ms('lint')} ms`];
+};
+
+describe('live progress on a terminal', function () {
+  this.timeout(60_000);
+  before(function () {
+    if (!existsSync('/usr/bin/script')) this.skip();
+  });
+
+  it('a running task shows a live line with its elapsed time, which settles into its log line; the cursor is shown at the end', async () => {
+    const space = workspace({ 'wf.yaml': twoTasks(1) });
+    try {
+      const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv() }).exit;
+      expect(status, bytes).to.equal(0);
+      const { runId, ms } = recorded(space.db);
+      // Drawn more than once while `sleep 1` runs: the elapsed time grows.
+      expect(bytes).to.match(new RegExp(`${SPIN} build running 0\\.[5-9]s`));
+      expect(bytes).to.match(new RegExp(`${SPIN} build running 0\\.0s`));
+      expect(bytes).to.contain(HIDE_CURSOR);
+      // Each settled line is exactly today's log line; the `running` lines were only ever live.
+      expect(bytes).to.contain(`${dim(`task succeeded build in ${ms('build')} ms`)}\r\n`);
+      expect(bytes).to.contain(`${dim(`task succeeded lint in ${ms('lint')} ms`)}\r\n`);
+      expect(bytes).not.to.contain('task running');
+      const screen = screenAfter(bytes);
+      expect(screen.lines).to.deep.equal([`task succeeded build in ${ms('build')} ms`, `task succeeded lint in ${ms('lint')} ms`, `run ${runId} succeeded: 2 succeeded`]);
+      expect(screen.cursorVisible).to.equal(true);
+      expect(bytes.endsWith(SHOW_CURSOR)).to.equal(true);
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it('a retried task shows the attempt that failed, then the attempt that runs, out of its retry.maxAttempts', async () => {
+    const flaky = shell('if [ -e marker ]; then sleep 0.5; else touch marker; exit 1; fi');
+    const space = workspace({ 'wf.yaml': workflow({ policy: noApproval, actions: { flaky }, tasks: [{ id: 'flaky', uses: 'action:flaky', retry: { maxAttempts: 3, backoffMs: 500 } }] }) });
+    try {
+      const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv() }).exit;
+      expect(status, bytes).to.equal(0);
+      expect(bytes).to.match(new RegExp(`${SPIN} flaky retry scheduled 0\\.[1-4]s \\(attempt 1/3 failed\\)`));
+      expect(bytes).to.match(new RegExp(`${SPIN} flaky running 0\\.[1-4]s \\(attempt 2/3\\)`));
+      const { runId, ms, code } = recorded(space.db);
+      expect(screenAfter(bytes).lines).to.deep.equal([`task retry_scheduled flaky ${code('flaky', 'task.retry_scheduled')}`, `task succeeded flaky (attempt 2) in ${ms('flaky')} ms`, `run ${runId} succeeded: 1 succeeded`]);
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it('the region leaves the screen while the approver asks, and comes back once the person answers', async () => {
+    const space = workspace({ 'wf.yaml': workflow({ policy: { processAllowlist: ['sh'] }, actions: { slow: shell('sleep 1') }, tasks: [{ id: 'deploy', uses: 'action:slow' }] }) });
+    try {
+      const terminal = onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv() });
+      await terminal.waitFor('approve? [y/N] ');
+      // Asked on a clean screen: no live line under or over the question.
+      const asked = screenAfter(terminal.bytes()).lines;
+      expect(asked.at(-1)).to.equal('approve? [y/N]');
+      expect(asked.filter((line) => /running|waiting/.test(line))).to.deep.equal([]);
+      const before = terminal.bytes().length;
+      terminal.type('y\r');
+      await terminal.waitFor(new RegExp(`approve\\? \\[y/N\\] [^]*${SPIN} deploy running \\d+\\.\\ds`));
+      const { status, bytes } = await terminal.exit;
+      expect(status, bytes).to.equal(0);
+      expect(bytes.slice(before)).to.contain(HIDE_CURSOR);
+      const { runId, ms } = recorded(space.db);
+      const screen = screenAfter(bytes);
+      expect(screen.lines.slice(-3)).to.deep.equal(['approve? [y/N] y', `task succeeded deploy in ${ms('deploy')} ms`, `run ${runId} succeeded: 1 succeeded`]);
+      expect(screen.lines[0]).to.equal('');
+      expect(screen.lines[1]).to.equal('approval needed for task deploy: process.exec');
+      expect(screen.cursorVisible).to.equal(true);
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it('a task parked for approval (nobody to ask) shows waiting for approval, then settles into its log line', async () => {
+    const space = workspace({ 'wf.yaml': workflow({ policy: { processAllowlist: ['sh'] }, actions: { quick: shell('true') }, tasks: [{ id: 'deploy', uses: 'action:quick' }] }) });
+    try {
+      const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv(), noStdin: true }).exit;
+      expect(status, bytes).to.equal(3);
+      // Shown apart: its own mark and yellow.
+      expect(bytes).to.match(/\u001b\[33m\? deploy waiting for approval \d+\.\ds\u001b\[0m/);
+      const { runId, ms, code } = recorded(space.db);
+      const screen = screenAfter(bytes);
+      expect(screen.lines).to.have.length(2);
+      expect(screen.lines[0]).to.equal(`task waiting_for_approval deploy in ${ms('deploy', 'task.waiting_for_approval')} ms ${code('deploy', 'task.waiting_for_approval')}`);
+      expect(screen.lines[1]).to.match(new RegExp(`^run ${runId} paused: 1 waiting_for_approval — approval apr_\\w+ is pending: `));
+      expect(screen.cursorVisible).to.equal(true);
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it('Ctrl+C cancels the run and leaves the terminal clean: no live line, the cursor shown', async () => {
+    const space = workspace({ 'wf.yaml': workflow({ policy: noApproval, actions: { long: shell('sleep 30') }, tasks: [{ id: 'long', uses: 'action:long' }] }) });
+    try {
+      const terminal = onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv() });
+      await terminal.waitFor(new RegExp(`${SPIN} long running 0\\.[3-9]s`));
+      terminal.type('\u0003');
+      const { status, bytes } = await terminal.exit;
+      expect(status, bytes).to.equal(130);
+      const { runId, ms, code } = recorded(space.db);
+      const screen = screenAfter(bytes);
+      expect(screen.lines).to.deep.equal([`task cancelled long in ${ms('long', 'task.cancelled')} ms ${code('long', 'task.cancelled')}`, `run ${runId} cancelled: 1 cancelled — run ${runId} was cancelled (SIGINT)`]);
+      expect(screen.cursorVisible).to.equal(true);
+      expect(bytes.lastIndexOf(SHOW_CURSOR)).to.be.greaterThan(bytes.lastIndexOf(HIDE_CURSOR));
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it('at most ten lines: nine tasks and a count of the others; lines are cut to the terminal width', async () => {
+    const name = 'a-task-whose-name-is-longer-than-this-terminal-is-wide';
+    const tasks = Array.from({ length: 12 }, (_, index) => ({ id: index === 0 ? name : `t${index}`, uses: 'action:slow' }));
+    const space = workspace({ 'wf.yaml': workflow({ policy: noApproval, runtime: { maxConcurrency: 12 }, actions: { slow: shell('sleep 1') }, tasks }) });
+    try {
+      const terminal = onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv(), columns: 40 });
+      await terminal.waitFor(/\+3 more/);
+      const frame = screenAfter(terminal.bytes()).lines;
+      expect(frame).to.have.length(10);
+      expect(frame.slice(0, 9).every((line) => new RegExp(`^${SPIN} `).test(line))).to.equal(true);
+      expect(frame[9]).to.equal('  +3 more');
+      expect(frame[0]).to.equal(`${frame[0]!.slice(0, 2)}${name.slice(0, 36)}…`);
+      expect(Math.max(...frame.map((line) => [...line].length))).to.equal(39);
+      const { status, bytes } = await terminal.exit;
+      expect(status, bytes).to.equal(0);
+      const screen = screenAfter(bytes);
+      expect(screen.lines).to.have.length(13);
+      expect(screen.lines.filter((line) => line.startsWith('task succeeded '))).to.have.length(12);
+      expect(screen.cursorVisible).to.equal(true);
+    } finally {
+      space.cleanup();
+    }
+  });
+});
+
+describe('plain progress wherever live progress is off (byte for byte)', function () {
+  this.timeout(60_000);
+  before(function () {
+    if (!existsSync('/usr/bin/script')) this.skip();
+  });
+
+  // On a terminal stdout and stderr share one screen: the log lines, then the summary, each line ending in CRLF.
+  const settings: { name: string; args: string[]; env: NodeJS.ProcessEnv; colored: boolean }[] = [
+    { name: 'NO_COLOR=1', args: [], env: terminalEnv({ NO_COLOR: '1' }), colored: false },
+    { name: '--color never', args: ['--color', 'never'], env: terminalEnv(), colored: false },
+    { name: 'CI=true', args: [], env: terminalEnv({ CI: 'true' }), colored: true },
+    { name: 'TERM=dumb', args: [], env: terminalEnv({ TERM: 'dumb' }), colored: true },
+  ];
+  for (const setting of settings) {
+    it(`on a terminal with ${setting.name}: the plain log lines, nothing drawn`, async () => {
+      const space = workspace({ 'wf.yaml': twoTasks(0) });
+      try {
+        const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db, ...setting.args], { cwd: space.dir, env: setting.env }).exit;
+        expect(status, bytes).to.equal(0);
+        const { runId } = recorded(space.db);
+        const paint = setting.colored ? dim : (text: string) => text;
+        const summary = `run ${runId} ${setting.colored ? `${ESC}[32msucceeded${ESC}[0m` : 'succeeded'}: 2 succeeded`;
+        expect(bytes).to.equal([...plainLog(space.db).map(paint), summary].map((line) => `${line}\r\n`).join(''));
+      } finally {
+        space.cleanup();
+      }
+    });
+  }
+
+  it('on a terminal with --output json: one document, no progress', async () => {
+    const space = workspace({ 'wf.yaml': twoTasks(0) });
+    try {
+      const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db, '--output', 'json'], { cwd: space.dir, env: terminalEnv() }).exit;
+      expect(status, bytes).to.equal(0);
+      expect(bytes.endsWith('\r\n')).to.equal(true);
+      const lines = bytes.split('\r\n');
+      expect(lines).to.have.length(2);
+      expect(JSON.parse(lines[0]!)).to.include({ kind: 'RunOutcome', ok: true });
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it('not on a terminal (pipes, color allowed): the plain log lines on stderr, the summary on stdout', () => {
+    const space = workspace({ 'wf.yaml': twoTasks(0) });
+    try {
+      const result = runCli(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv() });
+      expect(result.status, result.stderr).to.equal(0);
+      expect(result.stderr).to.equal(plainLog(space.db).map((line) => `${line}\n`).join(''));
+      expect(result.stdout).to.equal(`run ${recorded(space.db).runId} succeeded: 2 succeeded\n`);
+    } finally {
+      space.cleanup();
+    }
+  });
+});
