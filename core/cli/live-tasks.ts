@@ -117,7 +117,10 @@ export function elapsed(milliseconds: number): string {
   return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
 }
 
-/** At most `width - 1` characters (a line filling the last column would wrap on some terminals), `…` where cut. */
+/**
+ * At most `width - 1` characters (a line filling the last column wraps on some terminals), `…` where cut. A character
+ * is a column: task ids are ASCII letters, digits, `_`, `-` (neutralized besides), the spinner and `…` one column each.
+ */
 export function cut(text: string, width: number): string {
   const characters = [...text];
   const room = Math.max(1, width - 1);

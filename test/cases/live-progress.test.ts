@@ -139,19 +139,48 @@ describe('live progress on a terminal', function () {
     }
   });
 
+  it('a failed run: the task settles before the error is printed; `retry` draws the task it runs again', async () => {
+    const script = 'sleep 0.4; [ -e fixed ] || exit 3';
+    const space = workspace({ 'wf.yaml': workflow({ policy: noApproval, actions: { check: shell(script) }, tasks: [{ id: 'check', uses: 'action:check' }] }) });
+    try {
+      const failed = await onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv() }).exit;
+      expect(failed.status, failed.bytes).to.equal(4);
+      expect(failed.bytes).to.match(new RegExp(`${SPIN} check running 0\\.[1-3]s`));
+      const { runId, ms, code } = recorded(space.db);
+      const screen = screenAfter(failed.bytes);
+      expect(screen.lines[0]).to.equal(`task failed check in ${ms('check', 'task.failed')} ms ${code('check', 'task.failed')}`);
+      expect(screen.lines[1]).to.match(/^error: task check failed/);
+      expect(screen.lines.at(-1)).to.equal('  exit 4 (The run ended failed.)');
+      expect(screen.lines.filter((line) => new RegExp(`^${SPIN} `).test(line))).to.deep.equal([]);
+      expect(screen.cursorVisible).to.equal(true);
+
+      space.write('fixed', '');
+      const retried = await onTerminal(['retry', 'wf.yaml', runId, '--failed', '--db', space.db], { cwd: space.dir, env: terminalEnv() }).exit;
+      expect(retried.status, retried.bytes).to.equal(0);
+      expect(retried.bytes).to.match(new RegExp(`${SPIN} check running 0\\.[1-3]s`));
+      const last = screenAfter(retried.bytes);
+      expect(last.lines[0]).to.match(/^task succeeded check in \d+ ms$/);
+      expect(last.cursorVisible).to.equal(true);
+    } finally {
+      space.cleanup();
+    }
+  });
+
   it('at most ten lines: nine tasks and a count of the others; lines are cut to the terminal width', async () => {
-    const name = 'a-task-whose-name-is-longer-than-this-terminal-is-wide';
-    const tasks = Array.from({ length: 12 }, (_, index) => ({ id: index === 0 ? name : `t${index}`, uses: 'action:slow' }));
+    // Every name is wider than the terminal (40 columns): each line is cut to 39, ending in `…`.
+    const names = Array.from({ length: 12 }, (_, index) => `task-${String(index).padStart(2, '0')}-whose-name-is-wider-than-the-terminal`);
+    const tasks = names.map((id) => ({ id, uses: 'action:slow' }));
     const space = workspace({ 'wf.yaml': workflow({ policy: noApproval, runtime: { maxConcurrency: 12 }, actions: { slow: shell('sleep 1') }, tasks }) });
     try {
       const terminal = onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv(), columns: 40 });
-      await terminal.waitFor(/\+3 more/);
-      const frame = screenAfter(terminal.bytes()).lines;
+      // A whole frame: up to the end of its last line.
+      await terminal.waitFor(/\+3 more\u001b\[0m\r\n/);
+      const shown = terminal.bytes();
+      const frame = screenAfter(shown.slice(0, shown.indexOf('\r\n', shown.indexOf('+3 more')) + 2)).lines;
       expect(frame).to.have.length(10);
       expect(frame.slice(0, 9).every((line) => new RegExp(`^${SPIN} `).test(line))).to.equal(true);
       expect(frame[9]).to.equal('  +3 more');
-      expect(frame[0]).to.equal(`${frame[0]!.slice(0, 2)}${name.slice(0, 36)}…`);
-      expect(Math.max(...frame.map((line) => [...line].length))).to.equal(39);
+      for (const line of frame.slice(0, 9)) expect(names.map((id) => `${id.slice(0, 36)}…`)).to.include(line.slice(2));
       const { status, bytes } = await terminal.exit;
       expect(status, bytes).to.equal(0);
       const screen = screenAfter(bytes);
