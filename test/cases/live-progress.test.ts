@@ -2,7 +2,7 @@
 // stderr and settle into the plain progress lines; everywhere live progress is off, the output is the plain log.
 import { existsSync } from 'node:fs';
 import { expect } from 'chai';
-import { runCli, workspace } from '../support/cli.js';
+import { embeddedPackCli, runCli, workspace } from '../support/cli.js';
 import { ESC, HIDE_CURSOR, onTerminal, screenAfter, SHOW_CURSOR } from '../support/terminal.js';
 import { withDb, workflow } from './helpers.js';
 
@@ -161,6 +161,55 @@ describe('live progress on a terminal', function () {
       const last = screenAfter(retried.bytes);
       expect(last.lines[0]).to.match(/^task succeeded check in \d+ ms$/);
       expect(last.cursorVisible).to.equal(true);
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it("a plugin's log lines and a direct write to stderr print above the region, whole; the region comes back under them", async () => {
+    const pack = `
+import { z } from 'zod';
+import { defineActionKind } from './sdk-copy/index.js';
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+export default defineActionKind({
+  name: 'acme.wait',
+  plugin: 'acme-pack',
+  version: '1.0.0',
+  hostRange: '^0.1.0',
+  description: 'Logs while it waits.',
+  actionSchema: z.strictObject({}),
+  inputSchema: z.strictObject({}),
+  effect: { effectClass: 'pure', risk: 'low', idempotency: 'idempotent' },
+  async dispatch({ log }) {
+    await pause(400);
+    log.info('starting');
+    await pause(400);
+    process.stderr.write('written directly to stderr\\n');
+    await pause(400);
+    log.warn('::error::half way \\u001b[31m');
+    await pause(400);
+    return {};
+  },
+});
+`;
+    const { ws: space, entry } = embeddedPackCli(pack);
+    try {
+      // The pack's task records no effect, so it has no live line of its own (as it has no `task running` line); `bg` runs beside it.
+      const actions = { wait: { kind: 'acme.wait' }, slow: shell('sleep 2.5') };
+      space.write('wf.yaml', workflow({ policy: noApproval, runtime: { maxConcurrency: 2 }, actions, tasks: [{ id: 'bg', uses: 'action:slow' }, { id: 'job', uses: 'action:wait' }] }));
+      const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv(), entry }).exit;
+      expect(status, bytes).to.equal(0);
+      const { runId, ms } = recorded(space.db);
+      const lines = screenAfter(bytes).lines;
+      expect(lines.slice(0, 3)).to.deep.equal(['log job acme.wait info: starting', 'written directly to stderr', 'log job acme.wait warn: \\x3a:error::half way \\x1b[31m']);
+      // The two ends in the ledger's order.
+      expect(lines.slice(3, 5)).to.have.members([`task succeeded job in ${ms('job')} ms`, `task succeeded bg in ${ms('bg')} ms`]);
+      expect(lines.slice(5)).to.deep.equal([`run ${runId} succeeded: 2 succeeded`]);
+      // Drawn before the first line, between each two and after the last.
+      const live = new RegExp(`${SPIN} bg running`, 'g');
+      const marks = ['starting', 'written directly', 'half way', 'task succeeded bg'].map((text) => bytes.indexOf(text));
+      const frames = [...bytes.matchAll(live)].map((match) => match.index);
+      for (let index = 0; index < marks.length; index += 1) expect(frames.some((at) => at < marks[index]! && at > (marks[index - 1] ?? -1)), `a frame before ${index}`).to.equal(true);
     } finally {
       space.cleanup();
     }

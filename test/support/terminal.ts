@@ -16,6 +16,8 @@ export interface TerminalOptions {
   readonly columns?: number;
   /** Run with stdin from /dev/null: stderr is a terminal, but nobody can answer a question. */
   readonly noStdin?: boolean;
+  /** The script that runs the CLI (default: bin/agentctl.js), e.g. an entry that adds a pack (`embeddedPackCli`). */
+  readonly entry?: string;
 }
 
 export interface Terminal {
@@ -30,7 +32,7 @@ export interface Terminal {
 
 /** Starts `agentctl ARGS` on a terminal of its own. */
 export function onTerminal(args: readonly string[], options: TerminalOptions): Terminal {
-  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  const command = [process.execPath, options.entry ?? BIN, ...args].map(quote).join(' ');
   const size = `stty cols ${options.columns ?? 100} rows 30`;
   const child = spawn('script', ['-qfec', `${size}; exec ${command}${options.noStdin ? ' < /dev/null' : ''}`, '/dev/null'], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
   let bytes = '';
