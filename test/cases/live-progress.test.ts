@@ -215,6 +215,28 @@ export default defineActionKind({
     }
   });
 
+  it('a resized terminal gets lines cut to its new width from the next frame on', async () => {
+    const id = 'a-task-with-a-name-of-fifty-characters-or-so-long';
+    const space = workspace({ 'wf.yaml': workflow({ policy: noApproval, actions: { slow: shell('sleep 2') }, tasks: [{ id, uses: 'action:slow' }] }) });
+    try {
+      const terminal = onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv(), columns: 100, resizable: true });
+      await terminal.waitFor(new RegExp(`${SPIN} ${id} running \\d+\\.\\ds\\r\\n`));
+      const before = terminal.bytes().length;
+      terminal.resize(30);
+      // 29 columns: the spinner, a blank, 26 characters of the name and `…`.
+      const narrow = new RegExp(`${SPIN} ${id.slice(0, 26)}…\\r\\n`);
+      await terminal.waitFor(narrow);
+      const { status, bytes } = await terminal.exit;
+      expect(status, bytes).to.equal(0);
+      expect(narrow.test(bytes.slice(0, before))).to.equal(false);
+      // Once narrow, every later frame is narrow.
+      expect(bytes.slice(bytes.search(narrow))).not.to.match(new RegExp(`${id} running`));
+      expect(screenAfter(bytes.slice(bytes.indexOf('\r\n') + 2)).cursorVisible).to.equal(true);
+    } finally {
+      space.cleanup();
+    }
+  });
+
   it('at most ten lines: nine tasks and a count of the others; lines are cut to the terminal width', async () => {
     // Every name is wider than the terminal (40 columns): each line is cut to 39, ending in `…`.
     const names = Array.from({ length: 12 }, (_, index) => `task-${String(index).padStart(2, '0')}-whose-name-is-wider-than-the-terminal`);

@@ -1,6 +1,6 @@
 // The CLI on a real pseudo-terminal (util-linux `script`), and a small screen model that replays what it wrote, so a
 // test can assert both on the raw bytes and on what a person sees once the command has ended.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { BIN } from './cli.js';
 
 export const ESC = '\u001b';
@@ -18,6 +18,8 @@ export interface TerminalOptions {
   readonly noStdin?: boolean;
   /** The script that runs the CLI (default: bin/agentctl.js), e.g. an entry that adds a pack (`embeddedPackCli`). */
   readonly entry?: string;
+  /** The terminal can be resized (`resize`): its device path is printed first, on a line of its own. */
+  readonly resizable?: boolean;
 }
 
 export interface Terminal {
@@ -25,6 +27,8 @@ export interface Terminal {
   bytes(): string;
   /** Types text, as a person would (`\u0003` is Ctrl+C). */
   type(text: string): void;
+  /** Sets the terminal's width, as a person dragging the window's edge does (the CLI gets SIGWINCH); needs `resizable`. */
+  resize(columns: number): void;
   /** Resolves once the bytes match (or throws after `timeoutMs`). */
   waitFor(what: string | RegExp, timeoutMs?: number): Promise<void>;
   readonly exit: Promise<{ status: number | null; bytes: string }>;
@@ -34,7 +38,7 @@ export interface Terminal {
 export function onTerminal(args: readonly string[], options: TerminalOptions): Terminal {
   const command = [process.execPath, options.entry ?? BIN, ...args].map(quote).join(' ');
   const size = `stty cols ${options.columns ?? 100} rows 30`;
-  const child = spawn('script', ['-qfec', `${size}; exec ${command}${options.noStdin ? ' < /dev/null' : ''}`, '/dev/null'], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', `${options.resizable ? 'tty; ' : ''}${size}; exec ${command}${options.noStdin ? ' < /dev/null' : ''}`, '/dev/null'], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
   let bytes = '';
   const waiters = new Set<() => void>();
   child.stdout.on('data', (chunk: Buffer) => {
@@ -53,6 +57,12 @@ export function onTerminal(args: readonly string[], options: TerminalOptions): T
   return {
     bytes: () => bytes,
     type: (text) => void child.stdin.write(text),
+    resize(columns) {
+      const device = /^(\/dev\/pts\/\d+)\r\n/.exec(bytes)?.[1];
+      if (!device) throw new Error(`no terminal device announced: start the terminal with resizable: true; it shows:\n${JSON.stringify(bytes)}`);
+      const result = spawnSync('stty', ['-F', device, 'cols', String(columns)], { encoding: 'utf8' });
+      if (result.status !== 0) throw new Error(`stty -F ${device} cols ${columns} failed: ${result.stderr}`);
+    },
     exit,
     waitFor(what, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
