@@ -71,10 +71,14 @@ export class LiveRegion {
     this.#tasks.answered(taskId);
   }
 
-  /** Clears the region and keeps it off screen (a question is asked) until the returned function is called. */
+  /**
+   * Clears the region, shows the cursor (a person is about to type) and keeps the region off screen until the
+   * returned function is called.
+   */
   pause(): () => void {
     this.#paused += 1;
     this.#clear();
+    if (this.#active) this.#own(() => this.#render?.done());
     let resumed = false;
     return () => {
       if (resumed) return;

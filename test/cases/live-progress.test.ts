@@ -82,10 +82,11 @@ describe('live progress on a terminal', function () {
     try {
       const terminal = onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv() });
       await terminal.waitFor('approve? [y/N] ');
-      // Asked on a clean screen: no live line under or over the question.
-      const asked = screenAfter(terminal.bytes()).lines;
-      expect(asked.at(-1)).to.equal('approve? [y/N]');
-      expect(asked.filter((line) => /running|waiting/.test(line))).to.deep.equal([]);
+      // Asked on a clean screen (no live line under or over the question), with the cursor shown for the answer.
+      const asked = screenAfter(terminal.bytes());
+      expect(asked.lines.at(-1)).to.equal('approve? [y/N]');
+      expect(asked.lines.filter((line) => /running|waiting/.test(line))).to.deep.equal([]);
+      expect(asked.cursorVisible).to.equal(true);
       const before = terminal.bytes().length;
       terminal.type('y\r');
       await terminal.waitFor(new RegExp(`approve\\? \\[y/N\\] [^]*${SPIN} deploy running \\d+\\.\\ds`));
@@ -97,6 +98,60 @@ describe('live progress on a terminal', function () {
       expect(screen.lines.slice(-3)).to.deep.equal(['approve? [y/N] y', `task succeeded deploy in ${ms('deploy')} ms`, `run ${runId} succeeded: 1 succeeded`]);
       expect(screen.lines[0]).to.equal('');
       expect(screen.lines[1]).to.equal('approval needed for task deploy: process.exec');
+      expect(screen.cursorVisible).to.equal(true);
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it('a question while the region is drawn: the region leaves, the cursor is shown for the answer, both tasks come back', async () => {
+    // One effect per task, after `before` ms, lasting `during` ms; `mutate` makes it need approval (policy.approval: mutations).
+    const pack = `
+import { z } from 'zod';
+import { defineActionKind } from './sdk-copy/index.js';
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+export default defineActionKind({
+  name: 'acme.step',
+  plugin: 'acme-pack',
+  version: '1.0.0',
+  hostRange: '^0.1.0',
+  description: 'One effect, after a while.',
+  actionSchema: z.strictObject({}),
+  inputSchema: z.strictObject({ before: z.number(), during: z.number(), mutate: z.boolean() }),
+  effect: { effectClass: 'observe', risk: 'low', idempotency: 'idempotent' },
+  async dispatch({ input, effect }) {
+    await pause(input.before);
+    const request = { operation: 'acme.step', input: {}, access: { tool: 'acme.step' }, ...(input.mutate ? { profile: { effectClass: 'external_mutate' } } : {}) };
+    return effect(request, async () => (await pause(input.during), {}));
+  },
+});
+`;
+    const { ws: space, entry } = embeddedPackCli(pack);
+    try {
+      const tasks = [
+        { id: 'watch', uses: 'action:step', with: { before: 0, during: 3000, mutate: false } },
+        { id: 'ask', uses: 'action:step', with: { before: 800, during: 500, mutate: true } },
+      ];
+      space.write('wf.yaml', workflow({ runtime: { maxConcurrency: 2 }, actions: { step: { kind: 'acme.step' } }, tasks }));
+      const terminal = onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv(), entry });
+      await terminal.waitFor('approve? [y/N] ');
+      const shown = terminal.bytes();
+      expect(shown.slice(0, shown.indexOf('approval needed'))).to.match(new RegExp(`${HIDE_CURSOR.replace(/[[?]/g, '\\$&')}${SPIN} watch running`));
+      const asked = screenAfter(shown);
+      expect(asked.lines.slice(-5, -3)).to.deep.equal(['', 'approval needed for task ask: acme.step']);
+      expect(asked.lines.at(-1)).to.equal('approve? [y/N]');
+      expect(asked.lines.filter((line) => line.includes('running'))).to.deep.equal([]);
+      expect(asked.cursorVisible).to.equal(true);
+      terminal.type('y\r');
+      await terminal.waitFor(new RegExp(`approve\\? \\[y/N\\] [^]*${SPIN} watch running \\d+\\.\\ds\\r\\n${SPIN} ask running`));
+      const { status, bytes } = await terminal.exit;
+      expect(status, bytes).to.equal(0);
+      const { runId, ms } = recorded(space.db);
+      const screen = screenAfter(bytes);
+      expect(screen.lines.at(-4)).to.equal('approve? [y/N] y');
+      // The two ends in the ledger's order.
+      expect(screen.lines.slice(-3, -1)).to.have.members([`task succeeded ask in ${ms('ask')} ms`, `task succeeded watch in ${ms('watch')} ms`]);
+      expect(screen.lines.at(-1)).to.equal(`run ${runId} succeeded: 2 succeeded`);
       expect(screen.cursorVisible).to.equal(true);
     } finally {
       space.cleanup();
