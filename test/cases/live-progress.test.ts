@@ -1,37 +1,11 @@
 // Live progress on a real pseudo-terminal (util-linux `script`): the tasks in flight are drawn at the bottom of
-// stderr and settle into the plain progress lines; everywhere live progress is off, the output is the plain log.
+// stderr and settle into the plain progress lines; the region leaves the screen for anything else and on every way out.
 import { existsSync } from 'node:fs';
 import { expect } from 'chai';
-import { embeddedPackCli, runCli, workspace } from '../support/cli.js';
-import { ESC, HIDE_CURSOR, onTerminal, screenAfter, SHOW_CURSOR } from '../support/terminal.js';
-import { withDb, workflow } from './helpers.js';
-
-/** A terminal session's environment: no NO_COLOR, no CI variable, a terminal type that moves its cursor. */
-const terminalEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm-256color', ...extra });
-const SPIN = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]';
-const dim = (text: string) => `${ESC}[2m${text}${ESC}[0m`;
-
-const shell = (script: string) => ({ kind: 'builtin.shell.exec', command: 'sh', args: ['-c', script] });
-const noApproval = { processAllowlist: ['sh'], approval: 'never' };
-
-/** Two tasks one after the other: `build` sleeps `seconds`, then `lint`. */
-const twoTasks = (seconds: number) => workflow({ policy: noApproval, actions: { slow: shell(seconds > 0 ? `sleep ${seconds}` : 'true'), quick: shell('true') }, tasks: [{ id: 'build', uses: 'action:slow' }, { id: 'lint', uses: 'action:quick', needs: ['build'] }] });
-
-/** What the ledger recorded: the run id, and each task's `durationMs` on its end event (the `in N ms` of a line). */
-function recorded(db: string): { runId: string; ms: (taskId: string, type?: string) => number; code: (taskId: string, type: string) => string } {
-  return withDb(db, (database) => {
-    const runId = String((database.prepare('SELECT id FROM runs').get() as { id: string }).id);
-    const events = database.prepare('SELECT task_id, type, data_json FROM audit_events ORDER BY seq').all() as { task_id: string; type: string; data_json: string }[];
-    const data = (taskId: string, type: string) => JSON.parse(events.find((event) => event.task_id === taskId && event.type === type)!.data_json);
-    return { runId, ms: (taskId, type = 'task.succeeded') => data(taskId, type).durationMs, code: (taskId, type) => data(taskId, type).code };
-  });
-}
-
-/** The plain log of `twoTasks`, as every non-live setting prints it. */
-const plainLog = (db: string) => {
-  const { ms } = recorded(db);
-  return ['task running build', `task succeeded build in ${ms('build')} ms`, 'task running lint', `task succeeded lint in ${ms('lint')} ms`];
-};
+import { embeddedPackCli, workspace } from '../support/cli.js';
+import { HIDE_CURSOR, onTerminal, screenAfter, SHOW_CURSOR } from '../support/terminal.js';
+import { workflow } from './helpers.js';
+import { dim, noApproval, recorded, shell, SPIN, STEP_PACK, terminalEnv, twoTasks } from './terminal-case.js';
 
 describe('live progress on a terminal', function () {
   this.timeout(60_000);
@@ -105,28 +79,7 @@ describe('live progress on a terminal', function () {
   });
 
   it('a question while the region is drawn: the region leaves, the cursor is shown for the answer, both tasks come back', async () => {
-    // One effect per task, after `before` ms, lasting `during` ms; `mutate` makes it need approval (policy.approval: mutations).
-    const pack = `
-import { z } from 'zod';
-import { defineActionKind } from './sdk-copy/index.js';
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-export default defineActionKind({
-  name: 'acme.step',
-  plugin: 'acme-pack',
-  version: '1.0.0',
-  hostRange: '^0.1.0',
-  description: 'One effect, after a while.',
-  actionSchema: z.strictObject({}),
-  inputSchema: z.strictObject({ before: z.number(), during: z.number(), mutate: z.boolean() }),
-  effect: { effectClass: 'observe', risk: 'low', idempotency: 'idempotent' },
-  async dispatch({ input, effect }) {
-    await pause(input.before);
-    const request = { operation: 'acme.step', input: {}, access: { tool: 'acme.step' }, ...(input.mutate ? { profile: { effectClass: 'external_mutate' } } : {}) };
-    return effect(request, async () => (await pause(input.during), {}));
-  },
-});
-`;
-    const { ws: space, entry } = embeddedPackCli(pack);
+    const { ws: space, entry } = embeddedPackCli(STEP_PACK);
     try {
       const tasks = [
         { id: 'watch', uses: 'action:step', with: { before: 0, during: 3000, mutate: false } },
@@ -189,6 +142,29 @@ export default defineActionKind({
       expect(screen.lines).to.deep.equal([`task cancelled long in ${ms('long', 'task.cancelled')} ms ${code('long', 'task.cancelled')}`, `run ${runId} cancelled: 1 cancelled — run ${runId} was cancelled (SIGINT)`]);
       expect(screen.cursorVisible).to.equal(true);
       expect(bytes.lastIndexOf(SHOW_CURSOR)).to.be.greaterThan(bytes.lastIndexOf(HIDE_CURSOR));
+    } finally {
+      space.cleanup();
+    }
+  });
+
+  it('a second Ctrl+C while the cancellation waits for an effect: agentctl exits at once, and the terminal is clean', async () => {
+    const { ws: space, entry } = embeddedPackCli(STEP_PACK);
+    try {
+      space.write('wf.yaml', workflow({ actions: { step: { kind: 'acme.step' } }, tasks: [{ id: 'deaf', uses: 'action:step', with: { before: 0, during: 20000, mutate: false } }] }));
+      const terminal = onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv(), entry });
+      await terminal.waitFor(new RegExp(`${SPIN} deaf running (0\\.[3-9]|[1-9]\\.\\d)s`));
+      terminal.type('\u0003');
+      // Still drawn while the effect keeps the run from ending.
+      const first = terminal.bytes().length;
+      await terminal.waitFor(new RegExp(`[^]{${first}}[^]*${SPIN} deaf running`));
+      terminal.type('\u0003');
+      const { status, bytes } = await terminal.exit;
+      expect(status, bytes).to.equal(130);
+      const { runId } = recorded(space.db);
+      const screen = screenAfter(bytes);
+      expect(screen.lines.filter((line) => new RegExp(`^${SPIN} `).test(line))).to.deep.equal([]);
+      expect(screen.lines.at(-1)).to.match(new RegExp(`^run ${runId} cancelled: 1 cancelled — run ${runId} was cancelled \\(a second SIGINT stopped agentctl`));
+      expect(screen.cursorVisible).to.equal(true);
     } finally {
       space.cleanup();
     }
@@ -313,62 +289,6 @@ export default defineActionKind({
       expect(screen.lines).to.have.length(13);
       expect(screen.lines.filter((line) => line.startsWith('task succeeded '))).to.have.length(12);
       expect(screen.cursorVisible).to.equal(true);
-    } finally {
-      space.cleanup();
-    }
-  });
-});
-
-describe('plain progress wherever live progress is off (byte for byte)', function () {
-  this.timeout(60_000);
-  before(function () {
-    if (!existsSync('/usr/bin/script')) this.skip();
-  });
-
-  // On a terminal stdout and stderr share one screen: the log lines, then the summary, each line ending in CRLF.
-  const settings: { name: string; args: string[]; env: NodeJS.ProcessEnv; colored: boolean }[] = [
-    { name: 'NO_COLOR=1', args: [], env: terminalEnv({ NO_COLOR: '1' }), colored: false },
-    { name: '--color never', args: ['--color', 'never'], env: terminalEnv(), colored: false },
-    { name: 'CI=true', args: [], env: terminalEnv({ CI: 'true' }), colored: true },
-    { name: 'TERM=dumb', args: [], env: terminalEnv({ TERM: 'dumb' }), colored: true },
-  ];
-  for (const setting of settings) {
-    it(`on a terminal with ${setting.name}: the plain log lines, nothing drawn`, async () => {
-      const space = workspace({ 'wf.yaml': twoTasks(0) });
-      try {
-        const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db, ...setting.args], { cwd: space.dir, env: setting.env }).exit;
-        expect(status, bytes).to.equal(0);
-        const { runId } = recorded(space.db);
-        const paint = setting.colored ? dim : (text: string) => text;
-        const summary = `run ${runId} ${setting.colored ? `${ESC}[32msucceeded${ESC}[0m` : 'succeeded'}: 2 succeeded`;
-        expect(bytes).to.equal([...plainLog(space.db).map(paint), summary].map((line) => `${line}\r\n`).join(''));
-      } finally {
-        space.cleanup();
-      }
-    });
-  }
-
-  it('on a terminal with --output json: one document, no progress', async () => {
-    const space = workspace({ 'wf.yaml': twoTasks(0) });
-    try {
-      const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db, '--output', 'json'], { cwd: space.dir, env: terminalEnv() }).exit;
-      expect(status, bytes).to.equal(0);
-      expect(bytes.endsWith('\r\n')).to.equal(true);
-      const lines = bytes.split('\r\n');
-      expect(lines).to.have.length(2);
-      expect(JSON.parse(lines[0]!)).to.include({ kind: 'RunOutcome', ok: true });
-    } finally {
-      space.cleanup();
-    }
-  });
-
-  it('not on a terminal (pipes, color allowed): the plain log lines on stderr, the summary on stdout', () => {
-    const space = workspace({ 'wf.yaml': twoTasks(0) });
-    try {
-      const result = runCli(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv() });
-      expect(result.status, result.stderr).to.equal(0);
-      expect(result.stderr).to.equal(plainLog(space.db).map((line) => `${line}\n`).join(''));
-      expect(result.stdout).to.equal(`run ${recorded(space.db).runId} succeeded: 2 succeeded\n`);
     } finally {
       space.cleanup();
     }
