@@ -6,6 +6,7 @@
 import type { CompiledPlan } from '@agentctl/sdk';
 import type { Host } from '../host.js';
 import { inCi } from './ci-environment.js';
+import { progressLine } from '../progress.js';
 import { LiveTasks } from './live-tasks.js';
 
 /** Frames per second: enough for a spinner and a tenth of a second, little enough to cost nothing. */
@@ -35,6 +36,8 @@ export class LiveRegion {
   /** The region itself is writing: its own writes pass the guards. */
   #writing = false;
   #paused = 0;
+  /** Drawing failed to start: every event prints its plain progress line instead. */
+  #plain = false;
   /** Lines that settled while a question was on screen, printed once it is answered. */
   #held: string[] = [];
   #frame = 0;
@@ -53,8 +56,16 @@ export class LiveRegion {
       return plan;
     });
     host.hooks.commit.tapPromise({ name: 'agentctl:live-progress' }, async (event) => {
+      if (this.#plain) return this.#print([progressLine(event)].filter((line) => line !== undefined));
       const lines = this.#tasks.apply(event);
-      if (this.#tasks.size > 0) await this.#start();
+      try {
+        if (this.#tasks.size > 0) await this.#start();
+      } catch (error) {
+        // The terminal library could not be loaded (a broken install): the plain log from here on, and one warning.
+        this.#plain = true;
+        this.#print([progressLine(event)].filter((line) => line !== undefined));
+        throw error;
+      }
       this.#print(lines);
       if (this.#tasks.size === 0) this.close();
       else this.#draw();

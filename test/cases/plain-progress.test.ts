@@ -35,6 +35,21 @@ describe('plain progress wherever live progress is off (byte for byte)', functio
     });
   }
 
+  it('on a terminal, when the terminal library cannot be loaded (a broken install): the plain log lines, exactly', async () => {
+    const space = workspace({ 'wf.yaml': twoTasks(0) });
+    try {
+      // A module-resolution hook that refuses log-update, as a missing package would.
+      const refuse = 'export async function resolve(specifier, context, next) { if (specifier === "log-update") throw new Error("log-update is not installed"); return next(specifier, context); }';
+      const hook = space.write('no-log-update.mjs', `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${refuse}`)});\n`);
+      const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv({ NODE_OPTIONS: `--import ${hook}` }) }).exit;
+      expect(status, bytes).to.equal(0);
+      const summary = `run ${recorded(space.db).runId} ${ESC}[32msucceeded${ESC}[0m: 2 succeeded`;
+      expect(bytes).to.equal([...plainLog(space.db).map(dim), summary].map((line) => `${line}\r\n`).join(''));
+    } finally {
+      space.cleanup();
+    }
+  });
+
   it('on a terminal with --output json: one document, no progress', async () => {
     const space = workspace({ 'wf.yaml': twoTasks(0) });
     try {
