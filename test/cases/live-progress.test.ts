@@ -236,7 +236,7 @@ export default defineActionKind({
       // The two ends in the ledger's order.
       expect(lines.slice(3, 5)).to.have.members([`task succeeded job in ${ms('job')} ms`, `task succeeded bg in ${ms('bg')} ms`]);
       expect(lines.slice(5)).to.deep.equal([`run ${runId} succeeded: 2 succeeded`]);
-      // Drawn before the first line, between each two and after the last.
+      // Drawn before the first line, and again after each: the region comes back under every line printed above it.
       const live = new RegExp(`${SPIN} bg running`, 'g');
       const marks = ['starting', 'written directly', 'half way', 'task succeeded bg'].map((text) => bytes.indexOf(text));
       const frames = [...bytes.matchAll(live)].map((match) => match.index);
