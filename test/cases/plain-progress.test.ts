@@ -64,6 +64,22 @@ describe('plain progress wherever live progress is off (byte for byte)', functio
     }
   });
 
+  it('on a terminal with --output jsonl: one event per line, then the document; nothing drawn', async () => {
+    const space = workspace({ 'wf.yaml': twoTasks(0) });
+    try {
+      const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db, '--output', 'jsonl'], { cwd: space.dir, env: terminalEnv() }).exit;
+      expect(status, bytes).to.equal(0);
+      expect(bytes).not.to.contain(ESC);
+      const lines = bytes.split('\r\n');
+      expect(lines.pop()).to.equal('');
+      const documents = lines.map((line) => JSON.parse(line));
+      expect(documents.at(-1)).to.include({ kind: 'RunOutcome', ok: true });
+      expect(documents.slice(0, -1).map((document) => document.kind)).to.satisfy((kinds: string[]) => kinds.length > 4 && kinds.every((kind) => kind === 'StreamEvent'));
+    } finally {
+      space.cleanup();
+    }
+  });
+
   it('not on a terminal (pipes, color allowed): the plain log lines on stderr, the summary on stdout', () => {
     const space = workspace({ 'wf.yaml': twoTasks(0) });
     try {
