@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import type { Approver } from '../runner/effects.js';
 import { inCi } from './ci-environment.js';
+import type { LiveRegion } from './live-region.js';
 import { neutralize } from './output.js';
 
 /** A terminal on both stdin and stderr, and not CI: only then is anyone there to answer. */
@@ -18,12 +19,17 @@ function actorName(environment: NodeJS.ProcessEnv): string {
   }
 }
 
-/** Questions are asked one at a time, even when tasks run concurrently. */
-export function terminalApprover(environment: NodeJS.ProcessEnv): Approver {
+/**
+ * Questions are asked one at a time, even when tasks run concurrently. With live progress, a task shows waiting for
+ * approval until its question is answered, and the live region leaves the screen while a question is on it.
+ */
+export function terminalApprover(environment: NodeJS.ProcessEnv, live?: Pick<LiveRegion, 'waiting' | 'answered' | 'pause'>): Approver {
   let queue: Promise<unknown> = Promise.resolve();
   const actor = actorName(environment);
   return (question, signal) => {
+    live?.waiting(question.taskId);
     const ask = async () => {
+      const resume = live?.pause();
       const preview = question.input.length > 400 ? `${question.input.slice(0, 400)}…` : question.input;
       const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
       // The terminal is in raw mode while asking: Ctrl+C arrives as a readline event, and means cancel the run.
@@ -36,6 +42,8 @@ export function terminalApprover(environment: NodeJS.ProcessEnv): Approver {
         return { approved, actor, reason: approved ? 'approved at the terminal' : `rejected at the terminal (answer: ${JSON.stringify(answer)})` };
       } finally {
         lines.close();
+        live?.answered(question.taskId);
+        resume?.();
       }
     };
     const next = queue.then(ask, ask);

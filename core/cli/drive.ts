@@ -28,11 +28,14 @@ export async function driveAndReport(store: Store | (() => Store | undefined), t
   });
   try {
     // JSON mode is for programs: its stderr holds one document, so nobody is prompted there.
-    const approver = output.mode === 'human' && isInteractive(process.env) ? terminalApprover(process.env) : undefined;
+    const approver = output.mode === 'human' && isInteractive(process.env) ? terminalApprover(process.env, output.live) : undefined;
     const result = await drive({ signal: cancellation.signal, ...(approver ? { approver } : {}) });
+    // The live region (empty by now: the run's end settled its tasks) leaves the screen before the outcome is printed.
+    output.live?.close();
     const current = typeof store === 'function' ? store() : store;
     return report(current && reporters ? await summarized(result, current, reporters, output) : result, output, kind);
   } finally {
+    output.live?.close();
     cancellation.dispose();
   }
 }

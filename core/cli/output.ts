@@ -4,6 +4,7 @@ import { CLI_API_VERSION } from '../version.js';
 import { neutralize } from '../text.js';
 import type { CiSystem } from './ci-environment.js';
 import { annotationLines } from './github-annotations.js';
+import type { LiveRegion } from './live-region.js';
 import { AgentctlError, ERROR_CODES, errorMessage, isAgentctlError, isCoreErrorCode, type Diagnostic, type JsonValue } from '@agentctl/sdk';
 
 export { neutralize };
@@ -23,6 +24,8 @@ export interface OutputOptions {
   readonly colorStdout: boolean;
   /** The CI system to meet (annotations, a job summary); null or absent outside CI and with `--no-ci`. */
   readonly ci?: CiSystem | null;
+  /** Live progress on stderr's terminal, when a person watches one (`liveProgressWanted`); otherwise the plain log. */
+  readonly live?: LiveRegion;
 }
 
 /** In human mode on GitHub Actions, diagnostics that point into a file are also annotations, on stderr. */
