@@ -64,7 +64,7 @@ export class LiveRegion {
         // The terminal library could not be loaded (a broken install): the plain log from here on, and one warning.
         this.#plain = true;
         this.#print([progressLine(event)].filter((line) => line !== undefined));
-        throw error;
+        throw new Error(`live progress is off: the terminal library could not be loaded (${error instanceof Error ? error.message : String(error)})`);
       }
       this.#print(lines);
       if (this.#tasks.size === 0) this.close();

@@ -35,7 +35,7 @@ describe('plain progress wherever live progress is off (byte for byte)', functio
     });
   }
 
-  it('on a terminal, when the terminal library cannot be loaded (a broken install): the plain log lines, exactly', async () => {
+  it('on a terminal, when the terminal library cannot be loaded (a broken install): the plain log lines, exactly, then one warning', async () => {
     const space = workspace({ 'wf.yaml': twoTasks(0) });
     try {
       // A module-resolution hook that refuses log-update, as a missing package would.
@@ -44,7 +44,8 @@ describe('plain progress wherever live progress is off (byte for byte)', functio
       const { status, bytes } = await onTerminal(['run', 'wf.yaml', '--db', space.db], { cwd: space.dir, env: terminalEnv({ NODE_OPTIONS: `--import ${hook}` }) }).exit;
       expect(status, bytes).to.equal(0);
       const summary = `run ${recorded(space.db).runId} ${ESC}[32msucceeded${ESC}[0m: 2 succeeded`;
-      expect(bytes).to.equal([...plainLog(space.db).map(dim), summary].map((line) => `${line}\r\n`).join(''));
+      const warning = dim('warning: live progress is off: the terminal library could not be loaded (log-update is not installed)');
+      expect(bytes).to.equal([...plainLog(space.db).map(dim), summary, warning].map((line) => `${line}\r\n`).join(''));
     } finally {
       space.cleanup();
     }
