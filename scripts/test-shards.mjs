@@ -36,9 +36,13 @@ if (list) {
   process.exit(0);
 }
 
+// The machine's own OpenTelemetry settings would turn tracing on in every test that does not set its own: the tests
+// that trace set these themselves, against their own receiver.
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_')));
+
 function runShard(shardFiles, index) {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [mocha, ...shardFiles], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [mocha, ...shardFiles], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const held = [];
     const take = (stream, target) => stream.on('data', (chunk) => (index === 0 ? target.write(chunk) : held.push([target, chunk])));
     take(child.stdout, process.stdout);
