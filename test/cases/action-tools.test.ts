@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { stringify } from 'yaml';
+import { actionTool } from '../support/agents.js';
 import { baseEnv, runCli, workspace } from '../support/cli.js';
 import { diagnosticWithCode, errorDocument, outcome, rows } from './helpers.js';
 import { packProject, writeConfig } from './pack-project.js';
@@ -12,21 +13,6 @@ type Workspace = ReturnType<typeof workspace>;
 /** A shell action that appends one line to `calls.log`: the number of lines is the number of times it ran. */
 const appending = (extra: Record<string, unknown> = {}) => ({ kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'echo ran >> calls.log; echo hi'], ...extra });
 
-/** The tool that runs `action`; the model calls it with no input. */
-const actionTool = (action: string, extra: Record<string, unknown> = {}) => ({
-  kind: 'action',
-  action,
-  description: 'Run the action.',
-  inputSchema: { type: 'object', properties: {}, required: [], additionalProperties: false },
-  outputSchema: { type: 'object' },
-  capability: 'process.exec',
-  risk: 'low',
-  effectClass: 'observe',
-  idempotency: 'idempotent',
-  retrySafe: false,
-  timeoutSeconds: 30,
-  ...extra,
-});
 
 interface Spec {
   policy?: Record<string, unknown>;

@@ -2,6 +2,7 @@
 // approvals granted with an actor and a reason, a failed task (`failure: continue`) whose process prints a canary
 // secret, a task skipped after it, and an artifact (builtin.write). Texts that try to inject markup ride along.
 import { expect } from 'chai';
+import { READ_TOOL } from '../support/agents.js';
 import { baseEnv, runCli } from '../support/cli.js';
 import { outcome, workflow, type WorkflowSpec } from './helpers.js';
 
@@ -16,18 +17,7 @@ export const JOURNEY = workflow(
     providers: { scripted: { kind: 'fake' } },
     policy: { writableRoots: ['out'], processAllowlist: ['sh'], toolsAllow: ['read_service', 'process.exec', 'filesystem.write'], environmentAllowlist: ['TOKEN'], approval: 'high_risk' },
     tools: {
-      read_service: {
-        kind: 'builtin.workspace.read',
-        description: 'Read one UTF-8 text file of the workspace.',
-        inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
-        outputSchema: { type: 'object' },
-        capability: 'filesystem.read',
-        risk: 'low',
-        effectClass: 'observe',
-        idempotency: 'idempotent',
-        retrySafe: true,
-        timeoutSeconds: 5,
-      },
+      read_service: READ_TOOL,
     },
     agents: {
       inspector: {

@@ -4,6 +4,7 @@
 // secret (the provider's credential, and a task's environment) is in no byte exported, protobuf or JSON.
 import { expect } from 'chai';
 import { stringify } from 'yaml';
+import { actionTool } from '../support/agents.js';
 import { baseEnv, runCliAsync, workspace } from '../support/cli.js';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
@@ -43,19 +44,7 @@ describe('telemetry: model turns and tool calls', function () {
         },
         actions: { print: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'printenv TRACEPARENT; echo "token $TOKEN"'], env: { TOKEN: { env: 'CANARY' } } } },
         tools: {
-          print_tool: {
-            kind: 'action',
-            action: 'print',
-            description: 'Print the trace context.',
-            inputSchema: { type: 'object', properties: {}, required: [], additionalProperties: false },
-            outputSchema: { type: 'object' },
-            capability: 'process.exec',
-            risk: 'low',
-            effectClass: 'observe',
-            idempotency: 'idempotent',
-            retrySafe: false,
-            timeoutSeconds: 30,
-          },
+          print_tool: actionTool('print', { description: 'Print the trace context.' }),
         },
         agents: { analyst: { provider: 'openai', model: 'gpt-5-mini', instructions: 'Be brief.', tools: ['print_tool'], timeoutSeconds: 10 } },
         tasks: [
