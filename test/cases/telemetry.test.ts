@@ -91,6 +91,18 @@ describe('telemetry: the OpenTelemetry pack', function () {
     expect(result.stderr).to.not.contain('telemetry:');
   });
 
+  it('a task that records no effect (an assert) and a skipped task each get a span under the run, with their state', async () => {
+    ws.write('wf.yaml', workflow({ vars: { go: false }, actions: { check: { kind: 'builtin.assert' } }, tasks: [{ id: 'check', uses: 'action:check', with: { that: true } }, { id: 'never', uses: 'action:check', when: '${{ vars.go }}', with: { that: true } }] }));
+    const ran = outcome(await run('wf.yaml'), 0);
+    const root = await receiver.waitFor((span) => span.traceId === ran.data.traceId && span.parentSpanId === '');
+    for (const [name, state] of [['task check', 'succeeded'], ['task never', 'skipped']] as const) {
+      const task = byName(spansOf(ran.data.traceId), name);
+      expect(task.parentSpanId).to.equal(root.spanId);
+      expect(task.attributes['agentctl.task.state']).to.equal(state);
+      expect(task.startNs <= task.endNs && task.startNs >= root.startNs && task.endNs <= root.endNs, 'inside the run span').to.equal(true);
+    }
+  });
+
   it('a paused run (exit 3) records the approval and the pause as events; the resumed process continues the same trace', async () => {
     ws.write('wf.yaml', workflow({ policy: { processAllowlist: ['printenv'], environmentAllowlist: ['TRACEPARENT'] }, actions: { print: { kind: 'builtin.shell.exec', command: 'printenv', args: ['TRACEPARENT'] } }, tasks: [{ id: 'print', uses: 'action:print' }] }));
     const paused = outcome(await run('wf.yaml'), 3);
@@ -126,7 +138,7 @@ describe('telemetry: the OpenTelemetry pack', function () {
     expect(root.links).to.deep.equal([{ traceId: source.traceId, spanId: rootSpanId(source.runId), attributes: { 'agentctl.link': 'retry_of' } }]);
   });
 
-  it('a replay is one run span, in its own trace, with the source\'s end state and a link to the source run\'s root span', async () => {
+  it('a replay is a run span in its own trace, with the source\'s end state, a link to the source run\'s root span, and its recorded tasks', async () => {
     ws.write('wf.yaml', PRINT_TRACEPARENT);
     const source = outcome(await run('wf.yaml'), 0);
     const replayed = outcome(await runCliAsync(['replay', source.data.runId, '--db', ws.db, '--output', 'json'], { env: env() }), 0);
@@ -134,7 +146,11 @@ describe('telemetry: the OpenTelemetry pack', function () {
     expect(root.spanId).to.equal(rootSpanId(replayed.data.runId));
     expect(root.attributes).to.include({ 'agentctl.run.derivation': 'replay', 'agentctl.run.source_id': source.data.runId, 'agentctl.run.state': 'succeeded' });
     expect(root.links).to.deep.equal([{ traceId: source.data.traceId, spanId: rootSpanId(source.data.runId), attributes: { 'agentctl.link': 'replay_of' } }]);
-    expect(spansOf(replayed.data.traceId)).to.have.length(1);
+    // Its tasks were not run again: each is a span of the recorded task, under the run span.
+    const task = byName(spansOf(replayed.data.traceId), 'task print');
+    expect(task.parentSpanId).to.equal(root.spanId);
+    expect(task.attributes).to.include({ 'agentctl.task.state': 'succeeded', 'agentctl.task.disposition': 'recorded' });
+    expect(spansOf(replayed.data.traceId)).to.have.length(2);
   });
 
   it('OTEL_SDK_DISABLED=true turns it off whatever the endpoint says; plugins list shows the pack', async () => {

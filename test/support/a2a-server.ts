@@ -3,7 +3,7 @@
 // SubscribeToTask as an event stream), tasks in the JSON binding's words (`TASK_STATE_WORKING`, `ROLE_AGENT`) and
 // artifacts of typed parts (text, raw, data, url), some served from /files/. It records every request it gets.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 export const A2A_VERSION = '1.0';
 
@@ -77,14 +77,9 @@ interface TaskRecord {
 export async function startA2aServer(options: A2aServerOptions = {}): Promise<A2aTestServer> {
   const requests: RecordedA2aRequest[] = [];
   const tasks = new Map<string, TaskRecord>();
-  const sockets = new Set<Socket>();
   let finished = false;
   let base = '';
   const server = createServer();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -148,11 +143,7 @@ export async function startA2aServer(options: A2aServerOptions = {}): Promise<A2
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', resolve);
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await listenOnLoopback(server, options.port);
   base = `http://127.0.0.1:${port}`;
   return {
     base,
@@ -163,11 +154,7 @@ export async function startA2aServer(options: A2aServerOptions = {}): Promise<A2
     finish: () => {
       finished = true;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 

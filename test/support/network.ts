@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -32,12 +33,9 @@ const ok: Respond = (_request, response) => response.end('ok');
 async function listen(server: Server, respond: Respond): Promise<RecordingServer> {
   const requests: RecordedRequest[] = [];
   const tunnels: string[] = [];
-  const sockets = new Set<Socket>();
   let connections = 0;
-  server.on('connection', (socket: Socket) => {
+  server.on('connection', () => {
     connections += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -52,17 +50,13 @@ async function listen(server: Server, respond: Respond): Promise<RecordingServer
     tunnels.push(request.url!);
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port, close } = await listenOnLoopback(server);
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     requests,
     tunnels,
     connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 

@@ -2,7 +2,7 @@
 // a model. It records every request and answers from a queue of scripted replies, one per request.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 import { record, type RecordedRequest } from './scripted-server.js';
 
 export type { RecordedRequest } from './scripted-server.js';
@@ -116,7 +116,6 @@ function answer(reply: Reply | undefined, model: string, response: ServerRespons
 export async function startOpenAiServer(tls?: { readonly key: string; readonly cert: string }): Promise<OpenAiServer> {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -128,21 +127,12 @@ export async function startOpenAiServer(tls?: { readonly key: string; readonly c
     });
   };
   const server = tls ? createHttpsServer(tls, handle) : createServer(handle);
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenOnLoopback(server);
   return {
     url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/v1/responses`,
     requests,
     enqueue: (...replies) => void queue.push(...replies),
     // Hanging exchanges are cut so that close never waits for them.
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

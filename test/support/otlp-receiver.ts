@@ -3,7 +3,7 @@
 // application/json, keeps every raw body (to scan every exported byte), and flattens the spans. It can also hang
 // (accept the connection and never answer), like a collector that is stuck.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 import protobuf from 'protobufjs';
 
 /** The OTLP trace messages (opentelemetry/proto trace/v1, common/v1, resource/v1, collector/trace/v1), by field number. */
@@ -100,7 +100,6 @@ export interface OtlpReceiver {
 export async function startOtlpReceiver(options: { readonly hang?: boolean } = {}): Promise<OtlpReceiver> {
   const bodies: ReceivedBody[] = [];
   const spans: ReceivedSpan[] = [];
-  const sockets = new Set<Socket>();
   const waiters = new Set<() => void>();
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -124,12 +123,7 @@ export async function startOtlpReceiver(options: { readonly hang?: boolean } = {
       response.writeHead(200, { 'content-type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf' }).end(contentType.includes('json') ? '{}' : Buffer.alloc(0));
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenOnLoopback(server);
   return {
     endpoint: `http://127.0.0.1:${port}`,
     bodies,
@@ -154,10 +148,7 @@ export async function startOtlpReceiver(options: { readonly hang?: boolean } = {
         check();
       });
     },
-    close() {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
+    close,
   };
 }
 

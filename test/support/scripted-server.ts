@@ -1,7 +1,7 @@
 // The HTTP side of the in-process model servers (anthropic-server.ts, google-server.ts): a server on 127.0.0.1 that
 // records every request and answers each from a queue of scripted replies, which the wire format's module renders.
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -38,7 +38,6 @@ export function record(request: IncomingMessage, text: string): RecordedRequest 
 export async function startScriptedServer<Reply>(path: string, render: (reply: Reply | undefined, request: RecordedRequest) => Rendered): Promise<ScriptedServer<Reply>> {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -51,21 +50,12 @@ export async function startScriptedServer<Reply>(path: string, render: (reply: R
       response.end(answer.body);
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}${path}`,
     requests,
     enqueue: (...replies) => void queue.push(...replies),
     // Hanging exchanges are cut so that close never waits for them.
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -18,6 +18,8 @@ const TASK_ENDS: Readonly<Record<string, string>> = {
   'task.succeeded': 'succeeded',
   'task.failed': 'failed',
   'task.cancelled': 'cancelled',
+  'task.skipped': 'skipped',
+  'task.reused': 'reused',
   'task.waiting_for_approval': 'waiting_for_approval',
   'task.retry_scheduled': 'retry_scheduled',
 };
@@ -183,7 +185,7 @@ export class Tracing {
       this.#task(run, event.runId, taskId, attempt, at);
       return;
     }
-    const task = attempt === undefined ? run.latest.get(taskId) : run.tasks.get(taskKey(taskId, attempt));
+    const task = (attempt === undefined ? run.latest.get(taskId) : run.tasks.get(taskKey(taskId, attempt))) ?? this.#unstarted(event, run, at);
     if (!task) return;
     if (event.type.startsWith('approval.')) {
       task.span.addEvent(event.type, { ...(typeof data.approvalId === 'string' ? { 'agentctl.approval.id': data.approvalId } : {}), ...(event.effectId ? { 'agentctl.effect.id': event.effectId } : {}), ...(typeof data.reason === 'string' ? { 'agentctl.approval.reason': cut(data.reason) } : {}) }, at);
@@ -279,6 +281,21 @@ export class Tracing {
     }
     run.context = trace.setSpan(ROOT_CONTEXT, run.span);
     run.begin();
+  }
+
+  /**
+   * A task that ends without having run anything recorded (a pure task such as an assert, a skipped one) has no
+   * `task.running`: its span is made at its end, starting its recorded duration before it.
+   */
+  #unstarted(event: CommitEvent, run: RunSpans, at: Date): TaskSpan | undefined {
+    const state = TASK_ENDS[event.type];
+    if (state === undefined || state === 'waiting_for_approval') return undefined;
+    const attempt = typeof event.data.attempt === 'number' ? event.data.attempt : 1;
+    const durationMs = typeof event.data.durationMs === 'number' && event.data.durationMs >= 0 ? event.data.durationMs : 0;
+    const task = this.#task(run, event.runId, event.taskId!, attempt, new Date(at.getTime() - durationMs));
+    // A replay's tasks are `recorded` (copied from the source), a derived run's unchanged ones `reused`.
+    if (typeof event.data.disposition === 'string') task.span.setAttribute('agentctl.task.disposition', event.data.disposition);
+    return task;
   }
 
   /** The span of one task attempt, started at `at` (its `task.running`) or now, when an effect comes first. */
