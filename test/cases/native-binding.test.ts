@@ -18,7 +18,7 @@ function npm(args: string[], cwd: string): string {
 }
 
 /**
- * A fresh folder with the CLI installed from its packed tarball, with the tarball of the SDK it depends on (as the
+ * A fresh folder with the CLI installed from its packed tarball, with the tarballs of the SDK and the shipped pack it depends on (as the
  * registry would give it), install scripts skipped (so no binding is built); other packages from npm's cache first.
  */
 function installWithoutScripts(tarballs: readonly string[]): string {
@@ -36,14 +36,13 @@ describe('native binding: the CLI installed without better-sqlite3\'s install sc
     this.timeout(600_000);
     packed = mkdtempSync(join(tmpdir(), 'agentctl-packed-'));
     // dist/ is built by `npm test` already; the tarball is what `npm publish` would upload.
-    const tarballs = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', packed, '--workspace', 'sdk', '--include-workspace-root'], ROOT)) as { filename: string }[];
-    expect(tarballs.map((tarball) => tarball.filename).sort()).to.deep.equal(['agentctl-cli-0.1.0.tgz', 'agentctl-sdk-0.1.0.tgz']);
+    const tarballs = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', packed, '--workspace', 'sdk', '--workspace', 'packs/otel', '--include-workspace-root'], ROOT)) as { filename: string }[];
+    expect(tarballs.map((tarball) => tarball.filename).sort()).to.deep.equal(['agentctl-cli-0.1.0.tgz', 'agentctl-pack-otel-0.1.0.tgz', 'agentctl-sdk-0.1.0.tgz']);
     project = installWithoutScripts(tarballs.map((tarball) => join(packed, tarball.filename)));
   });
 
   after(() => {
-    rmSync(packed, { recursive: true, force: true });
-    rmSync(project, { recursive: true, force: true });
+    for (const folder of [packed, project]) if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
   /** The installed agentctl (its bin link), run by `node` in the project folder. */
