@@ -93,7 +93,8 @@ describe('npm packages: pack, install, run a workflow with a shipped pack', func
     expect(otel).to.include.members(['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/tracing.js', 'package/package.json', 'package/README.md']);
     for (const paths of [cli, sdk, otel]) {
       expect(paths.filter((path) => /\.ts$/.test(path) && !path.endsWith('.d.ts'))).to.deep.equal([]);
-      expect(paths.filter((path) => /^package\/(test|core|builtins|sdk|scripts|bench|node_modules)\//.test(path) || /\.test\.|\.db$/.test(path))).to.deep.equal([]);
+      // `packs new`'s templates (`*.tmpl`, one of them a pack's test to be) are part of the CLI; no test of ours is.
+      expect(paths.filter((path) => /^package\/(test|core|builtins|sdk|scripts|bench|node_modules)\//.test(path) || (/\.test\./.test(path) && !path.endsWith('.tmpl')) || /\.db$/.test(path))).to.deep.equal([]);
     }
   });
 
