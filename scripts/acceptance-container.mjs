@@ -22,6 +22,7 @@ import { imageRunner } from './acceptance/engine.mjs';
 import { answers } from './image/engine.mjs';
 import { approvalAcrossContainers, compensation, recoveryFromState } from './acceptance/journeys-recovery.mjs';
 import { engineStop, hostContainerIsolation, refusals, vendoredPack } from './acceptance/journeys-edges.mjs';
+import { telemetry } from './acceptance/journeys-telemetry.mjs';
 import { mockToolAgent, parallelCommit, recordedReplay, selectiveRepair } from './acceptance/journeys-runs.mjs';
 import { seconds, stepLog } from './acceptance/steps.mjs';
 
@@ -38,6 +39,7 @@ const JOURNEYS = [
   engineStop,
   hostContainerIsolation,
   vendoredPack,
+  telemetry,
 ];
 
 const { values: options } = parseArgs({
