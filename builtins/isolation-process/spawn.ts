@@ -74,8 +74,11 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
       killTree();
     };
 
+    // When the last chunk was taken: the pipe grace after the leader's exit is a quiet time, not a fixed one.
+    let lastChunk = 0;
     const capture = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       if (ending) return;
+      lastChunk = performance.now();
       const overflow = output.write(stream, chunk);
       if (overflow) stop(overflow);
     };
@@ -108,7 +111,24 @@ export function runProcess(spec: SpawnSpec, signal: AbortSignal): Promise<Proces
       // The leader is gone; nothing it left in its group (or cgroup) may outlive the task.
       exited = true;
       killTree();
-      graceTimer = setTimeout(() => finish(ending ?? { end: 'exited', exitCode, signal }), PIPE_GRACE_MS);
+      // The grace ends once the pipes stayed quiet for PIPE_GRACE_MS. Its timer can fire right after the event loop
+      // was held up (other tasks recording large results), before the poll phase has read what the child wrote into
+      // its pipes: one turn of the loop (setImmediate runs after the poll phase) reads that first, and a chunk taken
+      // since the timer was armed starts the grace again. An ending (overflow, deadline, cancellation) stops the
+      // taking of chunks, so the grace cannot be kept going past it.
+      const armGrace = () => {
+        const armed = performance.now();
+        graceTimer = setTimeout(
+          () =>
+            setImmediate(() => {
+              if (settled) return;
+              if (lastChunk >= armed) armGrace();
+              else finish(ending ?? { end: 'exited', exitCode, signal });
+            }),
+          PIPE_GRACE_MS,
+        );
+      };
+      armGrace();
       child.once('close', () => finishEmptied(() => ending ?? { end: 'exited', exitCode, signal }));
     });
   });
