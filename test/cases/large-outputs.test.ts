@@ -2,7 +2,8 @@
 // they read is exactly what the task wrote.
 import { expect } from 'chai';
 import { baseEnv, runCli, workspace } from '../support/cli.js';
-import { outcome, rows, workflow } from './helpers.js';
+import { outcome, rows, unique, workflow } from './helpers.js';
+import { encryptionCase, encryptionTools, expectNowhere, type EncryptionCase } from './state-encryption-support.js';
 
 const MiB = 1024 * 1024;
 // Above the 1 Mi characters that make a value large, so each recording collects what the run no longer holds.
@@ -72,5 +73,34 @@ describe('large task outputs', () => {
     expect(first.startsWith('[REDACTED]\n[REDACTED]\n')).to.equal(true);
     const recorded = rows(ws.db, `SELECT output_json FROM tasks WHERE task_id = 'first'`) as { output_json: string }[];
     expect(recorded[0]!.output_json.includes(secret), 'secret in the ledger').to.equal(false);
+  });
+
+  describe('on an encrypted database', function () {
+    this.timeout(120_000);
+    let current: EncryptionCase;
+    beforeEach(() => (current = encryptionCase()));
+    afterEach(() => current.ws.cleanup());
+    const { withKeys, enable } = encryptionTools(() => current);
+
+    it('a large output read back after a later flood is opened through the key, and no byte of the files holds it', () => {
+      const word = unique('sealed');
+      const file = current.ws.write(
+        'large.yaml',
+        workflow({
+          policy: { processAllowlist: ['sh'], approval: 'never' },
+          actions: { first: flood(word), second: flood('beta') },
+          tasks: [
+            { id: 'first', uses: 'action:first' },
+            { id: 'second', uses: 'action:second', needs: ['first'] },
+          ],
+          outputs: { first: '${{ tasks.first.output.stdout }}' },
+        }),
+      );
+      outcome(enable(), 0);
+      const document = outcome(withKeys('run', file), 0);
+      expect(document.data.state).to.equal('succeeded');
+      expect(document.data.output.first === expected(word), 'first output read back').to.equal(true);
+      expectNowhere(current.ws.db, word);
+    });
   });
 });
