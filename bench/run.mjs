@@ -22,6 +22,9 @@
 //   (k) long-term memory search over 10,000 entries of 1 KiB, text and vector, ms per query (information)
 //   (l) cold `agentctl run` of one shell task with telemetry off (the start-up figure), and with OpenTelemetry on
 //       (a local OTLP receiver): the one-task cost and the marginal per effect, on against off (information)
+//   (m) peak resident memory (bench/peak-memory.mjs): one 16 MiB output flood over a one-task run <= 2x the output
+//       limit; 8 floods at once over it <= 8 x 2 x the limit; 2,500 / 5,000 / 10,000 builtin.assign tasks, the
+//       10,000 <= 150 MiB
 //
 // (a) and (b) are gated on the MARGINAL per-task cost: (t(N-task run) - t(1-task run)) / (N - 1),
 // where both runs are whole CLI invocations of the same workflow shape with a fresh temp --db.
@@ -42,6 +45,7 @@ import { AGENT_TURNS, measureAgentLoop } from './agent.mjs';
 import { measurePackColdStart } from './packs.mjs';
 import { MEMORY_ENTRIES, measureMemorySearch } from './memory.mjs';
 import { TELEMETRY_TASKS, measureTelemetry } from './telemetry.mjs';
+import { FLOOD_LIMIT, FLOODS, WIDE_COUNTS, measurePeakMemory } from './peak-memory.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'agentctl.js');
@@ -703,6 +707,31 @@ async function main() {
       console.log(`    exported: ${exported.requests} requests, ${exported.bytes} bytes in all`);
       rows.push({ id: '(l)', figure: 'cold run, 1 shell task, telemetry off', value: median(s.off1), unit: 'ms', gated: false });
       rows.push({ id: '(l)', figure: 'tracing per effect (marginal on - off)', value: on - off, unit: 'ms', gated: false });
+    }
+    if (want('m')) {
+      // (m) peak resident memory ---------------------------------------------------------------
+      const limitMiB = FLOOD_LIMIT / 2 ** 20;
+      process.stdout.write(`(m) peak RSS: one ${limitMiB} MiB flood, ${FLOODS} at once, ${WIDE_COUNTS.join(' / ')} builtin.assign tasks, ${BIG_REPS} runs each, interleaved ... `);
+      // A run that did not end as checked (e.g. a flood whose recorded output is short) leaves this figure out, not the table.
+      const m = await measurePeakMemory({ node: NODE, cli: CLI, tmpRoot, reps: BIG_REPS }).catch((error) => {
+        console.log(`not measured: ${error.message}`);
+        return undefined;
+      });
+      if (m) {
+        console.log('done');
+        const mib = (values) => `median ${fmt(median(values), 0).padStart(5)} MiB  ${list(values)}`;
+        console.log(`    one-task run (sh -c true):          ${mib(m.baseline)}`);
+        console.log(`    one ${limitMiB} MiB flood:                  ${mib(m.one)}`);
+        console.log(`    ${FLOODS} floods at once:                   ${mib(m.many)}`);
+        for (const count of WIDE_COUNTS) console.log(`    ${String(count).padStart(6)} builtin.assign tasks:      ${mib(m.wide[count])}`);
+        const base = median(m.baseline);
+        rows.push({ id: '(m)', figure: `one ${limitMiB} MiB flood, peak RSS over a one-task run`, value: median(m.one) - base, unit: 'MiB', limit: 2 * limitMiB, gated: true });
+        rows.push({ id: '(m)', figure: `${FLOODS} floods at once, peak RSS over a one-task run`, value: median(m.many) - base, unit: 'MiB', limit: FLOODS * 2 * limitMiB, gated: true });
+        for (const count of WIDE_COUNTS) {
+          const last = count === WIDE_COUNTS.at(-1);
+          rows.push({ id: '(m)', figure: `${count} builtin.assign tasks, peak RSS`, value: median(m.wide[count]), unit: 'MiB', ...(last ? { limit: 150, gated: true } : { gated: false }) });
+        }
+      }
     }
     if (want('k')) {
       // (k) long-term memory search -------------------------------------------------------------
