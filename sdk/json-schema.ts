@@ -4,28 +4,36 @@ import { createRequire } from 'node:module';
 import type { Ajv as AjvInstance, ValidateFunction } from 'ajv';
 import type { JsonValue } from './json.js';
 
-/** Ajv's options; scripts/precompile-meta-schema.mjs generates the meta-schema's validator with the same ones. */
+/** Ajv's options; scripts/build-json-schema.mjs generates the meta-schema's validator with the same ones. */
 const AJV_OPTIONS = { allErrors: true, strict: false } as const;
 const META_SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 
 let ajv: AjvInstance | undefined;
 const cache = new Map<string, ValidateFunction>();
 
+type Ajv2020Class = typeof import('ajv/dist/2020.js').default;
+
+/** A file the build writes next to this one (scripts/build-json-schema.mjs), or undefined where there is none. */
+function built<T>(require: NodeJS.Require, file: string): T | undefined {
+  try {
+    return require(file) as T;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && (error as Error).message.includes(file)) return undefined;
+    throw error;
+  }
+}
+
 /**
- * Ajv with the meta-schema's validator precompiled at build time (dist/json-schema-meta.cjs) in place of the one it
- * would compile on its first schema: the same generated code, so the same verdicts and errors, without the cost.
- * Where that file is absent (the SDK's sources run without a build), Ajv compiles the meta-schema itself.
+ * Ajv as the build prepared it: its 2020-12 class in one file (dist/ajv-2020.cjs), and the meta-schema's validator
+ * precompiled (dist/json-schema-meta.cjs) in place of the one Ajv would compile on its first schema: the same code,
+ * so the same verdicts and errors, without the cost. Where those files are absent (the SDK's sources run without a
+ * build), the installed ajv is loaded and compiles the meta-schema itself.
  */
 function createAjv(): AjvInstance {
   const require = createRequire(import.meta.url);
-  const Ajv2020 = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js').default;
+  const Ajv2020 = built<Ajv2020Class>(require, './ajv-2020.cjs') ?? (require('ajv/dist/2020.js') as Ajv2020Class);
   const instance = new Ajv2020(AJV_OPTIONS);
-  let precompiled: ValidateFunction | undefined;
-  try {
-    precompiled = (require('./json-schema-meta.cjs') as { metaSchema2020: ValidateFunction }).metaSchema2020;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
-  }
+  const precompiled = built<{ metaSchema2020: ValidateFunction }>(require, './json-schema-meta.cjs')?.metaSchema2020;
   const meta = instance.schemas[META_SCHEMA];
   if (precompiled && meta && !meta.validate) meta.validate = precompiled;
   return instance;

@@ -1,6 +1,7 @@
-// The SDK's Ajv checks schemas against the 2020-12 meta-schema with a validator generated at build time
-// (sdk/dist/json-schema-meta.cjs) instead of compiling the meta-schema on first use. These cases hold it to Ajv's own:
-// every schema of the corpus gets the same verdict and the same errors, whether Ajv compiles the meta-schema or not.
+// The SDK loads Ajv from one file the build bundles (sdk/dist/ajv-2020.cjs) and checks schemas against the 2020-12
+// meta-schema with a validator generated at build time (sdk/dist/json-schema-meta.cjs) instead of compiling the
+// meta-schema on first use. These cases hold both to the installed Ajv: every schema of the corpus gets the same
+// verdict and the same errors.
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { ROOT } from '../support/cli.js';
 const require = createRequire(import.meta.url);
 const META_SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 const PRECOMPILED = join(ROOT, 'sdk', 'dist', 'json-schema-meta.cjs');
+const BUNDLED_AJV = join(ROOT, 'sdk', 'dist', 'ajv-2020.cjs');
 
 type Validator = ((data: unknown) => boolean) & { errors?: unknown[] | null };
 
@@ -48,9 +50,10 @@ const INVALID: JsonValue[] = [
   { prefixItems: {}, unevaluatedItems: 'no', $dynamicAnchor: '1bad' },
 ];
 
-describe('the precompiled JSON Schema meta-schema validator', () => {
+describe('the JSON Schema validation the build prepares (bundled Ajv, precompiled meta-schema)', () => {
   it('is built with the SDK and validates the corpus exactly as the meta-schema Ajv compiles', () => {
     expect(existsSync(PRECOMPILED), 'npm run build writes sdk/dist/json-schema-meta.cjs').to.equal(true);
+    expect(existsSync(BUNDLED_AJV), 'npm run build writes sdk/dist/ajv-2020.cjs').to.equal(true);
     const precompiled = (require(PRECOMPILED) as { metaSchema2020: Validator }).metaSchema2020;
     const compiled = ownAjv().getSchema(META_SCHEMA)!;
     for (const schema of [...VALID, ...INVALID]) {
