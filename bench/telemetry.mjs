@@ -5,6 +5,7 @@
 //   process (it answers 200 to every POST /v1/traces and counts the bytes), against the same runs with it off.
 // The marginal per task, (t(TASKS) - t(1)) / (TASKS - 1), on minus off, is what tracing adds per effect (a task here
 // is one effect); the one-task difference is what turning it on costs a run once (loading OpenTelemetry, the flush).
+// `node -e 0` runs next to each one-task run with telemetry off: the start-up floor the one-task figure is a ratio to.
 import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,7 +50,7 @@ export async function measureTelemetry({ timed, node, cli, tmpRoot, reps }) {
   const sink = await receiver();
   const base = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' };
   const environments = { off: base, on: { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint } };
-  const samples = { off1: [], offN: [], on1: [], onN: [] };
+  const samples = { off1: [], offN: [], on1: [], onN: [], node: [] };
   let n = 0;
   try {
     for (let rep = -1; rep < reps; rep += 1) {
@@ -60,6 +61,10 @@ export async function measureTelemetry({ timed, node, cli, tmpRoot, reps }) {
           if (result.code !== 0) throw new Error(`agentctl run (telemetry ${mode}) exited ${result.code}: ${result.stderr}`);
           if (mode === 'on' && JSON.parse(result.stdout).diagnostics.length > 0) throw new Error(`telemetry warned: ${result.stdout}`);
           if (rep >= 0) samples[`${mode}${size}`].push(result.ms); // the first round warms the page cache
+          if (mode === 'off' && size === '1') {
+            const floor = await timed(node, ['-e', '0'], { cwd: dir, env });
+            if (rep >= 0) samples.node.push(floor.ms);
+          }
         }
       }
     }

@@ -1,7 +1,7 @@
 // `--output jsonl`: the reference's stream of a run, one StreamEvent line on stdout per event as it is recorded, before
 // the final document. Attached once as a commit-hook observer, like human progress; the ledger has already redacted
 // the facts.
-import { CLI_API_VERSION } from './version.js';
+import { CLI_API_VERSION } from '@agentctl/sdk';
 import type { Host } from './host.js';
 import type { CommitEvent, JsonValue } from '@agentctl/sdk';
 

@@ -1,6 +1,6 @@
-// Kept equal to package.json's version by a test; a constant keeps `--version` free of file reads.
+// Kept equal to package.json's version by a test; a constant keeps `--version` free of file reads. This file imports
+// nothing: the CLI's entry reads it to answer `--version` before anything else loads (the SDK's documents, zod).
 export const HOST_VERSION = '0.1.0';
-export { CLI_API_VERSION } from '@agentctl/sdk/documents';
 
 /**
  * The version of the reference implementation's format (opensourceops/agentctl) this release implements: a declarative

@@ -6,11 +6,14 @@
 // What stays outside the bundle, loaded as before:
 // - @agentctl/sdk: the public contract has a single module instance per process, the one packs import;
 // - dist/core/packs/sdk-hooks.js, the module-resolution hook Node loads by its own URL (on a hooks thread on Node 20);
-// - every npm package but those in BUNDLED: zod (packs and the SDK build schemas with it), yargs (it finds its
-//   message files from its own location), native and lazily loaded packages, and any package added later;
+// - every npm package but those in BUNDLED: zod (packs and the SDK build schemas with it), native and lazily loaded
+//   packages, and any package added later;
 // - dist/core/cli/main.js, the entry, which answers `--version` without loading the app.
-// BUNDLED are CommonJS packages of many small files that only core/ uses, so the bundle's copy is the only one a
-// command loads. Every other file of dist/ is still emitted by tsc and importable on its own (@agentctl/testing).
+// BUNDLED are packages of many small files that only core/ uses, so the bundle's copy is the only one a command
+// loads. yargs (with yargs-parser, y18n, cliui and what they import) is one of them: it finds its message files and
+// the program's folder from the URL of its platform shim, so in the bundle that URL is still the shim's own, found
+// from the installed yargs (YARGS_SHIM below). Every other file of dist/ is still emitted by tsc and importable on its
+// own (@agentctl/testing).
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +23,10 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'core', 'cli');
 const APP = join(OUT, 'app.js');
 const CHUNK = /^app\.chunk-[A-Z0-9]+\.js$/;
-const BUNDLED = new Set(['yaml', 'semver', 'tapable']);
+const BUNDLED = new Set(['yaml', 'semver', 'tapable', 'yargs']);
+// yargs' ESM platform shim reads `import.meta.url`: in the bundle it is the URL the shim has in the installed yargs.
+const YARGS_SHIM = /[\\/]node_modules[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/;
+const YARGS_SHIM_URL = "new URL('./lib/platform-shims/esm.mjs', import.meta.resolve('yargs'))";
 const OWN_FILES = [join(ROOT, 'dist', 'core', 'packs', 'sdk-hooks.js')];
 const MARK = '// agentctl: bundled by scripts/bundle-cli.mjs';
 // The bundled CommonJS packages call require() (for node: modules too): an ES module has none of its own.
@@ -48,6 +54,12 @@ const boundaries = {
     builder.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:') || args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
       return BUNDLED.has(packageOf(args.path)) ? undefined : { path: args.path, external: true };
+    });
+    builder.onLoad({ filter: YARGS_SHIM }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const uses = text.split('import.meta.url').length - 1;
+      if (uses !== 2) throw new Error(`bundle-cli: yargs' platform shim reads import.meta.url ${uses} times, not 2: check YARGS_SHIM`);
+      return { contents: text.replaceAll('import.meta.url', `(${YARGS_SHIM_URL}).href`), loader: 'js', resolveDir: dirname(args.path) };
     });
   },
 };

@@ -154,6 +154,7 @@ export {
   type ToolDefinition,
 } from './define.js';
 export { networkPolicySchema, POLICY_STAGES, policySchema, type PolicyRequest, type PolicyStage, type PolicyVerdict, type PolicyVote, type ResolvedPolicy } from './policy.js';
+export { CLI_API_VERSION } from './api-version.js';
 // Consumers of the public documents: plan emitters and run reporters.
 export type { EmittedFile, PlanDocument, PlanEmitter, PlanEmitterInput, RunInspection, RunReporter, RunReporterInput, RunReportPart } from './consumers.js';
 export { defineSpecSection, type DefinedSpecSection, type SectionSecret, type SectionUrl, type SpecSection, type SpecSectionValues } from './spec-section.js';

@@ -1,5 +1,4 @@
 // CLI entry. `--version` answers before any heavy module is loaded; everything else loads the app lazily.
-import module from 'node:module';
 import { HOST_VERSION } from '../version.js';
 
 const args = process.argv.slice(2);
@@ -26,8 +25,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // Before any child can be started: descriptors inherited from agentctl's parent are not passed on.
   const { closeInheritedDescriptors } = await import('./descriptors.js');
   closeInheritedDescriptors();
-  // Node 22.1+ caches compiled modules on disk (a no-op where unavailable or not writable); Node 20 has no cache.
-  (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  // Node 22.1+ caches compiled modules on disk, in the user's cache folder (skipped where unavailable or not writable).
+  const { enableCompileCache } = await import('./compile-cache.js');
+  enableCompileCache();
   const { main } = await import('./app.js');
   await main(args);
 }

@@ -1,5 +1,5 @@
 // The CLI's only writers: one JSON document per invocation in json mode; a summary and diagnostics in human mode.
-import { CLI_API_VERSION } from '../version.js';
+import { CLI_API_VERSION } from '@agentctl/sdk';
 // Lives below the CLI and progress alike; re-exported for the CLI's writers.
 import { neutralize } from '../text.js';
 import type { CiSystem } from './ci-environment.js';

@@ -1,8 +1,8 @@
 // The envelope every `--output json` document shares, and the Error document a failed command prints on stderr.
 import { z } from 'zod';
+import { CLI_API_VERSION } from '../api-version.js';
 
-/** The envelope's version: the reference implementation's, so its readers read agentctl's documents unchanged. */
-export const CLI_API_VERSION = 'agentctl.dev/cli/v1';
+export { CLI_API_VERSION };
 
 /** One diagnostic as printed: the eight contract fields always present (`null` where they do not apply). */
 export const DiagnosticDocument = z.looseObject({

@@ -1,7 +1,8 @@
 // `version`.
 import type { CommandModule } from 'yargs';
 import { SCHEMA_VERSION } from '../../store/migrations.js';
-import { CLI_API_VERSION, HOST_VERSION, REFERENCE_FORMAT_VERSION } from '../../version.js';
+import { CLI_API_VERSION } from '@agentctl/sdk';
+import { HOST_VERSION, REFERENCE_FORMAT_VERSION } from '../../version.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
 
