@@ -84,6 +84,40 @@ describe('store', () => {
     second.close();
   });
 
+  it("sees another handle's cancellation request after any number of events, and only one after the run's latest start or resume", () => {
+    const path = join(dir, 'cancel.db');
+    const driver = Store.open(path);
+    const other = Store.open(path);
+    try {
+      driver.createRun(newRun('run_c', dir));
+      driver.createRun(newRun('run_d', dir));
+      expect(driver.cancelRequested('run_c')).to.equal(false);
+      // Events of this run and of another one between the checks: the request after them is still found.
+      for (let i = 0; i < 5; i++) driver.transaction(() => driver.audit('run_c', { type: 'task.succeeded', taskId: 'a' }));
+      expect(driver.cancelRequested('run_c')).to.equal(false);
+      other.transaction(() => other.audit('run_d', { type: 'run.cancel_requested' }));
+      expect(driver.cancelRequested('run_c')).to.equal(false);
+      expect(driver.cancelRequested('run_d')).to.equal(true);
+      other.transaction(() => other.audit('run_c', { type: 'run.cancel_requested' }));
+      driver.transaction(() => driver.audit('run_c', { type: 'task.succeeded', taskId: 'a' }));
+      expect(driver.cancelRequested('run_c')).to.equal(true);
+      expect(driver.cancelRequested('run_c')).to.equal(true);
+      // A resume after the request starts a drive the request no longer stops; a new request stops it again.
+      driver.transaction(() => driver.audit('run_c', { type: 'run.resumed' }));
+      expect(driver.cancelRequested('run_c')).to.equal(false);
+      // A fresh handle (a later process) reads the whole trail and agrees.
+      const later = Store.open(path);
+      expect(later.cancelRequested('run_c')).to.equal(false);
+      other.transaction(() => other.audit('run_c', { type: 'run.cancel_requested' }));
+      expect(driver.cancelRequested('run_c')).to.equal(true);
+      expect(later.cancelRequested('run_c')).to.equal(true);
+      later.close();
+    } finally {
+      driver.close();
+      other.close();
+    }
+  });
+
   it('redacts every JSON document it writes', () => {
     const store = Store.open(join(dir, 'redact.db'));
     const redactor = new Redactor();
