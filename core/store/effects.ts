@@ -46,6 +46,8 @@ export class EffectLedger {
    */
   readonly #recordedResults = new WeakMap<object, RecordedResult & { redactions: number; members: unknown[] }>();
   readonly #durable: <T>(body: () => T) => T;
+  /** Effects this process recorded through the group commit and has not recorded an outcome of yet. */
+  readonly #underWay = new Set<string>();
   readonly #soon: (body: () => void) => Promise<void>;
   readonly #statements;
   readonly #update;
@@ -54,7 +56,9 @@ export class EffectLedger {
   constructor(core: LedgerCore, durable: <T>(body: () => T) => T) {
     this.#core = core;
     this.#durable = durable;
-    this.#soon = groupCommit(durable);
+    // With another effect of this process under way, a group's sync leaves the main thread (its spawns and outcome
+    // commits go on meanwhile); alone, the commit syncs in place, the quickest way when nothing else could run.
+    this.#soon = groupCommit(durable, (commit) => (this.#underWay.size > 0 ? core.syncedOffThread(commit) : { result: commit(), synced: Promise.resolve() }));
     this.#statements = preparedOnce(core.db, {
       select: `SELECT * FROM effects WHERE id = ?`,
       attemptHasEffects: `SELECT 1 FROM effects WHERE run_id = ? AND task_id = ? AND attempt = ? LIMIT 1`,
@@ -101,8 +105,9 @@ export class EffectLedger {
    * loop (ledger-core.ts's group commit). The promise settles after that commit, so every intent is durable
    * before its own dispatch; an intent whose rows are refused fails alone.
    */
-  recordEffectSoon(effect: NewEffect, extra?: () => void): Promise<void> {
-    return this.#soon(() => this.#insert(effect, 'requested', extra));
+  async recordEffectSoon(effect: NewEffect, extra?: () => void): Promise<void> {
+    await this.#soon(() => this.#insert(effect, 'requested', extra));
+    this.#underWay.add(effect.id);
   }
 
   #insert(effect: NewEffect, state: 'requested' | 'waiting_for_approval', extra?: () => void): void {
@@ -137,6 +142,7 @@ export class EffectLedger {
       this.change(effectId, state, { result: core.seal('effects.result_json', result), error: core.sealJson('effects.error_json', update.error), at: now() });
       core.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}), ...(update.facts ? { data: update.facts } : {}) });
     });
+    if (state !== 'started') this.#underWay.delete(effectId);
     const members = state === 'succeeded' && result !== null ? scalarMembers(update.result) : undefined;
     // The digest the task row records if its output is this result, taken while the text is at hand.
     if (members) this.#recordedResults.set(update.result as object, { effectId, digest: outputDigestOf(result!), redactions, members });

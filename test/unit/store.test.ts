@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { codeOf } from '../support/errors.js';
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from '../../core/store/migrations.js';
@@ -71,6 +72,61 @@ describe('store', () => {
     expect(db.prepare(`SELECT effect_id FROM audit_events WHERE type = 'effect.requested' ORDER BY seq`).all()).to.deep.equal([{ effect_id: 'eff_1' }, { effect_id: 'eff_3' }]);
     expect(db.prepare(`SELECT state FROM tasks WHERE task_id = 'a'`).get()).to.deep.equal({ state: 'running' });
     db.close();
+  });
+
+  it('while another effect is under way, an intent settles only after its commit is synced off the main thread (the log, and once its folder)', async () => {
+    const real = realpathSync(dir);
+    const path = join(real, 'offthread.db');
+    const store = Store.open(path);
+    // Every fsync of the process through a file handle, observed: the real sync still runs.
+    const probe = await open(path, 'r');
+    const handles = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    const sync = handles.sync;
+    const log: string[] = [];
+    const reader = new Database(path, { readonly: true });
+    const committed = (id: string) => reader.prepare('SELECT state FROM effects WHERE id = ?').get(id) !== undefined;
+    // Whether an intent waiting for the sync under way settled already: it must not before the sync is done.
+    let early = () => false;
+    handles.sync = async function (this: { fd: number }) {
+      const target = readlinkSync(`/proc/self/fd/${this.fd}`);
+      log.push(`sync ${target === real ? 'folder' : target === `${path}-wal` ? 'log' : target}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (early()) log.push('settled before its sync');
+      await sync.call(this);
+    };
+    try {
+      store.createRun({ ...newRun('run_t', dir), tasks: [{ id: 'a', kind: 'k' }, { id: 'b', kind: 'k' }] });
+      // Alone: the commit syncs in place, no handle is involved.
+      await store.recordEffectSoon(effectRecord('eff_1', 'a', 1));
+      expect(log).to.deep.equal([]);
+      store.updateEffect('run_t', 'eff_1', 'started', { taskId: 'a' });
+      // eff_1 is under way: the next intents' group commits, then waits for the log's sync before it settles.
+      const pending = [store.recordEffectSoon(effectRecord('eff_2', 'b', 1)), store.recordEffectSoon(effectRecord('eff_3', 'b', 2))];
+      const settled = pending.map(() => false);
+      pending.forEach((promise, index) => void promise.then(() => (settled[index] = true)));
+      early = () => settled.includes(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(committed('eff_2') && committed('eff_3')).to.equal(true);
+      await Promise.all(pending);
+      expect(log).to.deep.equal(['sync log', 'sync folder']);
+      expect(settled).to.deep.equal([true, true]);
+      early = () => false;
+      // The folder is synced once per handle; each later group syncs the log again.
+      store.updateEffect('run_t', 'eff_2', 'started', { taskId: 'b' });
+      await store.recordEffectSoon(effectRecord('eff_4', 'b', 3));
+      expect(log).to.deep.equal(['sync log', 'sync folder', 'sync log']);
+      // Outcomes end what is under way: with nothing left, the next intent syncs in place again.
+      for (const id of ['eff_1', 'eff_2']) store.updateEffect('run_t', id, 'succeeded', { taskId: id === 'eff_1' ? 'a' : 'b', result: { ok: true } });
+      for (const id of ['eff_3', 'eff_4']) store.updateEffect('run_t', id, 'cancelled', { taskId: 'b' });
+      await store.recordEffectSoon(effectRecord('eff_5', 'b', 4));
+      expect(log).to.have.length(3);
+      expect(reader.prepare(`SELECT type, effect_id FROM audit_events WHERE effect_id IS NOT NULL ORDER BY seq`).all().filter((row: any) => row.type === 'effect.requested').map((row: any) => row.effect_id)).to.deep.equal(['eff_1', 'eff_2', 'eff_3', 'eff_4', 'eff_5']);
+    } finally {
+      handles.sync = sync;
+      reader.close();
+      store.close();
+    }
   });
 
   it('refuses a second lease holder on a run', () => {
