@@ -46,8 +46,6 @@ export class EffectLedger {
    */
   readonly #recordedResults = new WeakMap<object, RecordedResult & { redactions: number; members: unknown[] }>();
   readonly #durable: <T>(body: () => T) => T;
-  /** Effects this process recorded through the group commit and has not recorded an outcome of yet. */
-  readonly #underWay = new Set<string>();
   readonly #soon: (body: () => void) => Promise<void>;
   readonly #statements;
   readonly #update;
@@ -56,9 +54,7 @@ export class EffectLedger {
   constructor(core: LedgerCore, durable: <T>(body: () => T) => T) {
     this.#core = core;
     this.#durable = durable;
-    // With another effect of this process under way, a group's sync leaves the main thread (its spawns and outcome
-    // commits go on meanwhile); alone, the commit syncs in place, the quickest way when nothing else could run.
-    this.#soon = groupCommit(durable, (commit) => (this.#underWay.size > 0 ? core.syncedOffThread(commit) : { result: commit(), synced: Promise.resolve() }));
+    this.#soon = groupCommit(durable, (commit) => core.syncedOffThread(commit));
     this.#statements = preparedOnce(core.db, {
       select: `SELECT * FROM effects WHERE id = ?`,
       attemptHasEffects: `SELECT 1 FROM effects WHERE run_id = ? AND task_id = ? AND attempt = ? LIMIT 1`,
@@ -102,12 +98,11 @@ export class EffectLedger {
 
   /**
    * Records an effect intent, synced to disk, with the intents other tasks asked for in the same turn of the event
-   * loop (ledger-core.ts's group commit). The promise settles after that commit, so every intent is durable
-   * before its own dispatch; an intent whose rows are refused fails alone.
+   * loop (ledger-core.ts's group commit). The promise settles once that commit is synced (off the main thread), so
+   * every intent is durable before its own dispatch; an intent whose rows are refused fails alone.
    */
-  async recordEffectSoon(effect: NewEffect, extra?: () => void): Promise<void> {
-    await this.#soon(() => this.#insert(effect, 'requested', extra));
-    this.#underWay.add(effect.id);
+  recordEffectSoon(effect: NewEffect, extra?: () => void): Promise<void> {
+    return this.#soon(() => this.#insert(effect, 'requested', extra));
   }
 
   #insert(effect: NewEffect, state: 'requested' | 'waiting_for_approval', extra?: () => void): void {
@@ -142,7 +137,6 @@ export class EffectLedger {
       this.change(effectId, state, { result: core.seal('effects.result_json', result), error: core.sealJson('effects.error_json', update.error), at: now() });
       core.audit(runId, { type: `effect.${state}`, effectId, ...(update.taskId ? { taskId: update.taskId } : {}), ...(update.facts ? { data: update.facts } : {}) });
     });
-    if (state !== 'started') this.#underWay.delete(effectId);
     const members = state === 'succeeded' && result !== null ? scalarMembers(update.result) : undefined;
     // The digest the task row records if its output is this result, taken while the text is at hand.
     if (members) this.#recordedResults.set(update.result as object, { effectId, digest: outputDigestOf(result!), redactions, members });
