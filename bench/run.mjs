@@ -4,7 +4,8 @@
 //   node bench/run.mjs [--reps N] [--cold-reps N]
 //
 // Figures (see bench/README.md for the reasoning):
-//   (a) builtin.shell.exec of /bin/true, per task, against a plain Node spawn loop: ratio <= 1.5
+//   (a) builtin.shell.exec of /bin/true, per task, against a plain Node spawn loop: ratio <= 1.5; and, for information,
+//       the floor under it (bench/floor.mjs: a synced intent, the same spawn, a synced outcome) against the same loop
 //   (b) builtin.assign, per task: <= 0.25 ms
 //   (c) `agentctl --version` cold start against `node -e 0`: ratio <= 1.1
 //   (d) `agentctl replay` of a succeeded 1,000-task builtin.assign run against that run: marginal ratio <= 0.05
@@ -47,6 +48,7 @@ import { measurePackColdStart } from './packs.mjs';
 import { MEMORY_ENTRIES, measureMemorySearch } from './memory.mjs';
 import { TELEMETRY_TASKS, measureTelemetry } from './telemetry.mjs';
 import { FLOOD_LIMIT, FLOODS, WIDE_COUNTS, measurePeakMemory } from './peak-memory.mjs';
+import { durableSpawnLoop } from './floor.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'agentctl.js');
@@ -524,6 +526,18 @@ async function main() {
       rows.push({ id: '(a)', figure: 'shell.exec marginal per task / plain spawn', value: shell.marginal / plainPer, unit: 'x', limit: LIMITS.shellRatio, gated: true });
       rows.push({ id: '(a)', figure: 'shell.exec total per task / plain spawn', value: shell.total / plainPer, unit: 'x', limit: LIMITS.shellRatio, gated: false });
       rows.push({ id: '(a)', figure: 'shell.exec execute share / plain spawn', value: shell.execute / plainPer, unit: 'x', limit: LIMITS.shellRatio, gated: false });
+      // The floor: a synced intent, the same spawn, a synced outcome (bench/floor.mjs), interleaved with plain loops.
+      const floorTimes = [];
+      const floorPlain = [];
+      for (let i = 0; i < REPS; i++) {
+        floorTimes.push(await durableSpawnLoop(SHELL_TASKS, plainDir));
+        floorPlain.push(await plainSpawnLoop(SHELL_TASKS, plainDir));
+      }
+      const floorPer = median(floorTimes) / SHELL_TASKS;
+      const floorPlainPer = median(floorPlain) / SHELL_TASKS;
+      console.log(`    floor loop (synced intent + spawn + synced outcome), ${SHELL_TASKS} tasks: median ${fmt(median(floorTimes), 1)} ms  ${list(floorTimes)}`);
+      console.log(`    floor per task     = ${fmt(floorPer)} ms = ${fmt(floorPer / floorPlainPer)} x the plain spawn beside it (${fmt(floorPlainPer)} ms);  agentctl marginal / floor = ${fmt(shell.marginal / floorPer)} x`);
+      rows.push({ id: '(a)', figure: 'floor: synced intent + spawn + synced outcome / plain spawn', value: floorPer / floorPlainPer, unit: 'x', limit: LIMITS.shellRatio, gated: false });
 
     }
     if (want('b')) {

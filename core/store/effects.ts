@@ -1,7 +1,8 @@
 // The effects part of the ledger: an effect's intent recorded (synced) before it is dispatched, then its outcome.
 import type { EffectProfile, EffectState, JsonValue } from '@agentctl/sdk';
 import { isLargeValue } from './garbage.js';
-import { groupCommit, guardedStatements, now, preparedOnce, type LedgerCore } from './ledger-core.js';
+import { groupCommit } from './group-commit.js';
+import { guardedStatements, now, preparedOnce, type LedgerCore } from './ledger-core.js';
 import { outputDigestOf } from './lineage.js';
 import type { EffectRow, UsageRow } from './rows.js';
 import { EFFECT_TRANSITIONS, illegalTransition } from './transitions.js';
@@ -54,7 +55,7 @@ export class EffectLedger {
   constructor(core: LedgerCore, durable: <T>(body: () => T) => T) {
     this.#core = core;
     this.#durable = durable;
-    this.#soon = groupCommit(durable);
+    this.#soon = groupCommit(durable, (commit) => core.syncedOffThread(commit));
     this.#statements = preparedOnce(core.db, {
       select: `SELECT * FROM effects WHERE id = ?`,
       attemptHasEffects: `SELECT 1 FROM effects WHERE run_id = ? AND task_id = ? AND attempt = ? LIMIT 1`,
@@ -98,8 +99,8 @@ export class EffectLedger {
 
   /**
    * Records an effect intent, synced to disk, with the intents other tasks asked for in the same turn of the event
-   * loop (ledger-core.ts's group commit). The promise settles after that commit, so every intent is durable
-   * before its own dispatch; an intent whose rows are refused fails alone.
+   * loop (group-commit.ts). The promise settles once that commit is synced (off the main thread), so
+   * every intent is durable before its own dispatch; an intent whose rows are refused fails alone.
    */
   recordEffectSoon(effect: NewEffect, extra?: () => void): Promise<void> {
     return this.#soon(() => this.#insert(effect, 'requested', extra));

@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { isAgentctlError, type AuditEventType, type JsonValue } from '@agentctl/sdk';
 import { databaseError, openDatabase, type SqliteDatabase } from './database.js';
 import { EventSequence } from './event-sequence.js';
+import { LogSync } from './log-sync.js';
 import { collectGarbage, isLargeValue } from './garbage.js';
 import type { ProtectedColumn } from './protected-columns.js';
 import { installWriteGuards, readKeyRecord, recordedCipher, StateProtection, type KeyVariables } from './state-protection.js';
@@ -82,6 +83,10 @@ export class LedgerCore {
   readonly #immediate: (body: () => unknown) => unknown;
   /** Inside a durable transaction: a nested one is a savepoint of it. */
   #durable = false;
+  /** Set by `syncedOffThread`: the outermost durable transaction commits unsynced and leaves its sync owed. */
+  #syncLater = false;
+  #syncOwed = false;
+  readonly #log: LogSync;
   readonly #statements;
   /** The audit events of each commit, in order, for the commit observers (core/runner/publisher.ts). */
   readonly events = new EventSequence();
@@ -90,6 +95,7 @@ export class LedgerCore {
 
   constructor(path: string, options: { create: boolean; readonly?: boolean; stateKeys?: KeyVariables }) {
     this.path = path;
+    this.#log = new LogSync(path);
     this.db = openDatabase(path, options);
     try {
       const record = readKeyRecord(this.db);
@@ -212,6 +218,16 @@ export class LedgerCore {
    */
   durableTransaction<T>(body: () => T): T {
     if (this.#durable) return this.transaction(body);
+    if (this.#syncLater) {
+      this.#durable = true;
+      try {
+        const result = this.transaction(body);
+        this.#syncOwed = true;
+        return result;
+      } finally {
+        this.#durable = false;
+      }
+    }
     this.#statements.synchronousFull.run();
     this.#durable = true;
     try {
@@ -220,6 +236,29 @@ export class LedgerCore {
       this.#durable = false;
       this.#statements.synchronousNormal.run();
     }
+  }
+
+  /**
+   * Runs `commit`, whose outermost durable transaction then commits without waiting for its sync: the write-ahead log
+   * is synced on the thread pool instead (log-sync.ts), and `synced` settles once that commit is on disk. What waits
+   * for `synced` (an effect's dispatch) sees its rows as durable as a synced commit makes them, while the process
+   * spawns, reads and commits other work. If `commit` committed nothing durable, nothing is owed and `synced` is settled.
+   */
+  syncedOffThread<T>(commit: () => T): { result: T; synced: Promise<void> } {
+    this.#syncLater = true;
+    this.#syncOwed = false;
+    let result: T;
+    try {
+      result = commit();
+    } finally {
+      this.#syncLater = false;
+    }
+    if (!this.#syncOwed) return { result, synced: Promise.resolve() };
+    this.#syncOwed = false;
+    const synced = this.#log.sync().catch((error: unknown) => {
+      throw databaseError(error, `database ${this.path} could not be synced to disk`, 'AGENTCTL_E_DB_WRITE');
+    });
+    return { result, synced };
   }
 
   /**
@@ -235,53 +274,4 @@ export class LedgerCore {
     this.events.append({ seq: Number(row.lastInsertRowid), at, runId, type: event.type, ...(taskId ? { taskId } : {}), ...(effectId ? { effectId } : {}), data: this.#redact(data) });
     if (!this.db.inTransaction) this.events.release();
   }
-}
-
-/**
- * Group commit: `soon(body)` runs `body` in a durable transaction with the bodies others asked for in the same turn of
- * the event loop, one transaction and one sync for all of them. The promise settles after that commit; a body whose
- * rows are refused fails alone (nested in the group's transaction, it is its own savepoint). `durable` is the
- * facade's durable transaction (Store.durableTransaction), so each group is one outermost durable transaction.
- */
-export function groupCommit(durable: <T>(body: () => T) => T): (body: () => void) => Promise<void> {
-  let waiting: { body: () => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  const flush = () => {
-    const batch = waiting;
-    waiting = [];
-    if (batch.length === 1) {
-      // Alone, a body is its own durable transaction: no savepoint is needed to undo it without the others.
-      const only = batch[0]!;
-      try {
-        durable(only.body);
-      } catch (error) {
-        only.reject(error);
-        return;
-      }
-      only.resolve();
-      return;
-    }
-    let failures: unknown[];
-    try {
-      failures = durable(() =>
-        batch.map((one) => {
-          try {
-            durable(one.body);
-            return undefined;
-          } catch (error) {
-            return error;
-          }
-        }),
-      );
-    } catch (error) {
-      const failure = databaseError(error, 'database write failed', 'AGENTCTL_E_DB_WRITE');
-      for (const one of batch) one.reject(failure);
-      return;
-    }
-    batch.forEach((one, index) => (failures[index] === undefined ? one.resolve() : one.reject(failures[index])));
-  };
-  return (body) =>
-    new Promise((resolve, reject) => {
-      waiting.push({ body, resolve, reject });
-      if (waiting.length === 1) setImmediate(flush);
-    });
 }

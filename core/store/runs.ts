@@ -42,8 +42,12 @@ export function requireEnded<R extends { readonly id: unknown; readonly state: u
   throw new AgentctlError('AGENTCTL_E_RUN_NOT_TERMINAL', `run ${String(run.id)} is ${String(run.state)}; only a succeeded, failed or cancelled run can be ${need.to}`, { help: need.help });
 }
 
-const CANCEL_REQUESTED = `SELECT EXISTS (SELECT 1 FROM audit_events WHERE run_id = @run AND type = 'run.cancel_requested'
-  AND seq > (SELECT coalesce(max(seq), 0) FROM audit_events WHERE run_id = @run AND type IN ('run.started', 'run.resumed'))) AS requested`;
+// A `run.cancel_requested` event after the run's latest start or resume, looking only at events after `@after` (every
+// event up to it was looked at before and held no such request), and the newest event's seq, the next call's `@after`.
+// Seqs only grow (AUTOINCREMENT, one writer at a time): an event committed later always lies after the mark.
+const CANCEL_REQUESTED = `SELECT EXISTS (SELECT 1 FROM audit_events WHERE run_id = @run AND seq > @after AND type = 'run.cancel_requested'
+  AND seq > (SELECT coalesce(max(seq), 0) FROM audit_events WHERE run_id = @run AND seq > @after AND type IN ('run.started', 'run.resumed')))
+  AS requested, (SELECT coalesce(max(seq), 0) FROM audit_events) AS last`;
 
 export class RunLedger {
   readonly #core: LedgerCore;
@@ -51,6 +55,8 @@ export class RunLedger {
   /** This process, as the owner of the runs it drives: `host:pid:nonce` (liveness.ts reads it back). */
   readonly leaseOwner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   readonly #checkpointSeq = new Map<string, number>();
+  /** Per run: the seq up to which the audit events hold no cancellation request for this drive of it. */
+  readonly #cancelCheckedTo = new Map<string, number>();
   readonly #statements;
   readonly #finish;
 
@@ -150,8 +156,12 @@ export class RunLedger {
    * run's latest start or resume (a request an earlier drive already honoured does not stop a resumed run).
    */
   cancelRequested(runId: string): boolean {
-    const row = this.#core.read(() => this.#statements.cancelRequested.get({ run: runId })) as { requested: number };
-    return row.requested === 1;
+    const after = this.#cancelCheckedTo.get(runId) ?? 0;
+    const row = this.#core.read(() => this.#statements.cancelRequested.get({ run: runId, after })) as { requested: number; last: number };
+    if (row.requested === 1) return true;
+    // Only committed events make the mark: rows of an open transaction of ours could still be rolled back.
+    if (!this.#core.db.inTransaction) this.#cancelCheckedTo.set(runId, row.last);
+    return false;
   }
 
   /** The run's row inside the caller's transaction (no read wrapper). */

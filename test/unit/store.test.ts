@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { codeOf } from '../support/errors.js';
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from '../../core/store/migrations.js';
@@ -73,6 +74,52 @@ describe('store', () => {
     db.close();
   });
 
+  it('an intent settles only after its commit is synced off the main thread: the log each time, its folder once', async () => {
+    const real = realpathSync(dir);
+    const path = join(real, 'offthread.db');
+    const store = Store.open(path);
+    // Every fsync of the process through a file handle, observed: the real sync still runs.
+    const probe = await open(path, 'r');
+    const handles = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    const sync = handles.sync;
+    const log: string[] = [];
+    const reader = new Database(path, { readonly: true });
+    const committed = (id: string) => reader.prepare('SELECT state FROM effects WHERE id = ?').get(id) !== undefined;
+    // Whether an intent waiting for the sync under way settled already: it must not before the sync is done.
+    let early = () => false;
+    handles.sync = async function (this: { fd: number }) {
+      const target = readlinkSync(`/proc/self/fd/${this.fd}`);
+      log.push(`sync ${target === real ? 'folder' : target === `${path}-wal` ? 'log' : target}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (early()) log.push('settled before its sync');
+      await sync.call(this);
+    };
+    try {
+      store.createRun({ ...newRun('run_t', dir), tasks: [{ id: 'a', kind: 'k' }, { id: 'b', kind: 'k' }] });
+      // One group: it commits at once, then waits for the log's sync (and the folder's, the first time) to settle.
+      const pending = [store.recordEffectSoon(effectRecord('eff_1', 'a', 1)), store.recordEffectSoon(effectRecord('eff_2', 'b', 1))];
+      const settled = pending.map(() => false);
+      pending.forEach((promise, index) => void promise.then(() => (settled[index] = true)));
+      early = () => settled.includes(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(committed('eff_1') && committed('eff_2')).to.equal(true);
+      await Promise.all(pending);
+      expect(log).to.deep.equal(['sync log', 'sync folder']);
+      expect(settled).to.deep.equal([true, true]);
+      // Later groups sync the log again, the folder no more.
+      early = () => false;
+      await store.recordEffectSoon(effectRecord('eff_3', 'b', 2));
+      await store.recordEffectSoon(effectRecord('eff_4', 'b', 3));
+      expect(log).to.deep.equal(['sync log', 'sync folder', 'sync log', 'sync log']);
+      expect(reader.prepare(`SELECT effect_id FROM audit_events WHERE type = 'effect.requested' ORDER BY seq`).all().map((row: any) => row.effect_id)).to.deep.equal(['eff_1', 'eff_2', 'eff_3', 'eff_4']);
+    } finally {
+      handles.sync = sync;
+      reader.close();
+      store.close();
+    }
+  });
+
   it('refuses a second lease holder on a run', () => {
     const path = join(dir, 'lease.db');
     const first = Store.open(path);
@@ -82,6 +129,40 @@ describe('store', () => {
     first.renewLease('run_1');
     first.close();
     second.close();
+  });
+
+  it("sees another handle's cancellation request after any number of events, and only one after the run's latest start or resume", () => {
+    const path = join(dir, 'cancel.db');
+    const driver = Store.open(path);
+    const other = Store.open(path);
+    try {
+      driver.createRun(newRun('run_c', dir));
+      driver.createRun(newRun('run_d', dir));
+      expect(driver.cancelRequested('run_c')).to.equal(false);
+      // Events of this run and of another one between the checks: the request after them is still found.
+      for (let i = 0; i < 5; i++) driver.transaction(() => driver.audit('run_c', { type: 'task.succeeded', taskId: 'a' }));
+      expect(driver.cancelRequested('run_c')).to.equal(false);
+      other.transaction(() => other.audit('run_d', { type: 'run.cancel_requested' }));
+      expect(driver.cancelRequested('run_c')).to.equal(false);
+      expect(driver.cancelRequested('run_d')).to.equal(true);
+      other.transaction(() => other.audit('run_c', { type: 'run.cancel_requested' }));
+      driver.transaction(() => driver.audit('run_c', { type: 'task.succeeded', taskId: 'a' }));
+      expect(driver.cancelRequested('run_c')).to.equal(true);
+      expect(driver.cancelRequested('run_c')).to.equal(true);
+      // A resume after the request starts a drive the request no longer stops; a new request stops it again.
+      driver.transaction(() => driver.audit('run_c', { type: 'run.resumed' }));
+      expect(driver.cancelRequested('run_c')).to.equal(false);
+      // A fresh handle (a later process) reads the whole trail and agrees.
+      const later = Store.open(path);
+      expect(later.cancelRequested('run_c')).to.equal(false);
+      other.transaction(() => other.audit('run_c', { type: 'run.cancel_requested' }));
+      expect(driver.cancelRequested('run_c')).to.equal(true);
+      expect(later.cancelRequested('run_c')).to.equal(true);
+      later.close();
+    } finally {
+      driver.close();
+      other.close();
+    }
   });
 
   it('redacts every JSON document it writes', () => {
