@@ -1,5 +1,5 @@
-// `npm test`'s runner: the suite's spec files split over one mocha process per core (at most 4), since most of a test's
-// time is spent in the agentctl processes it starts, one at a time. Files are dealt by the time each took in the last
+// `npm test`'s runner: the suite's spec files split over one mocha process per core plus one (at most 4), since most
+// of a test's time is spent in the agentctl processes it starts, one at a time. Files are dealt by the time each took in the last
 // run (test/.timings.json, which every run updates), longest first onto the least loaded process, so the processes end
 // together; without times they are dealt round-robin in path order (scripts/test-schedule.mjs). The first process's
 // output is shown as it comes; the others' is held and shown when each ends, so no two outputs interleave. At the end
@@ -33,7 +33,9 @@ function specFiles(folder) {
 const list = process.argv.includes('--list');
 const named = process.argv.slice(2).filter((arg) => arg !== '--list');
 const files = (named.length > 0 ? named : SPEC_FOLDERS.flatMap((folder) => specFiles(join(ROOT, folder)))).sort();
-const wanted = Number(process.env.AGENTCTL_TEST_SHARDS ?? Math.min(availableParallelism(), 4));
+// One process more than there are cores: a process spends much of its time blocked on the agentctl child it waits
+// for (fsync, sleeps, timeouts a test waits out, container engines), and a third process on two cores fills it.
+const wanted = Number(process.env.AGENTCTL_TEST_SHARDS ?? Math.min(availableParallelism() + 1, 4));
 const count = Number.isInteger(wanted) && wanted > 0 ? Math.min(wanted, files.length) : 1;
 const timings = readTimings(TIMINGS);
 const shards = schedule(files, count, timings);
