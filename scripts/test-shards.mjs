@@ -1,11 +1,12 @@
 // `npm test`'s runner: the suite's spec files split over one mocha process per core plus one (at most 4), since most
-// of a test's time is spent in the agentctl processes it starts, one at a time. Files are dealt by the time each took in the last
-// run (test/.timings.json, which every run updates), longest first onto the least loaded process, so the processes end
-// together; without times they are dealt round-robin in path order (scripts/test-schedule.mjs). The first process's
-// output is shown as it comes; the others' is held and shown when each ends, so no two outputs interleave. At the end
-// come the slowest spec files, each process's expected and actual time, then the sum of every process's closing line:
+// of a test's time is spent in the agentctl processes it starts, one at a time. Files are dealt by the time each took
+// in the last run (test/.timings.json, which every run updates), longest first onto the least loaded process, so the
+// processes end together; a checkout without that file takes the committed test/timings-seed.json, and without any
+// times they are dealt round-robin in path order (scripts/test-schedule.mjs). The first process's output is shown as
+// it comes; the others' is held and shown when each ends, so no two outputs interleave. At the end come the slowest
+// spec files, each process's expected and actual time, then the sum of every process's closing line:
 // "N passed, N failed, N skipped". AGENTCTL_TEST_SHARDS=N sets the number of processes (1 runs the suite in one);
-// AGENTCTL_TEST_TIMINGS=FILE reads and writes the times there instead.
+// AGENTCTL_TEST_TIMINGS=FILE reads and writes the times there instead (the seed is then not read).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -19,6 +20,8 @@ const SPEC_FOLDERS = ['test', 'builtins'];
 const OWN_SCRIPT_FOLDERS = new Set([join('test', 'install')]);
 const SUMMARY = /^(\d+) passed, (\d+) failed, (\d+) skipped$/m;
 const TIMINGS = process.env.AGENTCTL_TEST_TIMINGS ? resolve(process.env.AGENTCTL_TEST_TIMINGS) : join(ROOT, 'test', '.timings.json');
+// A committed copy of one full run's times, for a checkout that has not run the suite yet (a fresh clone, a CI job).
+const SEED = join(ROOT, 'test', 'timings-seed.json');
 const SLOWEST = 20;
 
 function specFiles(folder) {
@@ -37,7 +40,8 @@ const files = (named.length > 0 ? named : SPEC_FOLDERS.flatMap((folder) => specF
 // for (fsync, sleeps, timeouts a test waits out, container engines), and a third process on two cores fills it.
 const wanted = Number(process.env.AGENTCTL_TEST_SHARDS ?? Math.min(availableParallelism() + 1, 4));
 const count = Number.isInteger(wanted) && wanted > 0 ? Math.min(wanted, files.length) : 1;
-const timings = readTimings(TIMINGS);
+const own = readTimings(TIMINGS);
+const timings = Object.keys(own).length === 0 && !process.env.AGENTCTL_TEST_TIMINGS ? readTimings(SEED) : own;
 const shards = schedule(files, count, timings);
 const mocha = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
 const reporter = join(ROOT, 'test', 'support', 'timing-reporter.cjs');
