@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Browser } from 'puppeteer-core';
 import { validateXML } from 'xmllint-wasm';
-import { ROOT } from '../support/cli.js';
+import { ROOT, workspace } from '../support/cli.js';
 import { browserSkipped, launchBrowser, openOffline, screenshot } from '../support/browser.js';
 import { PAGE_FACTS, POOR_CONTRAST } from '../support/page-checks.js';
-import { assertNoCanary, outcome, unique, useWorkspace } from './helpers.js';
+import { assertNoCanary, outcome, unique } from './helpers.js';
 import { AGENT_TEXT, INJECTED_REASON, runJourney, type Journey } from './report-journey.js';
 
 const JUNIT_XSD = readFileSync(join(ROOT, 'test', 'fixtures', 'junit', 'junit.xsd'), 'utf8');
@@ -20,27 +20,32 @@ export const validJunit = (xml: string) => validateXML({ xml: [{ fileName: 'repo
 
 describe('run reports of a real run', function () {
   this.timeout(120_000);
-  const state = useWorkspace();
+  // One journey and its three reports, shared by the tests below: each reads them, none changes the run.
+  let ws: ReturnType<typeof workspace>;
   // Launched by the test that needs it, so the JUnit and Markdown tests run wherever Chromium is missing.
   let browser: Browser | undefined;
-  after(async () => {
-    await browser?.close();
-  });
-
-  /** The journey, and each format written with --out. */
-  const reported = () => {
+  let shared: { canary: string; journey: Journey; files: Record<string, string>; outputs: string[] };
+  before(() => {
+    ws = workspace();
     const canary = unique('canary');
-    const journey = runJourney(state.ws, canary);
+    const journey = runJourney(ws, canary);
     const files: Record<string, string> = {};
     const outputs: string[] = [];
     for (const format of ['html', 'junit', 'markdown']) {
-      files[format] = state.ws.file(`report.${format}`);
+      files[format] = ws.file(`report.${format}`);
       const written = journey.cli('report', journey.runId, '--format', format, '--out', files[format]!, '--output', 'json');
       outputs.push(written.stdout, written.stderr);
       expect(outcome(written, 0).data).to.deep.include({ format, out: files[format] });
     }
-    return { canary, journey, files, outputs };
-  };
+    shared = { canary, journey, files, outputs };
+  });
+  after(async () => {
+    await browser?.close();
+    ws?.cleanup();
+  });
+
+  /** The journey, and each format written with --out. */
+  const reported = () => shared;
 
   it('html: a self-contained page that a real Chromium opens offline without a request or an error, at 1280 px and 390 px', async function () {
     if (browserSkipped()) this.skip();
@@ -92,7 +97,7 @@ describe('run reports of a real run', function () {
         await page.close();
       }
     }
-    assertNoCanary(canary, state.ws.dir, ...outputs);
+    assertNoCanary(canary, ws.dir, ...outputs);
   });
 
   it('html: the same run gives the same bytes', () => {
@@ -115,7 +120,7 @@ describe('run reports of a real run', function () {
     expect(cases).to.deep.equal(['hello', 'inspect', 'gated', 'boom', 'after', 'report']);
     expect(xml).to.match(/<testcase classname="report-journey" name="boom" time="[\d.]+">\n\s+<failure type="AGENTCTL_E_PROCESS_EXIT" message="sh exited with status 3: token=\[REDACTED\]">sh exited with status 3: token=\[REDACTED\]\nhelp: /);
     expect(xml).to.match(/name="after" time="0.000">\n\s+<skipped message="skipped: needs boom, which ended failed"\/>/);
-    assertNoCanary(canary, state.ws.dir, ...outputs);
+    assertNoCanary(canary, ws.dir, ...outputs);
   });
 
   it('markdown: lineage header, the failed task first with its code and help, budget, artifacts with digests, agent usage and escaped cells', () => {
@@ -133,6 +138,6 @@ describe('run reports of a real run', function () {
     // The decision reason is escaped: no HTML element, no table break.
     expect(markdown).to.contain('| alice | &lt;script&gt;alert(1)&lt;/script&gt; & &lt;img src=x onerror=alert(2)&gt; \\]\\]&gt; "quoted" |');
     expect(markdown).to.not.match(/<script|<img/);
-    assertNoCanary(canary, state.ws.dir, ...outputs);
+    assertNoCanary(canary, ws.dir, ...outputs);
   });
 });
