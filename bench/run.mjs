@@ -13,7 +13,7 @@
 //       the replay starts no process and records no effect
 //   (f) `agentctl resume` of a run paused at task 501 of 1,000 against a fresh run of the last 500: ratio <= 1.2
 //   (g) /bin/true tasks at maxConcurrency 1 and 8 against plain spawn loops of the same width (<= 1.5), and
-//       2,000 tasks at maxConcurrency 8 against the same at 1, per task: ratio < 1
+//       2,000 tasks at maxConcurrency 8 against the same at 1, per task: ratio <= 0.6 on 2 cores
 //   (h) a one-task `isolation: container` run of /bin/true in busybox against the engine's own `run --rm` with the
 //       same controls, per engine (Docker, Podman), paired and alternating: median of the ratios (information)
 //   (b') the same builtin.assign runs on a database whose state is encrypted (`db encryption enable` before the
@@ -75,7 +75,7 @@ const RESUME_TASKS = 1000; // task RESUME_TASKS / 2 + 1 waits for an approval
 const WIDE_TASKS = 200;
 const WIDE_BIG_TASKS = 2000;
 const WIDE = 8;
-const LIMITS = { shellRatio: 1.5, assignMs: 0.25, coldRatio: 1.1, runStartRatio: 2, replayRatio: 0.05, resumeRatio: 1.2, wideRatio: 1, agentRatio: 1.5 };
+const LIMITS = { shellRatio: 1.5, assignMs: 0.25, coldRatio: 1.1, runStartRatio: 2, replayRatio: 0.05, resumeRatio: 1.2, wideRatio: 0.6, agentRatio: 1.5 };
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -655,7 +655,7 @@ async function main() {
       console.log(`    width ${WIDE} / width 1, per task = ${fmt(bigWide / bigNarrow)} x   <- gated (must be below 1)`);
       rows.push({ id: '(g)', figure: `width 1 marginal per task / plain loop`, value: perNarrow / plain1, unit: 'x', limit: LIMITS.shellRatio, gated: true });
       rows.push({ id: '(g)', figure: `width ${WIDE} marginal per task / plain pool of ${WIDE}`, value: perWide / plainWide, unit: 'x', limit: LIMITS.shellRatio, gated: true });
-      rows.push({ id: '(g)', figure: `${WIDE_BIG_TASKS} tasks: per task at width ${WIDE} / at width 1`, value: bigWide / bigNarrow, unit: 'x', limit: LIMITS.wideRatio, gated: true, strict: true });
+      rows.push({ id: '(g)', figure: `${WIDE_BIG_TASKS} tasks: per task at width ${WIDE} / at width 1`, value: bigWide / bigNarrow, unit: 'x', limit: LIMITS.wideRatio, gated: true });
     }
     if (want('h')) {
       // (h) container isolation vs the engine's own run command -----------------------------------
