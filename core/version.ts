@@ -1,5 +1,5 @@
-// Kept equal to package.json's version by a test; a constant keeps `--version` free of file reads. This file imports
-// nothing: the CLI's entry reads it to answer `--version` before anything else loads (the SDK's documents, zod).
+// Kept equal to package.json's version by a test (`--version` itself is answered from package.json by the entry shim,
+// bin/agentctl.js, before any ES module loads). This file imports nothing, so whatever reads the constant loads nothing more.
 export const HOST_VERSION = '0.1.0';
 
 /**

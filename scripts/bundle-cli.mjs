@@ -8,7 +8,7 @@
 // - dist/core/packs/sdk-hooks.js, the module-resolution hook Node loads by its own URL (on a hooks thread on Node 20);
 // - every npm package but those in BUNDLED: zod (packs and the SDK build schemas with it), native and lazily loaded
 //   packages, and any package added later;
-// - dist/core/cli/main.js, the entry, which answers `--version` without loading the app.
+// - dist/core/cli/main.js, the ES module entry that bin/agentctl.js loads for every command but `--version`.
 // BUNDLED are packages of many small files that only core/ uses, so the bundle's copy is the only one a command
 // loads. yargs (with yargs-parser, y18n, cliui and what they import) is one of them: it finds its message files and
 // the program's folder from the URL of its platform shim, so in the bundle that URL is still the shim's own, found

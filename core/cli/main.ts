@@ -1,5 +1,5 @@
-// CLI entry. `--version` answers before any heavy module is loaded; everything else loads the app lazily.
-import { HOST_VERSION } from '../version.js';
+// CLI entry, loaded by bin/agentctl.js for every command but `--version` (which the shim answers itself): output
+// failures, inherited descriptors and the compile cache, then the app.
 
 const args = process.argv.slice(2);
 
@@ -19,15 +19,11 @@ process.on('exit', () => {
   if (outputFailed) process.exitCode = 5;
 });
 
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  process.stdout.write(`${HOST_VERSION}\n`);
-} else {
-  // Before any child can be started: descriptors inherited from agentctl's parent are not passed on.
-  const { closeInheritedDescriptors } = await import('./descriptors.js');
-  closeInheritedDescriptors();
-  // Node 22.1+ caches compiled modules on disk, in the user's cache folder (skipped where unavailable or not writable).
-  const { enableCompileCache } = await import('./compile-cache.js');
-  enableCompileCache();
-  const { main } = await import('./app.js');
-  await main(args);
-}
+// Before any child can be started: descriptors inherited from agentctl's parent are not passed on.
+const { closeInheritedDescriptors } = await import('./descriptors.js');
+closeInheritedDescriptors();
+// Node 22.1+ caches compiled modules on disk, in the user's cache folder (skipped where unavailable or not writable).
+const { enableCompileCache } = await import('./compile-cache.js');
+enableCompileCache();
+const { main } = await import('./app.js');
+await main(args);
