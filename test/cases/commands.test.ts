@@ -202,6 +202,11 @@ describe('usage errors', () => {
         expect(result.stderr).not.to.match(/\n\s+at /);
         if (mode === 'json') expect(parseDocument(result.stderr).error.exitCode).to.equal(5);
       }
+      // `--version` alone is answered by the entry shim before the app loads: its failed write is reported the same way.
+      const version = spawnSync(process.execPath, [BIN, '--version'], { env: baseEnv(), stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+      expect(version.status).to.equal(5);
+      expect(version.stderr).to.contain('AGENTCTL_E_OUTPUT_WRITE').and.to.contain('ENOSPC');
+      expect(version.stderr).not.to.match(/\n\s+at /);
     } finally {
       closeSync(full);
     }
@@ -242,6 +247,11 @@ describe('completion and --version', () => {
     expect(result.status).to.equal(0);
     expect(result.stdout).to.match(/^\d+\.\d+\.\d+\n$/);
     expect(result.stderr).to.equal('');
+    expect(result.stdout.trim()).to.equal((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    // A reader that goes away first is not an error: no message, no stack trace.
+    const gone = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" --version | true', process.execPath, BIN], { env: baseEnv(), encoding: 'utf8' });
+    expect(gone.status, gone.stderr).to.equal(0);
+    expect(gone.stderr).to.equal('');
   });
 });
 
