@@ -7,28 +7,14 @@ cd "$(dirname "$0")/.."
 
 CHROMIUM=/usr/bin/chromium
 
-step='start'
-say() { printf 'test-browser: %s\n' "$*"; }
-fail() { printf 'test-browser: FAILED (%s): %s\n' "$step" "$*" >&2; exit 1; }
-trap 'printf "test-browser: FAILED (%s): command at line %s exited %s\n" "$step" "$LINENO" "$?" >&2' ERR
-
-if [[ "${AGENTCTL_TEST_BROWSER:-}" == skip ]]; then
-  say '!!! AGENTCTL_TEST_BROWSER=skip: Chromium is NOT prepared; the HTML report browser tests will be pending !!!'
-  exit 0
-fi
-[[ -n "${AGENTCTL_TEST_BROWSER:-}" ]] && fail "AGENTCTL_TEST_BROWSER='${AGENTCTL_TEST_BROWSER}' is not understood (only 'skip' is)"
+source scripts/lib/test-setup.sh
+setup_begin test-browser AGENTCTL_TEST_BROWSER 'Chromium is NOT prepared; the HTML report browser tests will be pending'
 
 # --- package ----------------------------------------------------------------------------------------------------
 step='install chromium'
 if [[ ! -x "$CHROMIUM" ]]; then
   [[ "$(id -u)" == 0 ]] || fail "$CHROMIUM is missing; run as root to apt-install it (or set AGENTCTL_TEST_BROWSER=skip)"
-  command -v apt-get >/dev/null || fail "apt-get is unavailable and $CHROMIUM is missing"
-  WORK="$(mktemp -d)"
-  trap 'rm -rf "$WORK"' EXIT
-  say 'installing chromium (apt-get)'
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >"$WORK/apt.log" 2>&1 || { cat "$WORK/apt.log" >&2; fail 'apt-get update failed'; }
-  apt-get install -y -qq chromium >>"$WORK/apt.log" 2>&1 || { tail -n 30 "$WORK/apt.log" >&2; fail 'apt-get install failed'; }
+  apt_install chromium
 fi
 [[ -x "$CHROMIUM" ]] || fail "$CHROMIUM not found after installing chromium"
 

@@ -19,16 +19,8 @@ runtime = "runc"
 cgroup_manager = "cgroupfs"
 events_logger = "file"'
 
-step='start'
-say() { printf 'test-engines: %s\n' "$*"; }
-fail() { printf 'test-engines: FAILED (%s): %s\n' "$step" "$*" >&2; exit 1; }
-trap 'printf "test-engines: FAILED (%s): command at line %s exited %s\n" "$step" "$LINENO" "$?" >&2' ERR
-
-if [[ "${AGENTCTL_TEST_ENGINES:-}" == skip ]]; then
-  say '!!! AGENTCTL_TEST_ENGINES=skip: Docker and Podman are NOT prepared; the container suites will be pending !!!'
-  exit 0
-fi
-[[ -n "${AGENTCTL_TEST_ENGINES:-}" ]] && fail "AGENTCTL_TEST_ENGINES='${AGENTCTL_TEST_ENGINES}' is not understood (only 'skip' is)"
+source scripts/lib/test-setup.sh
+setup_begin test-engines AGENTCTL_TEST_ENGINES 'Docker and Podman are NOT prepared; the container suites will be pending'
 [[ "$(id -u)" == 0 ]] || fail 'must run as root to install and start Docker and Podman (or set AGENTCTL_TEST_ENGINES=skip)'
 
 WORK="$(mktemp -d)"
@@ -45,11 +37,7 @@ done
 # The images need a static busybox (it runs without any library); Debian's dynamic busybox would not do.
 [[ "$(dpkg-query -W -f='${Status}' busybox-static 2>/dev/null || true)" == 'install ok installed' ]] || missing+=(busybox-static)
 if ((${#missing[@]})); then
-  command -v apt-get >/dev/null || fail "apt-get is unavailable and these packages are missing: ${missing[*]}"
-  say "installing ${missing[*]} (apt-get)"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >"$WORK/apt.log" 2>&1 || { cat "$WORK/apt.log" >&2; fail 'apt-get update failed'; }
-  apt-get install -y -qq "${missing[@]}" >>"$WORK/apt.log" 2>&1 || { tail -n 30 "$WORK/apt.log" >&2; fail 'apt-get install failed'; }
+  apt_install "${missing[@]}"
 fi
 for command in podman runc dockerd; do command -v "$command" >/dev/null || fail "$command not found after install"; done
 [[ -x /bin/busybox ]] || fail '/bin/busybox not found after installing busybox-static'
