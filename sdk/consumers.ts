@@ -8,6 +8,9 @@ import type { workflowDocuments } from './documents/workflow.js';
 /** The plan document: the `data` of `agentctl plan FILE --output json` (document kind `Plan`). */
 export type PlanDocument = z.output<(typeof workflowDocuments)['Plan']>;
 
+/** How a plan splits for scale-out: the plan document's `stages`, present with `plan --stages` or `--shards N`. */
+export type PlanStages = NonNullable<PlanDocument['stages']>;
+
 /** The run inspection document: the `data` of `agentctl inspect RUN --output json` (document kind `RunInspection`). */
 export type RunInspection = z.output<(typeof ledgerDocuments)['RunInspection']>;
 
@@ -21,6 +24,8 @@ export interface EmittedFile {
 /** What a plan emitter receives. */
 export interface PlanEmitterInput<Options = unknown> {
   readonly plan: PlanDocument;
+  /** The workflow file as `plan` was given it (relative to the working folder, or absolute). */
+  readonly file?: string;
   /** `--emit-option KEY=VALUE` entries, parsed by the emitter's `optionsSchema` (an empty object without one). */
   readonly options: Options;
 }

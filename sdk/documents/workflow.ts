@@ -53,6 +53,23 @@ const Requirements = z.looseObject({
   effects: z.array(z.looseObject({ task: z.string(), operation: z.string(), effectClass: z.string(), approvalPossible: z.boolean(), predictability })),
 });
 
+/**
+ * How a workflow splits for scale-out (`plan --stages`, `--shards N`): the tasks every shard needs (`prepare`), the
+ * items of one `foreach`/`matrix` with the tasks that depend only on their item, and everything downstream (`gather`).
+ * `shardable: false` names why in `reason`; `assignment` is present when a shard count was given (item `i` goes to
+ * shard `i mod N`, shards numbered from 0 like `JOB_COMPLETION_INDEX`).
+ */
+const PlanStages = z.looseObject({
+  shardable: z.boolean(),
+  reason: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  fanout: z.looseObject({ taskId: z.string(), construct: z.enum(['foreach', 'matrix']), items: z.number().int() }).nullable(),
+  prepare: names,
+  items: z.array(z.looseObject({ index: z.number().int(), taskIds: names })),
+  gather: names,
+  shards: z.number().int().nullable(),
+  assignment: z.array(z.looseObject({ shard: z.number().int(), items: z.array(z.number().int()), taskIds: names })).nullable(),
+});
+
 /** `{kind, reference, availability}`: a credential reference and whether it is there, never its value. */
 const Credential = z.looseObject({ kind: z.string(), reference: z.string().nullable(), availability: z.string() });
 
@@ -104,6 +121,8 @@ export const workflowDocuments = {
       }),
     ),
     agents: z.array(z.looseObject({ task: z.string(), agent: z.string(), model: z.string() })),
+    /** Present with `--stages` or `--shards N`: how the plan splits for scale-out (docs/scale-out.md). */
+    stages: PlanStages.optional(),
   }),
   DoctorResult: z.looseObject({
     ready: z.boolean(),

@@ -29,7 +29,7 @@ export function checkEmit(host: Host, argv: EmitArgs): void {
 }
 
 /** Runs the emitter on the plan document, writes its files, and prints the PlanEmit document. */
-export async function emitPlan(host: Host, plan: PlanDocument, argv: EmitArgs & { emit: string; out: string }, output: OutputOptions): Promise<void> {
+export async function emitPlan(host: Host, plan: PlanDocument, argv: EmitArgs & { emit: string; out: string; file?: string }, output: OutputOptions): Promise<void> {
   const emitter = host.planEmitter(argv.emit)!;
   const given = Object.fromEntries(([] as string[]).concat(argv['emit-option'] ?? []).map(optionPair));
   let options: unknown = given;
@@ -38,7 +38,7 @@ export async function emitPlan(host: Host, plan: PlanDocument, argv: EmitArgs & 
     if (!parsed.success) throw new AgentctlError('AGENTCTL_E_USAGE', `--emit-option: the options of emitter ${emitter.format} do not match: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(options)'}: ${issue.message}`).join('; ')}`, { help: `see the documentation of the ${emitter.format} emitter` });
     options = parsed.data;
   } else if (Object.keys(given).length > 0) throw new AgentctlError('AGENTCTL_E_USAGE', `--emit-option: emitter ${emitter.format} takes no options`, { help: 'remove --emit-option' });
-  const files = writeEmitted(argv.out, await emitter.emit({ plan: Object.freeze(plan), options }), emitter.format);
+  const files = writeEmitted(argv.out, await emitter.emit({ plan: Object.freeze(plan), file: argv.file, options }), emitter.format);
   const data = { format: emitter.format, out: argv.out, workflow: plan.workflowName, planDigest: plan.planDigest, files };
   emit(output, 'PlanEmit', data, () => [`wrote ${files.length} file${files.length === 1 ? '' : 's'} under ${argv.out} (${emitter.format}, plan ${plan.planDigest})`, ...files.map((file) => `  ${file.path}  ${file.bytes} bytes`)].join('\n'));
 }
