@@ -27,6 +27,9 @@
 //   (m) peak resident memory (bench/peak-memory.mjs): one 16 MiB output flood over a one-task run <= 2x the output
 //       limit; 8 floods at once over it <= 8 x 2 x the limit; 2,500 / 5,000 / 10,000 builtin.assign tasks, the
 //       10,000 <= 150 MiB
+//   (n) scale-out on one machine (bench/scale-out.mjs): a 200-item fan-out of 200 ms process tasks as staged runs of
+//       local processes (prepare, the shards side by side, gather), 4 shards against 1: wall-time ratio, and gather's
+//       wall time per item (information); every gathered output is checked against a whole run's
 //
 // (a) and (b) are gated on the MARGINAL per-task cost: (t(N-task run) - t(1-task run)) / (N - 1),
 // where both runs are whole CLI invocations of the same workflow shape with a fresh temp --db.
@@ -49,6 +52,7 @@ import { MEMORY_ENTRIES, measureMemorySearch } from './memory.mjs';
 import { TELEMETRY_TASKS, measureTelemetry } from './telemetry.mjs';
 import { FLOOD_LIMIT, FLOODS, WIDE_COUNTS, measurePeakMemory } from './peak-memory.mjs';
 import { durableSpawnLoop } from './floor.mjs';
+import { SCALE_OUT_ITEMS, SCALE_OUT_SHARDS, SCALE_OUT_TASK_MS, measureScaleOut } from './scale-out.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'agentctl.js');
@@ -764,6 +768,25 @@ async function main() {
       console.log(`    vector search, in process, encrypted state:  median ${fmt(median(k.sealedVector), 1).padStart(8)} ms per query  ${list(k.sealedVector)}`);
       rows.push({ id: '(k)', figure: `text search of ${MEMORY_ENTRIES} entries, per query`, value: median(k.text), unit: 'ms', gated: false });
       rows.push({ id: '(k)', figure: `vector search of ${MEMORY_ENTRIES} entries, per query`, value: median(k.vector), unit: 'ms', gated: false });
+    }
+    if (want('n')) {
+      // (n) scale-out on one machine -----------------------------------------------------------
+      process.stdout.write(`(n) ${SCALE_OUT_ITEMS} items of ${SCALE_OUT_TASK_MS} ms, staged on local processes: 1 shard and ${SCALE_OUT_SHARDS} side by side, ${BIG_REPS} pairs, alternating ... `);
+      const n = await measureScaleOut({ timed, node: NODE, cli: CLI, tmpRoot, reps: BIG_REPS }).catch((error) => {
+        console.log(`not measured: ${error.message}`);
+        return undefined;
+      });
+      if (n) {
+        console.log('done');
+        const stage = (runs) => `prepare ${fmt(median(runs.map((run) => run.prepareMs)), 0)} ms + shards ${fmt(median(runs.map((run) => run.shardsMs)), 0)} ms + gather ${fmt(median(runs.map((run) => run.gatherMs)), 0)} ms`;
+        const total = (runs) => runs.map((run) => run.totalMs);
+        console.log(`    whole run (one process, for reference): ${fmt(n.whole, 0)} ms`);
+        console.log(`    1 shard:  median ${fmt(median(total(n.one)), 0).padStart(6)} ms  ${list(total(n.one))}  (${stage(n.one)})`);
+        console.log(`    ${SCALE_OUT_SHARDS} shards: median ${fmt(median(total(n.many)), 0).padStart(6)} ms  ${list(total(n.many))}  (${stage(n.many)})`);
+        console.log('    every gathered output equals the whole run\'s');
+        rows.push({ id: '(n)', figure: `${SCALE_OUT_SHARDS} shards / 1 shard, ${SCALE_OUT_ITEMS} items of ${SCALE_OUT_TASK_MS} ms`, value: median(total(n.many)) / median(total(n.one)), unit: 'x', gated: false });
+        rows.push({ id: '(n)', figure: 'gather wall time per item', value: median(n.gatherPerItem), unit: 'ms', gated: false });
+      }
     }
   } finally {
     rmSync(tmpRoot, { recursive: true, force: true });

@@ -6,7 +6,7 @@ export const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 /** A failure as printed below its step: the message, and the line of the journey that failed. */
 export function failureText(error) {
   if (!(error instanceof Error)) return String(error);
-  const where = (error.stack ?? '').split('\n').find((line) => line.includes('/acceptance/journeys-'));
+  const where = (error.stack ?? '').split('\n').find((line) => line.includes('/acceptance/journeys-') || line.includes('/acceptance/scaleout/'));
   return where === undefined ? error.message : `${error.message}\n${where.trim()}`;
 }
 
