@@ -91,6 +91,25 @@ describe('Podman Job runner: hand-written Jobs', function () {
     expect(Math.max(...spans.map(([start]) => overlapping(start)))).to.equal(2);
   });
 
+  it('gives a container a Secret\'s keys (envFrom, secretKeyRef) through its environment, never on the engine\'s command line', async () => {
+    const secretCluster = createCluster({
+      root: join(root, 'secrets'),
+      manifests: [
+        { manifest: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'state' } } },
+        { manifest: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tokens' }, data: { API_TOKEN: Buffer.from('canary-7f3a').toString('base64') } } },
+      ],
+      configMaps: { settings: { 'greeting.txt': 'hi\n' } },
+    });
+    const job = shellJob('secrets', busybox, 'echo "$API_TOKEN $PREFIXED_API_TOKEN $ONE" > /state/env', {}, {
+      envFrom: [{ secretRef: { name: 'tokens' } }, { secretRef: { name: 'tokens' }, prefix: 'PREFIXED_' }],
+      env: [{ name: 'ONE', valueFrom: { secretKeyRef: { name: 'tokens', key: 'API_TOKEN' } } }],
+    });
+    const result = await runJob(job, secretCluster);
+    expect(result.status, result.pods[0]?.stderr).to.equal('Complete');
+    expect(readFileSync(join(secretCluster.claimFolder('state'), 'env'), 'utf8')).to.equal('canary-7f3a canary-7f3a canary-7f3a\n');
+    expect(JSON.stringify(result.pods[0]!.command)).not.to.include('canary-7f3a');
+  });
+
   it('mounts a claim with subPathExpr per index, the folder made for the pod', async () => {
     const job = shellJob('subpath', busybox, 'echo "$(JOB_COMPLETION_INDEX)" > /shard/index', { completionMode: 'Indexed', completions: 2, parallelism: 2 });
     job.spec.template.spec.containers[0].volumeMounts.push({ name: 'state', mountPath: '/shard', subPathExpr: 'shards/$(JOB_COMPLETION_INDEX)' });
@@ -152,11 +171,12 @@ describe('Podman Job runner: hand-written Jobs', function () {
     const cases: [string, (job: any) => void, RegExp][] = [
       ['a selector', (job) => (job.spec.selector = { matchLabels: { a: 'b' } }), /spec\.selector: not supported/],
       ['an init container', (job) => (job.spec.template.spec.initContainers = []), /spec\.initContainers: not supported/],
-      ['envFrom', (job) => (job.spec.template.spec.containers[0].envFrom = []), /envFrom: not supported/],
+      ['lifecycle hooks', (job) => (job.spec.template.spec.containers[0].lifecycle = { preStop: {} }), /lifecycle: not supported/],
       ['a hostPath volume', (job) => (job.spec.template.spec.volumes[0] = { name: 'state', hostPath: { path: '/' } }), /hostPath: not supported/],
       ['restartPolicy OnFailure', (job) => (job.spec.template.spec.restartPolicy = 'OnFailure'), /only Never is supported/],
       ['two containers', (job) => job.spec.template.spec.containers.push({ name: 'b', image: busybox }), /exactly one container/],
-      ['a secret env', (job) => (job.spec.template.spec.containers[0].env = [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }]), /secretKeyRef: not supported/],
+      ['an env from a resource field', (job) => (job.spec.template.spec.containers[0].env = [{ name: 'A', valueFrom: { resourceFieldRef: { resource: 'limits.cpu' } } }]), /resourceFieldRef: not supported/],
+      ['envFrom naming two sources', (job) => (job.spec.template.spec.containers[0].envFrom = [{ secretRef: { name: 'a' }, configMapRef: { name: 'b' } }]), /exactly one of secretRef and configMapRef/],
       ['FailIndex without backoffLimitPerIndex', (job) => (job.spec.podFailurePolicy = { rules: [{ action: 'FailIndex', onExitCodes: { operator: 'In', values: [1] } }] }), /FailIndex needs spec\.backoffLimitPerIndex/],
     ];
     for (const [name, change, message] of cases) {

@@ -8,6 +8,7 @@ export interface ClusterOptions {
   root: string;
   manifests?: { manifest: any }[];
   configMaps?: Record<string, Record<string, string>>;
+  secrets?: Record<string, Record<string, string>>;
   claims?: Record<string, string>;
   network?: string;
   images?: Record<string, string>;
@@ -22,6 +23,7 @@ export interface Cluster {
   claimFolder(name: string, owner?: { uid?: number; gid?: number }): string;
   configMapFolder(source: any, folder: string): string;
   hasConfigMap(name: string): boolean;
+  dataOf(kind: 'Secret' | 'ConfigMap', name: string): Record<string, string> | undefined;
   podFolder(name: string): string;
 }
 export declare function createCluster(options: ClusterOptions): Cluster;

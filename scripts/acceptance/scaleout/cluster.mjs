@@ -9,18 +9,24 @@ import { dirname, join, normalize } from 'node:path';
  *   root: string,                                    the folder the claims' and pods' folders are made in
  *   manifests?: { manifest: any }[],                 ConfigMaps and PersistentVolumeClaims among them are known
  *   configMaps?: Record<string, Record<string, string>>, more ConfigMaps: name → key → text
+ *   secrets?: Record<string, Record<string, string>>,  Secrets: name → key → value (their values reach pods as env only)
  *   claims?: Record<string, string>,                 claims backed by an existing host folder: name → folder
  *   network?: string,                                the pods' network (`none` by default: nothing here needs one)
  *   images?: Record<string, string>,                 an image reference as written → the reference the engine holds
  *   extraMounts?: { source: string, target: string, readOnly?: boolean }[],  host folders every pod also mounts
  * }} options
  */
-export function createCluster({ root, manifests = [], configMaps = {}, claims = {}, network = 'none', images = {}, extraMounts = [] }) {
+export function createCluster({ root, manifests = [], configMaps = {}, secrets = {}, claims = {}, network = 'none', images = {}, extraMounts = [] }) {
   const maps = new Map(Object.entries(configMaps));
+  const secretData = new Map(Object.entries(secrets));
   const declaredClaims = new Set(Object.keys(claims));
   for (const { manifest } of manifests) {
     if (manifest?.kind === 'ConfigMap') maps.set(manifest.metadata.name, { ...(manifest.data ?? {}) });
     if (manifest?.kind === 'PersistentVolumeClaim') declaredClaims.add(manifest.metadata.name);
+    if (manifest?.kind === 'Secret') {
+      const decoded = Object.fromEntries(Object.entries(manifest.data ?? {}).map(([key, value]) => [key, Buffer.from(String(value), 'base64').toString('utf8')]));
+      secretData.set(manifest.metadata.name, { ...decoded, ...(manifest.stringData ?? {}) });
+    }
   }
   const claimFolders = new Map(Object.entries(claims));
   mkdirSync(root, { recursive: true });
@@ -65,6 +71,8 @@ export function createCluster({ root, manifests = [], configMaps = {}, claims = 
       }
       return folder;
     },
+    /** The data of a Secret or a ConfigMap by name (undefined when there is none). */
+    dataOf: (kind, name) => (kind === 'Secret' ? secretData.get(name) : maps.get(name)),
     /** Whether a ConfigMap is known. */
     hasConfigMap: (name) => maps.has(name),
     /** A pod's own scratch folder (its emptyDir volumes and ConfigMap copies). */

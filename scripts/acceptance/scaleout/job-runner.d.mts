@@ -15,6 +15,8 @@ export interface Pod {
   outcome: 'succeeded' | 'failed' | 'ignored' | 'stopped' | 'not started' | null;
   rule?: string | null;
   mounts?: { target: string; source: string }[];
+  /** The engine's command line (the environment's values are not on it). */
+  command?: string[];
   stdout: string;
   stderr: string;
 }

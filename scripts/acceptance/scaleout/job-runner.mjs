@@ -125,8 +125,9 @@ export function startJob(manifest, cluster, { engine = 'podman', indexes, onPod 
     const pod = { job: job.metadata.name, index: indexed ? index : null, attempt, name, container: `agentctl-job-${name}`, exitCode: null, durationMs: null, disrupted: false, outcome: null, stdout: '', stderr: '' };
     pods.push(pod);
     let args;
+    let environment;
     try {
-      ({ args, mounts: pod.mounts } = podmanArguments({ spec: template.spec, pod: podMeta, name: pod.container, cluster, podFolder: cluster.podFolder(name), imageUser: userOf }));
+      ({ args, mounts: pod.mounts, environment } = podmanArguments({ spec: template.spec, pod: podMeta, name: pod.container, cluster, podFolder: cluster.podFolder(name), imageUser: userOf }));
     } catch (error) {
       pod.outcome = 'not started';
       pod.stderr = error.message;
@@ -136,7 +137,7 @@ export function startJob(manifest, cluster, { engine = 'podman', indexes, onPod 
     pod.command = [engine, ...args];
     const started = performance.now();
     pod.startedAt = Date.now();
-    const child = spawn(engine, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(engine, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...environment } });
     active.set(pod.name, pod);
     const out = [];
     const err = [];

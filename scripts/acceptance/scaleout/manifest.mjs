@@ -33,13 +33,16 @@ const KNOWN = {
   template: ['metadata', 'spec'],
   podSpec: ['containers', 'restartPolicy', 'volumes', 'securityContext', 'terminationGracePeriodSeconds', ...INERT.podSpec],
   podSecurity: ['runAsUser', 'runAsGroup', 'runAsNonRoot', 'fsGroup', 'fsGroupChangePolicy', 'seccompProfile'],
-  container: ['image', 'command', 'args', 'env', 'workingDir', 'volumeMounts', 'securityContext', 'resources', ...INERT.container],
+  container: ['image', 'command', 'args', 'env', 'envFrom', 'workingDir', 'volumeMounts', 'securityContext', 'resources', ...INERT.container],
   containerSecurity: ['runAsUser', 'runAsGroup', 'runAsNonRoot', 'readOnlyRootFilesystem', 'allowPrivilegeEscalation', 'capabilities', 'privileged', 'seccompProfile'],
   capabilities: ['drop', 'add'],
   resources: ['limits', 'requests'],
   env: ['name', 'value', 'valueFrom'],
-  valueFrom: ['fieldRef'],
+  valueFrom: ['fieldRef', 'secretKeyRef', 'configMapKeyRef'],
   fieldRef: ['fieldPath', 'apiVersion'],
+  keyRef: ['name', 'key', 'optional'],
+  envFrom: ['secretRef', 'configMapRef', 'prefix'],
+  sourceRef: ['name', 'optional'],
   volume: ['name', 'persistentVolumeClaim', 'configMap', 'emptyDir'],
   claim: ['claimName', 'readOnly'],
   configMap: ['name', 'items', 'defaultMode', 'optional'],
@@ -126,6 +129,14 @@ function checkPodTemplate(template, at) {
     only(entry, KNOWN.env, path);
     only(entry.valueFrom, KNOWN.valueFrom, `${path}.valueFrom`);
     only(entry.valueFrom?.fieldRef, KNOWN.fieldRef, `${path}.valueFrom.fieldRef`);
+    only(entry.valueFrom?.secretKeyRef, KNOWN.keyRef, `${path}.valueFrom.secretKeyRef`);
+    only(entry.valueFrom?.configMapKeyRef, KNOWN.keyRef, `${path}.valueFrom.configMapKeyRef`);
+  });
+  each(container.envFrom, `${where}.envFrom`, (entry, path) => {
+    only(entry, KNOWN.envFrom, path);
+    if ((entry.secretRef === undefined) === (entry.configMapRef === undefined)) throw new Error(`${path}: exactly one of secretRef and configMapRef`);
+    only(entry.secretRef, KNOWN.sourceRef, `${path}.secretRef`);
+    only(entry.configMapRef, KNOWN.sourceRef, `${path}.configMapRef`);
   });
   each(container.volumeMounts, `${where}.volumeMounts`, (mount, path) => {
     only(mount, KNOWN.volumeMount, path);

@@ -47,14 +47,34 @@ function fieldValue(fieldPath, pod) {
   throw new Error(`env fieldRef ${fieldPath}: not supported by this runner (only metadata.name, metadata.namespace, metadata.annotations['KEY'], metadata.labels['KEY'])`);
 }
 
-/** The container's environment in declaration order, each value expanded against the ones before it. */
-export function containerEnv(container, pod) {
+/** One key of a Secret or ConfigMap (`keyRef`), or undefined when an optional one is missing. */
+function keyValue(kind, keyRef, cluster) {
+  const data = cluster.dataOf(kind, keyRef.name);
+  if (data !== undefined && Object.hasOwn(data, keyRef.key)) return String(data[keyRef.key]);
+  if (keyRef.optional === true) return undefined;
+  throw new Error(`${kind} ${keyRef.name}: no key ${keyRef.key} (a pod naming it would not start)`);
+}
+
+/**
+ * The container's environment: `envFrom` sources first, then `env` in declaration order, each value expanded against
+ * the ones before it.
+ */
+export function containerEnv(container, pod, cluster) {
   const env = {};
+  for (const source of container.envFrom ?? []) {
+    const [kind, ref] = source.secretRef !== undefined ? ['Secret', source.secretRef] : ['ConfigMap', source.configMapRef];
+    const data = cluster.dataOf(kind, ref.name);
+    if (data === undefined && ref.optional !== true) throw new Error(`envFrom: no ${kind} ${ref.name} (a pod naming it would not start)`);
+    for (const [key, value] of Object.entries(data ?? {})) env[`${source.prefix ?? ''}${key}`] = String(value);
+  }
   for (const entry of container.env ?? []) {
     if (typeof entry.name !== 'string' || entry.name === '') throw new Error('env: an entry without a name');
-    if (entry.valueFrom !== undefined) {
-      if (entry.valueFrom.fieldRef === undefined) throw new Error(`env ${entry.name}: only valueFrom.fieldRef is supported`);
+    if (entry.valueFrom?.fieldRef !== undefined) {
       env[entry.name] = String(fieldValue(entry.valueFrom.fieldRef.fieldPath, pod));
+    } else if (entry.valueFrom !== undefined) {
+      const [kind, ref] = entry.valueFrom.secretKeyRef !== undefined ? ['Secret', entry.valueFrom.secretKeyRef] : ['ConfigMap', entry.valueFrom.configMapKeyRef];
+      const value = keyValue(kind, ref, cluster);
+      if (value !== undefined) env[entry.name] = value;
     } else {
       env[entry.name] = expand(String(entry.value ?? ''), env);
     }
@@ -94,13 +114,14 @@ export function podUser(podSpec, container) {
 }
 
 /**
- * The `podman run` arguments of one pod, and its bind mounts (`{target, source}`: where a volume's files are on the host).
+ * The `podman run` arguments of one pod, its bind mounts (`{target, source}`: where a volume's files are on the host)
+ * and the container's environment, which podman must be given as its own (`--env NAME` takes the value from there).
  * @param {{ spec: any, pod: any, name: string, cluster: any, podFolder: string, imageUser: (image: string) => string }} input
  */
 export function podmanArguments({ spec, pod, name, cluster, podFolder, imageUser }) {
   const container = spec.containers[0];
   const { uid, gid, fsGroup, security } = podUser(spec, container);
-  const env = containerEnv(container, pod);
+  const env = containerEnv(container, pod, cluster);
   const args = ['run', '--rm', '--name', name, '--pull=never', '--network', cluster.network, '--label', `agentctl.scaleout.pod=${pod.name}`];
   if (uid !== undefined) args.push('--user', gid === undefined ? String(uid) : `${uid}:${gid}`);
   if (security.runAsNonRoot === true) {
@@ -122,7 +143,8 @@ export function podmanArguments({ spec, pod, name, cluster, podFolder, imageUser
     else throw new Error(`resources.limits.${key}: not supported by this runner`);
   }
   if (container.workingDir !== undefined) args.push('--workdir', container.workingDir);
-  for (const [key, value] of Object.entries(env)) args.push('--env', `${key}=${value}`);
+  // Values reach podman through its own environment (`--env NAME`), never its command line, where a Secret's would show.
+  for (const key of Object.keys(env)) args.push('--env', key);
   const mounts = [];
   args.push(...mountArguments({ spec, container, env, cluster, podFolder, owner: { uid, gid: fsGroup ?? gid }, mounts }));
   for (const mount of cluster.extraMounts) args.push('--mount', `type=bind,src=${mount.source},dst=${mount.target}${mount.readOnly ? ',readonly' : ''}`);
@@ -131,7 +153,7 @@ export function podmanArguments({ spec, pod, name, cluster, podFolder, imageUser
     args.push('--entrypoint', JSON.stringify(container.command.map((part) => expand(String(part), env))));
   }
   args.push(image, ...(container.args ?? []).map((part) => expand(String(part), env)));
-  return { args, mounts };
+  return { args, mounts, environment: env };
 }
 
 /** `--mount` and `--tmpfs` arguments for the container's volumeMounts. */
