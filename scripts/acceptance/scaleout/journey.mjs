@@ -4,7 +4,7 @@
 // ledgers), `inspect` and `report` of the gathered run. Optionally one shard's pod is killed mid-run.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse } from 'yaml';
 import { createCluster } from './cluster.mjs';
@@ -107,7 +107,7 @@ export async function scaleOutJourney({ checkout, workflow, root, image, shards,
   const workspace = hostPath(prepare.pods[0], '/workspace');
   const state = hostPath(prepare.pods[0], '/state');
 
-  const shardRun = await runShards(jobs.shards, cluster, { kill, items, stages, workspace, log });
+  const shardRun = await runShards(jobs.shards, cluster, { kill, items, stages, workspace, state, log });
   const gather = await completed(jobs.gather, cluster);
   log(podLines(gather).join('\n'));
   const gathered = podDocument(gather.pods.at(-1), 'RunOutcome');
@@ -120,10 +120,10 @@ export async function scaleOutJourney({ checkout, workflow, root, image, shards,
   assert.deepEqual(gathered.data.output, reference.data.output, 'the gathered run\'s output equals the single-machine run\'s');
 
   // Exactly once, outside the ledger: each item's render appended one line to the shared workspace's log.
-  const logged = readFileSync(join(workspace, 'out', 'effects.log'), 'utf8').split('\n').filter(Boolean);
+  const logged = effectsLog(workspace);
   assert.deepEqual([...logged].sort(), [...items].sort(), `each item's effect happened exactly once (effects log: ${logged.join(' ')})`);
   // And in the ledgers: across every run of every shard ledger, each item's process effect succeeded once.
-  const counts = await succeededEffects(cluster, jobs.gather, shards, state);
+  const counts = await succeededEffects(cluster, jobs.gather, shards);
   const renders = Object.entries(counts).filter(([, entry]) => entry.operation === 'process.exec');
   assert.equal(renders.length, items.length, `process effects in the shard ledgers: ${JSON.stringify(counts)}`);
   for (const [taskId, entry] of renders) assert.equal(entry.count, 1, `${taskId}: its effect succeeded ${entry.count} times across the shard runs`);
@@ -152,10 +152,12 @@ function itemNames(workflow, taskId) {
 
 /**
  * Runs the shards' Indexed Job. With `kill`, the first pod of that index is killed from outside as soon as one of its
- * items' effects is in the log; the Job's own policy replaces it, or, when the index failed, that index runs again
- * alone (a Job for that one index), as an operator would re-run one shard.
+ * items' effects is in the log. The Job's own policy then replaces the pod (a disruption is not counted). When the
+ * index fails instead (a replacement that finds an effect in doubt stops with exit 3, which the Job does not retry),
+ * the journey does what an operator does: it reconciles each effect in doubt in that shard's ledger against the
+ * effects log (the ground truth of this workflow), then runs that index again alone.
  */
-async function runShards(job, cluster, { kill, items, stages, workspace, log }) {
+async function runShards(job, cluster, { kill, items, stages, workspace, state, log }) {
   let killedAt = null;
   const mine = kill === undefined ? [] : stages.assignment.find((entry) => entry.shard === kill).items.map((index) => items[index]);
   const execution = startJob(job, cluster, {
@@ -164,10 +166,7 @@ async function runShards(job, cluster, { kill, items, stages, workspace, log }) 
       killedAt = 'waiting';
       const poll = setInterval(() => {
         if (pod.exited) return clearInterval(poll);
-        let lines = [];
-        try {
-          lines = readFileSync(join(workspace, 'out', 'effects.log'), 'utf8').split('\n');
-        } catch {}
+        const lines = effectsLog(workspace);
         if (lines.some((line) => mine.includes(line))) {
           clearInterval(poll);
           killedAt = lines.filter((line) => mine.includes(line)).length;
@@ -180,25 +179,68 @@ async function runShards(job, cluster, { kill, items, stages, workspace, log }) 
   log(podLines(result).join('\n'));
   if (kill !== undefined) {
     assert.equal(typeof killedAt, 'number', `shard ${kill} ended before any of its items' effects was seen: nothing was killed`);
-    const killed = result.pods.find((pod) => pod.index === kill && pod.disrupted);
-    assert.ok(killed, `no pod of shard ${kill} was killed`);
+    assert.ok(result.pods.find((pod) => pod.index === kill && pod.disrupted), `no pod of shard ${kill} was killed`);
     if (result.failedIndexes.includes(kill)) {
+      const reconciled = await reconcileInDoubt(cluster, job, shardDb(job, kill), workspace, state);
+      log(`operator: ${reconciled.length} effect(s) in doubt in shard ${kill}'s ledger reconciled (${reconciled.join(', ') || 'none'})`);
       const again = await runJob(job, cluster, { indexes: [kill] });
       log(podLines(again).join('\n'));
-      assert.equal(again.status, 'Complete', `shard ${kill} run again alone: ${again.reason}\n${again.pods.map((pod) => pod.stderr).join('\n')}`);
-      result = { ...result, status: again.status, pods: [...result.pods, ...again.pods], again };
+      assert.equal(again.status, 'Complete', `shard ${kill} run again alone: ${again.reason}\n${again.pods.map((pod) => `${pod.stdout.slice(0, 800)}${pod.stderr.slice(0, 800)}`).join('\n')}`);
+      result = { ...result, status: again.status, pods: [...result.pods, ...again.pods], again, reconciled };
     }
   }
-  assert.equal(result.status, 'Complete', `the shards Job: ${result.reason} ${result.message ?? ''}\n${result.pods.map((pod) => pod.stderr.slice(0, 800)).join('\n')}`);
+  assert.equal(result.status, 'Complete', `the shards Job: ${result.reason} ${result.message ?? ''}\n${result.pods.map((pod) => `${pod.stdout.slice(0, 600)}${pod.stderr.slice(0, 600)}`).join('\n')}`);
   return { ...result, killedAfterEffects: killedAt };
 }
 
+/** The lines of the workspace's effects log (none before the first effect). */
+function effectsLog(workspace) {
+  try {
+    return readFileSync(join(workspace, 'out', 'effects.log'), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** The ledger path (inside the pod) of shard `index`, from the shards Job's arguments. */
+function shardDb(job, index) {
+  const args = job.spec.template.spec.containers[0].args;
+  return args[args.indexOf('--db') + 1].replace('$(JOB_COMPLETION_INDEX)', String(index));
+}
+
+/**
+ * Reconciles every effect in doubt of every unfinished run in a shard ledger: a render whose region is in the effects
+ * log happened (`applied`, with the output the step prints), one whose region is not did not (`not-applied`).
+ */
+async function reconcileInDoubt(cluster, template, db, workspace, state) {
+  const done = [];
+  const logged = effectsLog(workspace);
+  const runs = podDocument((await completed(commandJob(template, 'operator-runs', ['runs', 'list', '--db', db, '--output', 'json']), cluster)).pods[0], 'RunList').data.runs;
+  for (const run of runs.filter((candidate) => candidate.state !== 'succeeded')) {
+    const listed = await completed(commandJob(template, 'operator-effects', ['effects', 'list', run.runId, '--db', db, '--output', 'json']), cluster);
+    for (const effect of podDocument(listed.pods[0], 'EffectList').data.effects) {
+      if (!effect.inDoubt || effect.reconciled) continue;
+      const region = effect.input?.args?.[2];
+      const applied = logged.includes(region);
+      const args = ['effects', 'reconcile', effect.effectId, '--db', db, '--status', applied ? 'applied' : 'not-applied', '--reason', `${region} is ${applied ? '' : 'not '}in out/effects.log`, '--actor', 'scale-out acceptance', '--output', 'json'];
+      if (applied) {
+        mkdirSync(join(state, 'operator'), { recursive: true });
+        writeFileSync(join(state, 'operator', `${effect.effectId}.json`), JSON.stringify({ exitCode: 0, stdout: region, stderr: '' }));
+        chmodSync(join(state, 'operator', `${effect.effectId}.json`), 0o644);
+        args.push('--result-file', `/state/operator/${effect.effectId}.json`);
+      }
+      await completed(commandJob(template, 'operator-reconcile', args), cluster);
+      done.push(`${effect.taskId} ${applied ? 'applied' : 'not applied'}`);
+    }
+  }
+  return done;
+}
+
 /** Across every run recorded in every shard ledger: how many times each task's effects succeeded, by task. */
-async function succeededEffects(cluster, template, shards, state) {
+async function succeededEffects(cluster, template, shards) {
   const counts = {};
   for (let shard = 0; shard < shards; shard += 1) {
     const db = `/state/shards/${shard}/runtime.db`;
-    mkdirSync(join(state, 'shards', String(shard)), { recursive: true });
     const listed = await completed(commandJob(template, `list-shard-${shard}`, ['runs', 'list', '--db', db, '--output', 'json']), cluster);
     const runs = podDocument(listed.pods[0], 'RunList').data.runs;
     for (const run of runs) {
