@@ -55,7 +55,7 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
 }
 
 /** Options that may be given more than once; every other option takes one value (see docs/cli.md). */
-const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file', 'emit-option', 'filter']);
+const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file', 'emit-option', 'filter', 'run']);
 
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
 
