@@ -297,7 +297,7 @@ describe('runs import', function () {
       } finally {
         // The driver and the one process it started (found by its unique argument), nothing else.
         driver.kill('SIGKILL');
-        for (const process of liveProcessesWith(marker)) killProcess(process.pid);
+        for (const child of liveProcessesWith(marker)) killProcess(child.pid);
       }
     });
   });
