@@ -50,7 +50,9 @@ export class RunImportLedger {
       deleteRecord: `DELETE FROM run_imports WHERE run_id = ?`,
       run: `SELECT * FROM runs WHERE id = ?`,
       runCount: `SELECT COUNT(*) FROM runs`,
-      leased: `SELECT id, state, lease_owner, lease_expires_at FROM runs WHERE state = 'running' AND lease_owner IS NOT NULL ORDER BY id`,
+      // A copy keeps its source's lease as recorded; only a run of this ledger can be driven here.
+      leased: `SELECT id, state, lease_owner, lease_expires_at FROM runs WHERE state = 'running' AND lease_owner IS NOT NULL
+        AND id NOT IN (SELECT run_id FROM run_imports) ORDER BY id`,
       memoryEntries: `SELECT COUNT(*) FROM long_term_memory`,
       insertEncryption: `INSERT INTO state_encryption (singleton, format_version, key_id, key_reference, key_check, scrub_pending, enabled_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, ?, ?)`,
     });

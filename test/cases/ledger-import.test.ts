@@ -12,13 +12,16 @@ import { SCHEMA_VERSION } from '../../core/store/migrations.js';
 
 type Workspace = ReturnType<typeof workspace>;
 
+/** The slow step's sleep, found by this argument when a test kills the run that started it. */
+const SLEEP = uniqueSleep(30);
+
 /** Remembers a note, writes a report (an artifact), then runs a shell step holding a secret that waits for `go`. */
 const RICH = workflow({
   policy: { processAllowlist: ['sh'], environmentAllowlist: ['TOKEN'], writableRoots: ['out'], approval: 'never' },
   actions: {
     remember: { kind: 'builtin.memory.write' },
     write: { kind: 'builtin.write' },
-    slow: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'test -f go || sleep 30; echo "token=$TOKEN"'], env: { TOKEN: { env: 'CANARY' } } },
+    slow: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'test -f go || sleep "$0"; echo "token=$TOKEN"', SLEEP], env: { TOKEN: { env: 'CANARY' } } },
   },
   tasks: [
     { id: 'remember', uses: 'action:remember', with: { key: 'note', value: 'remembered' } },
@@ -176,6 +179,31 @@ describe('runs import', function () {
     outcome(cli(target(), ['cancel', second]), 0);
     const changed = errorDocument(importInto(target(), source(), '--run', second), 5);
     expect(diagnosticWithCode(changed, 'AGENTCTL_E_IMPORT_CONFLICT').message).to.contain('changed there since it was imported');
+  });
+
+  it('an interrupted run (its driver killed) is imported as it stands, and replaced once it was reconciled, resumed and finished in the source', async () => {
+    const driver = startCli(['run', ws.file('rich.yaml'), '--db', source(), '--output', 'json'], { cwd: ws.dir, env: baseEnv({ CANARY: canary }) });
+    const exited = new Promise((done) => driver.once('exit', done));
+    try {
+      await waitFor('the slow step to start', () => existsSync(source()) && rows(source(), `SELECT id FROM effects WHERE task_id = 'slow' AND state = 'started'`).length === 1);
+    } finally {
+      driver.kill('SIGKILL');
+      await exited;
+      for (const child of liveProcessesWith(SLEEP)) killProcess(child.pid);
+    }
+    const [{ id: runId }] = rows(source(), 'SELECT id FROM runs');
+    const first = outcome(importInto(target(), source()), 0).data.runs;
+    expect(first.map((run: any) => [run.runId, run.state, run.imported])).to.deep.equal([[runId, 'running', true]]);
+    expect(outcome(cli(target(), ['inspect', runId]), 0).data.run.liveness).to.equal('interrupted');
+    const [started] = rows(source(), `SELECT id FROM effects WHERE run_id = ? AND task_id = 'slow'`, runId);
+    outcome(cli(source(), ['effects', 'reconcile', started.id, '--status', 'not-applied', '--reason', 'the step was killed with its driver']), 0);
+    writeFileSync(ws.file('go'), '');
+    expect(outcome(cli(source(), ['resume', runId]), 0).data.output).to.deep.equal({ note: 'remembered' });
+    const replaced = outcome(importInto(target(), source()), 0).data;
+    expect(replaced.runs).to.have.length(1);
+    expect(replaced.runs[0]).to.deep.include({ runId, state: 'succeeded', imported: true, replaced: true });
+    expect(views(target(), runId)).to.deep.equal(views(source(), runId));
+    assertNoCanary(canary, dirname(target()));
   });
 
   it('an encrypted source joins a fresh target to its family; a target of another key, or of another digest key, is refused and left as it was', () => {
