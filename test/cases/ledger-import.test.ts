@@ -141,7 +141,7 @@ describe('runs import', function () {
   });
 
   it('--run brings the runs it stands on; an unknown --run is exit 2 and writes nothing', () => {
-    approvedRun(source());
+    const approved = approvedRun(source());
     const { cancelled, retried } = retriedRun(source());
     diagnosticWithCode(errorDocument(importInto(target(), source(), '--run', 'run_doesnotexist'), 2), 'AGENTCTL_E_RUN_NOT_FOUND');
     expect(existsSync(dirname(target()))).to.equal(false);
@@ -149,6 +149,10 @@ describe('runs import', function () {
     expect(document.runs.map((run: any) => run.runId)).to.deep.equal([cancelled, retried]);
     expect(rows(target(), 'SELECT id FROM runs ORDER BY created_at').map((run) => run.id)).to.deep.equal([cancelled, retried]);
     expect(outcome(cli(target(), ['inspect', retried]), 0).data.run.sourceRunId).to.equal(cancelled);
+    // --run repeats; elsewhere --run still takes one value.
+    const both = outcome(importInto(ws.file('both/runtime.db'), source(), '--run', retried, '--run', approved), 0).data;
+    expect(both.runs.map((run: any) => [run.runId, run.imported])).to.deep.equal([[approved, true], [cancelled, true], [retried, true]]);
+    diagnosticWithCode(errorDocument(cli(target(), ['artifacts', 'list', '--run', cancelled, '--run', retried]), 2), 'AGENTCTL_E_USAGE');
   });
 
   it('a run paused when it was imported is replaced whole once it went on in the source; a run the target drove, or changed, is refused', () => {
