@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { AgentctlError, type JsonValue } from '@agentctl/sdk';
 import { ArtifactStore, type BlobReference } from './artifacts.js';
 import { holdsBlob, readSourceBlob, writeBlob } from './blob-copy.js';
+import { parser } from './json-column.js';
 import { SourceLedger } from './ledger-source.js';
 import type { RunTable } from './ledger-tables.js';
 import type { RunImportLedger } from './run-imports.js';
@@ -44,6 +45,11 @@ export function importLedger(target: Store, sourcePath: string, options: ImportO
   return importRuns(target, sourcePath, options).runs.map(({ replaced: _replaced, ...run }) => run);
 }
 
+/**
+ * The import itself, reported as `runs import` prints it. Order: open and check the source, refuse a target with a
+ * driven run, gather the runs with their lineage, check the family, decide per run (copy, replace, leave, refuse),
+ * check and write the blobs, then commit every row in one transaction.
+ */
 export function importRuns(target: Store, sourcePath: string, options: ImportOptions = {}): LedgerImport {
   const source = SourceLedger.open(sourcePath, target.path);
   try {
@@ -156,7 +162,8 @@ function copyBlobs(source: SourceLedger, targetPath: string, runIds: readonly st
 
 function importedRun(imports: RunImportLedger, runId: string, imported: boolean): ImportedRun {
   const run = imports.openedRun(runId)!;
-  const stage = typeof run.stage_json === 'string' ? (JSON.parse(run.stage_json) as JsonValue) : null;
+  // A ledger without the column has no stage for any run.
+  const stage = 'stage_json' in run ? parser(runId)('runs', 'stage_json', run) : null;
   return {
     runId,
     state: String(run.state),

@@ -155,6 +155,27 @@ describe('runs import', function () {
     diagnosticWithCode(errorDocument(cli(target(), ['artifacts', 'list', '--run', cancelled, '--run', retried]), 2), 'AGENTCTL_E_USAGE');
   });
 
+  it("a run's recorded stage (runs.stage_json) comes back parsed; a source with a column the target lacks is refused", () => {
+    const runId = approvedRun(source());
+    outcome(cli(target(), ['db', 'migrate']), 0);
+    const addStage = (db: string) => {
+      const handle = new Database(db);
+      handle.exec('ALTER TABLE runs ADD COLUMN stage_json TEXT');
+      handle.close();
+    };
+    addStage(source());
+    const stage = { stage: 'shard', fanout: 'items', shard: 1, shards: 4 };
+    const handle = new Database(source());
+    handle.prepare('UPDATE runs SET stage_json = ? WHERE id = ?').run(JSON.stringify(stage), runId);
+    handle.close();
+    const before = dump(target());
+    expect(diagnosticWithCode(errorDocument(importInto(target(), source()), 5), 'AGENTCTL_E_LEDGER_SCHEMA_MISMATCH').message).to.contain('other tables or columns');
+    expect(dump(target())).to.deep.equal(before);
+    addStage(target());
+    expect(outcome(importInto(target(), source()), 0).data.runs[0]).to.deep.include({ runId, stage, imported: true });
+    expect(rows(target(), 'SELECT stage_json FROM runs WHERE id = ?', runId)).to.deep.equal([{ stage_json: JSON.stringify(stage) }]);
+  });
+
   it('a run paused when it was imported is replaced whole once it went on in the source; a run the target drove, or changed, is refused', () => {
     const paused = outcome(cli(source(), ['run', ws.file('approved.yaml')]), 3).data.runId as string;
     expect(outcome(importInto(target(), source()), 0).data.runs[0]).to.deep.include({ runId: paused, state: 'paused', imported: true });
