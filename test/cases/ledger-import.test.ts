@@ -134,7 +134,9 @@ describe('runs import', function () {
     expect(outcome(cli(target(), ['inspect', cancelled]), 0).data.effectReconciliations).to.have.length(1);
     expect(replayed(target(), retried)).to.deep.equal(replayed(source(), retried));
     const verified = outcome(cli(target(), ['artifacts', 'verify', '--all']), 0).data;
+    const blobs = (data: any) => data.artifacts.map(({ digest, sizeBytes, valid }: any) => ({ digest, sizeBytes, valid }));
     expect(verified.checked).to.equal(2);
+    expect(blobs(verified)).to.deep.equal(blobs(outcome(cli(source(), ['artifacts', 'verify', '--all']), 0).data));
     // The secret went through a process and its output: no byte of the target's ledger or store holds it.
     assertNoCanary(canary, dirname(target()), JSON.stringify(document));
 
@@ -248,8 +250,9 @@ describe('runs import', function () {
     expect(inspected.run.sourceRunId).to.equal(cancelled);
     diagnosticWithCode(errorDocument(cli(target(), ['inspect', retried]), 5), 'AGENTCTL_E_STATE_KEY_MISSING');
     assertNoCanary(canary, dirname(target()));
-    // A new run in the target writes envelopes of the family's key.
+    // A new run in the target writes envelopes of the family's key, and the two stay one family.
     outcome(cli(target(), ['run', ws.file('approved.yaml')], keys), 3);
+    expect(outcome(cli(target(), ['runs', 'import', source()], keys), 0).data).to.deep.include({ imported: 0, unchanged: 2 });
 
     // Another ledger encrypted under another key id: refused, nothing written.
     const other = ws.file('other/runtime.db');
