@@ -1,110 +1,20 @@
 // `runs import LEDGER --db DB`: runs copied from another ledger of the same family, through the real CLI on real
 // ledgers: what the target shows of them afterwards equals what the source shows, a re-import is a no-op, a newer
-// copy replaces an older one, encryption and digest keys travel as a family, and every refusal writes nothing.
-import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// copy replaces an older one, and encryption and digest keys travel as a family.
+import { cpSync, existsSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { BIN, baseEnv, ROOT, runCli, startCli, workspace, type CliResult } from '../support/cli.js';
-import { assertNoCanary, diagnosticWithCode, errorDocument, liveProcessesWith, outcome, rows, unique, uniqueSleep, waitFor, workflow } from './helpers.js';
-import { SCHEMA_VERSION } from '../../core/store/migrations.js';
-
-type Workspace = ReturnType<typeof workspace>;
-
-/** The slow step's sleep, found by this argument when a test kills the run that started it. */
-const SLEEP = uniqueSleep(30);
-
-/** Remembers a note, writes a report (an artifact), then runs a shell step holding a secret that waits for `go`. */
-const RICH = workflow({
-  policy: { processAllowlist: ['sh'], environmentAllowlist: ['TOKEN'], writableRoots: ['out'], approval: 'never' },
-  actions: {
-    remember: { kind: 'builtin.memory.write' },
-    write: { kind: 'builtin.write' },
-    slow: { kind: 'builtin.shell.exec', command: 'sh', args: ['-c', 'test -f go || sleep "$0"; echo "token=$TOKEN"', SLEEP], env: { TOKEN: { env: 'CANARY' } } },
-  },
-  tasks: [
-    { id: 'remember', uses: 'action:remember', with: { key: 'note', value: 'remembered' } },
-    { id: 'report', uses: 'action:write', needs: ['remember'], with: { path: 'out/report.txt', content: 'the report' } },
-    { id: 'slow', uses: 'action:slow', needs: ['report'] },
-  ],
-  outputs: { note: '${{ memory.note }}' },
-} as never, 'rich');
-
-/** One write that waits for an approval; its content is the input `text`. */
-const APPROVED = workflow({
-  inputs: { text: 'approved bytes' },
-  policy: { approval: 'always', writableRoots: ['out'] },
-  actions: { write: { kind: 'builtin.write' } },
-  tasks: [{ id: 'write', uses: 'action:write', with: { path: 'out/approved.txt', content: '${{ inputs.text }}' } }],
-} as never, 'approved');
-
-const killProcess = (pid: number) => {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-};
-
-const newKey = () => Buffer.from(unique('k').padEnd(32, 'x').slice(0, 32)).toString('base64');
+import { baseEnv, startCli } from '../support/cli.js';
+import { assertNoCanary, diagnosticWithCode, errorDocument, liveProcessesWith, outcome, rows, waitFor } from './helpers.js';
+import { importCase, importTools, killProcess, newKey, SLEEP, type ImportCase } from './ledger-import-support.js';
 
 describe('runs import', function () {
   this.timeout(180_000);
-  let ws: Workspace;
-  let canary: string;
-  beforeEach(() => {
-    ws = workspace({ 'rich.yaml': RICH, 'approved.yaml': APPROVED });
-    canary = unique('CANARY');
-  });
-  afterEach(() => ws.cleanup());
-
-  const source = () => ws.file('source/runtime.db');
-  const target = () => ws.file('target/runtime.db');
-  const cli = (db: string, args: string[], env: Record<string, string> = {}): CliResult => runCli([...args, '--db', db, '--output', 'json'], { cwd: ws.dir, env: baseEnv({ CANARY: canary, ...env }) });
-  const importInto = (db: string, from: string, ...extra: string[]) => cli(db, ['runs', 'import', from, ...extra]);
-
-  /** A paused run whose approval is decided, then resumed: approvals, an artifact. */
-  function approvedRun(db: string): string {
-    const runId = outcome(cli(db, ['run', ws.file('approved.yaml')]), 3).data.runId as string;
-    const [approval] = rows(db, 'SELECT id FROM approvals WHERE run_id = ?', runId);
-    outcome(cli(db, ['approvals', 'approve', approval.id, '--reason', 'looks right']), 0);
-    outcome(cli(db, ['resume', runId]), 0);
-    return runId;
-  }
-
-  /** A run cut off by its timeout (an uncertain effect, reconciled), then its retry: a lineage chain with memory and artifacts. */
-  function retriedRun(db: string): { cancelled: string; retried: string } {
-    rmSync(ws.file('go'), { force: true });
-    const cancelled = outcome(cli(db, ['run', ws.file('rich.yaml'), '--timeout-seconds', '2']), 130).data.runId as string;
-    const [uncertain] = rows(db, `SELECT id FROM effects WHERE run_id = ? AND task_id = 'slow' AND state = 'uncertain'`, cancelled);
-    outcome(cli(db, ['effects', 'reconcile', uncertain.id, '--status', 'not-applied', '--reason', 'the step was stopped before it did anything']), 0);
-    writeFileSync(ws.file('go'), '');
-    const retried = outcome(cli(db, ['retry', ws.file('rich.yaml'), cancelled, '--failed']), 0).data.runId as string;
-    return { cancelled, retried };
-  }
-
-  /** What a read command prints of a run, with what differs between two ledgers by design left out. */
-  function views(db: string, runId: string): Record<string, unknown> {
-    const inspection = outcome(cli(db, ['inspect', runId]), 0).data;
-    delete inspection.importedFrom;
-    // Each ledger numbers its own audit events.
-    inspection.audit = inspection.audit.map(({ seq: _seq, ...event }: any) => event);
-    const report = runCli(['report', runId, '--format', 'markdown', '--db', db], { cwd: ws.dir });
-    expect(report.status, report.stderr).to.equal(0);
-    return { inspection, effects: outcome(cli(db, ['effects', 'list', runId]), 0).data, report: report.stdout };
-  }
-
-  const replayed = (db: string, runId: string) => {
-    const data = outcome(cli(db, ['replay', runId]), 0).data;
-    return { state: data.state, output: data.output, tasks: data.tasks };
-  };
-
-  /** Every row of every table, for "nothing was written". */
-  const dump = (db: string) =>
-    existsSync(db)
-      ? rows(db, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).map(({ name }) => [name, rows(db, `SELECT * FROM "${name}"`)])
-      : null;
+  let current: ImportCase;
+  beforeEach(() => (current = importCase()));
+  afterEach(() => current.ws.cleanup());
+  const { source, target, cli, importInto, approvedRun, retriedRun, views, replayed, dump } = importTools(() => current);
 
   it('copies runs with approvals, reconciliations, artifacts, a retry chain and working memory: the target shows them as the source does', () => {
     const approved = approvedRun(source());
@@ -138,7 +48,7 @@ describe('runs import', function () {
     expect(verified.checked).to.equal(2);
     expect(blobs(verified)).to.deep.equal(blobs(outcome(cli(source(), ['artifacts', 'verify', '--all']), 0).data));
     // The secret went through a process and its output: no byte of the target's ledger or store holds it.
-    assertNoCanary(canary, dirname(target()), JSON.stringify(document));
+    assertNoCanary(current.canary, dirname(target()), JSON.stringify(document));
 
   });
 
@@ -152,7 +62,7 @@ describe('runs import', function () {
     expect(rows(target(), 'SELECT id FROM runs ORDER BY created_at').map((run) => run.id)).to.deep.equal([cancelled, retried]);
     expect(outcome(cli(target(), ['inspect', retried]), 0).data.run.sourceRunId).to.equal(cancelled);
     // --run repeats; elsewhere --run still takes one value.
-    const both = outcome(importInto(ws.file('both/runtime.db'), source(), '--run', retried, '--run', approved), 0).data;
+    const both = outcome(importInto(current.ws.file('both/runtime.db'), source(), '--run', retried, '--run', approved), 0).data;
     expect(both.runs.map((run: any) => [run.runId, run.imported])).to.deep.equal([[approved, true], [cancelled, true], [retried, true]]);
     diagnosticWithCode(errorDocument(cli(target(), ['artifacts', 'list', '--run', cancelled, '--run', retried]), 2), 'AGENTCTL_E_USAGE');
   });
@@ -179,7 +89,7 @@ describe('runs import', function () {
   });
 
   it('a run paused when it was imported is replaced whole once it went on in the source; a run the target drove, or changed, is refused', () => {
-    const paused = outcome(cli(source(), ['run', ws.file('approved.yaml')]), 3).data.runId as string;
+    const paused = outcome(cli(source(), ['run', current.ws.file('approved.yaml')]), 3).data.runId as string;
     expect(outcome(importInto(target(), source()), 0).data.runs[0]).to.deep.include({ runId: paused, state: 'paused', imported: true });
     const [approval] = rows(source(), 'SELECT id FROM approvals WHERE run_id = ?', paused);
     outcome(cli(source(), ['approvals', 'approve', approval.id, '--reason', 'fine']), 0);
@@ -191,8 +101,8 @@ describe('runs import', function () {
     expect(outcome(importInto(target(), source()), 0).data.runs[0]).to.deep.include({ imported: false, replaced: false });
 
     // A copy of the ledger made by hand holds the run as its own: the target drove it, so it is never replaced.
-    const copied = ws.file('copied/runtime.db');
-    const second = outcome(cli(source(), ['run', ws.file('approved.yaml'), '--input', 'text=second bytes']), 3).data.runId as string;
+    const copied = current.ws.file('copied/runtime.db');
+    const second = outcome(cli(source(), ['run', current.ws.file('approved.yaml'), '--input', 'text=second bytes']), 3).data.runId as string;
     cpSync(dirname(source()), dirname(copied), { recursive: true });
     const [next] = rows(source(), 'SELECT id FROM approvals WHERE run_id = ?', second);
     outcome(cli(source(), ['approvals', 'reject', next.id, '--reason', 'no']), 0);
@@ -209,7 +119,7 @@ describe('runs import', function () {
   });
 
   it('an interrupted run (its driver killed) is imported as it stands, and replaced once it was reconciled, resumed and finished in the source', async () => {
-    const driver = startCli(['run', ws.file('rich.yaml'), '--db', source(), '--output', 'json'], { cwd: ws.dir, env: baseEnv({ CANARY: canary }) });
+    const driver = startCli(['run', current.ws.file('rich.yaml'), '--db', source(), '--output', 'json'], { cwd: current.ws.dir, env: baseEnv({ CANARY: current.canary }) });
     const exited = new Promise((done) => driver.once('exit', done));
     try {
       await waitFor('the slow step to start', () => existsSync(source()) && rows(source(), `SELECT id FROM effects WHERE task_id = 'slow' AND state = 'started'`).length === 1);
@@ -224,19 +134,19 @@ describe('runs import', function () {
     expect(outcome(cli(target(), ['inspect', runId]), 0).data.run.liveness).to.equal('interrupted');
     const [started] = rows(source(), `SELECT id FROM effects WHERE run_id = ? AND task_id = 'slow'`, runId);
     outcome(cli(source(), ['effects', 'reconcile', started.id, '--status', 'not-applied', '--reason', 'the step was killed with its driver']), 0);
-    writeFileSync(ws.file('go'), '');
+    writeFileSync(current.ws.file('go'), '');
     expect(outcome(cli(source(), ['resume', runId]), 0).data.output).to.deep.equal({ note: 'remembered' });
     const replaced = outcome(importInto(target(), source()), 0).data;
     expect(replaced.runs).to.have.length(1);
     expect(replaced.runs[0]).to.deep.include({ runId, state: 'succeeded', imported: true, replaced: true });
     expect(views(target(), runId)).to.deep.equal(views(source(), runId));
-    assertNoCanary(canary, dirname(target()));
+    assertNoCanary(current.canary, dirname(target()));
   });
 
   it('an encrypted source joins a fresh target to its family; a target of another key, or of another digest key, is refused and left as it was', () => {
     const keys = { STATE_KEY_ONE: newKey(), STATE_KEY_TWO: newKey() };
     outcome(cli(source(), ['db', 'encryption', 'enable', '--key-id', 'prod-1', '--key-env', 'STATE_KEY_ONE'], keys), 0);
-    const { cancelled, retried } = retriedRun2(keys);
+    const { cancelled, retried } = retriedRun(source(), keys);
     // Without the key, the fresh target cannot be sealed with it: refused, and no target is left behind.
     diagnosticWithCode(errorDocument(importInto(target(), source()), 5), 'AGENTCTL_E_STATE_KEY_MISSING');
     expect(existsSync(dirname(target()))).to.equal(false);
@@ -249,14 +159,14 @@ describe('runs import', function () {
     expect(inspected.run.workingMemory).to.deep.equal({ note: 'remembered' });
     expect(inspected.run.sourceRunId).to.equal(cancelled);
     diagnosticWithCode(errorDocument(cli(target(), ['inspect', retried]), 5), 'AGENTCTL_E_STATE_KEY_MISSING');
-    assertNoCanary(canary, dirname(target()));
+    assertNoCanary(current.canary, dirname(target()));
     // A new run in the target writes envelopes of the family's key, and the two stay one family.
-    outcome(cli(target(), ['run', ws.file('approved.yaml')], keys), 3);
+    outcome(cli(target(), ['run', current.ws.file('approved.yaml')], keys), 3);
     expect(outcome(cli(target(), ['runs', 'import', source()], keys), 0).data).to.deep.include({ imported: 0, unchanged: 2 });
 
     // Another ledger encrypted under another key id: refused, nothing written.
-    const other = ws.file('other/runtime.db');
-    outcome(cli(other, ['run', ws.file('approved.yaml')]), 3);
+    const other = current.ws.file('other/runtime.db');
+    outcome(cli(other, ['run', current.ws.file('approved.yaml')]), 3);
     outcome(cli(other, ['db', 'encryption', 'enable', '--key-id', 'prod-2', '--key-env', 'STATE_KEY_TWO'], keys), 0);
     const before = dump(other);
     const refused = errorDocument(cli(other, ['runs', 'import', source()], keys), 5);
@@ -264,114 +174,15 @@ describe('runs import', function () {
     expect(dump(other)).to.deep.equal(before);
 
     // A plain ledger with runs and a secret digest key of its own: another family.
-    const plain = ws.file('plain/runtime.db');
-    const mine = ws.file('mine/runtime.db');
-    outcome(cli(plain, ['run', ws.file('rich.yaml')]), 0);
-    writeFileSync(ws.file('go'), '');
-    outcome(cli(mine, ['run', ws.file('rich.yaml')]), 0);
+    const plain = current.ws.file('plain/runtime.db');
+    const mine = current.ws.file('mine/runtime.db');
+    outcome(cli(plain, ['run', current.ws.file('rich.yaml')]), 0);
+    writeFileSync(current.ws.file('go'), '');
+    outcome(cli(mine, ['run', current.ws.file('rich.yaml')]), 0);
     const mineBefore = dump(mine);
     expect(diagnosticWithCode(errorDocument(importInto(mine, plain), 5), 'AGENTCTL_E_LEDGER_FAMILY').message).to.contain('secret digest keys differ');
     expect(dump(mine)).to.deep.equal(mineBefore);
     // And an encrypted source into a plain ledger that has runs.
     diagnosticWithCode(errorDocument(cli(mine, ['runs', 'import', source()], keys), 5), 'AGENTCTL_E_LEDGER_FAMILY');
-  });
-
-  /** retriedRun on the encrypted source, with its keys. */
-  function retriedRun2(keys: Record<string, string>): { cancelled: string; retried: string } {
-    rmSync(ws.file('go'), { force: true });
-    const cancelled = outcome(cli(source(), ['run', ws.file('rich.yaml'), '--timeout-seconds', '2'], keys), 130).data.runId as string;
-    const [uncertain] = rows(source(), `SELECT id FROM effects WHERE run_id = ? AND task_id = 'slow' AND state = 'uncertain'`, cancelled);
-    outcome(cli(source(), ['effects', 'reconcile', uncertain.id, '--status', 'not-applied', '--reason', 'stopped'], keys), 0);
-    writeFileSync(ws.file('go'), '');
-    const retried = outcome(cli(source(), ['retry', ws.file('rich.yaml'), cancelled, '--failed'], keys), 0).data.runId as string;
-    return { cancelled, retried };
-  }
-
-  describe('refusals: each with its code and exit code, and no target left behind', () => {
-    const refused = (from: string, exit: number, code: string, ...extra: string[]) => {
-      const document = errorDocument(importInto(target(), from, ...extra), exit);
-      expect(existsSync(dirname(target())), 'the target folder').to.equal(false);
-      return diagnosticWithCode(document, code);
-    };
-
-    it('a missing, empty, foreign, corrupt, newer or older source; the --db itself', () => {
-      outcome(cli(source(), ['run', ws.file('approved.yaml')]), 3);
-      refused(ws.file('nowhere.db'), 5, 'AGENTCTL_E_DB_OPEN');
-      writeFileSync(ws.file('empty.db'), '');
-      expect(refused(ws.file('empty.db'), 5, 'AGENTCTL_E_IMPORT_SOURCE_INVALID').message).to.contain('empty');
-      writeFileSync(ws.file('text.db'), 'just some text, long enough to be read as a header of a database file.'.repeat(20));
-      refused(ws.file('text.db'), 5, 'AGENTCTL_E_IMPORT_SOURCE_INVALID');
-      const foreign = new Database(ws.file('foreign.db'));
-      foreign.exec('CREATE TABLE things (id INTEGER PRIMARY KEY)');
-      foreign.close();
-      expect(refused(ws.file('foreign.db'), 5, 'AGENTCTL_E_IMPORT_SOURCE_INVALID').message).to.contain('not an agentctl ledger');
-      const at = (name: string, version: number) => {
-        const path = ws.file(name);
-        cpSync(source(), path);
-        const db = new Database(path);
-        db.pragma('journal_mode = DELETE');
-        db.pragma(`user_version = ${version}`);
-        db.close();
-        return path;
-      };
-      refused(at('newer.db', SCHEMA_VERSION + 1), 5, 'AGENTCTL_E_DB_SCHEMA_NEWER');
-      expect(refused(at('older.db', SCHEMA_VERSION - 1), 5, 'AGENTCTL_E_LEDGER_SCHEMA_MISMATCH').help).to.contain('db migrate');
-      const corrupt = at('corrupt.db', SCHEMA_VERSION);
-      const bytes = readFileSync(corrupt);
-      bytes.fill(0x5a, 100, 4096);
-      writeFileSync(corrupt, bytes);
-      refused(corrupt, 5, 'AGENTCTL_E_DB_CORRUPT');
-      const before = dump(source());
-      diagnosticWithCode(errorDocument(importInto(source(), source()), 2), 'AGENTCTL_E_USAGE');
-      expect(dump(source())).to.deep.equal(before);
-    });
-
-    it('a source blob missing, or holding other bytes', () => {
-      approvedRun(source());
-      const [blob] = rows(source(), 'SELECT digest FROM artifacts');
-      const path = join(dirname(source()), 'artifacts', 'sha256', blob.digest.slice(7, 9), blob.digest.slice(7));
-      chmodSync(path, 0o644);
-      writeFileSync(path, 'other bytes');
-      expect(refused(source(), 5, 'AGENTCTL_E_ARTIFACT_CORRUPT').message).to.contain(blob.digest).and.to.contain('hash to');
-      rmSync(path);
-      expect(refused(source(), 5, 'AGENTCTL_E_ARTIFACT_CORRUPT').message).to.contain('missing');
-    });
-
-    it('a target with a run being driven', async () => {
-      const marker = uniqueSleep(30);
-      ws.write('long.yaml', workflow({ policy: { processAllowlist: ['sleep'], approval: 'never' }, actions: { wait: { kind: 'builtin.shell.exec', command: 'sleep', args: [marker] } }, tasks: [{ id: 'wait', uses: 'action:wait' }] }));
-      outcome(cli(source(), ['run', ws.file('approved.yaml')]), 3);
-      const driver = startCli(['run', ws.file('long.yaml'), '--db', target(), '--output', 'json'], { cwd: ws.dir });
-      try {
-        await waitFor('the driven run', () => existsSync(target()) && rows(target(), `SELECT id FROM runs WHERE state = 'running'`).length === 1);
-        const driven = rows(target(), 'SELECT id FROM runs');
-        const document = errorDocument(importInto(target(), source()), 5);
-        expect(diagnosticWithCode(document, 'AGENTCTL_E_RUN_LEASED').message).to.contain('is being driven');
-        // The driver goes on writing its own run; nothing of the import is there.
-        expect(rows(target(), 'SELECT id FROM runs')).to.deep.equal(driven);
-        expect(rows(target(), 'SELECT * FROM run_imports')).to.deep.equal([]);
-      } finally {
-        // The driver and the one process it started (found by its unique argument), nothing else.
-        driver.kill('SIGKILL');
-        for (const child of liveProcessesWith(marker)) killProcess(child.pid);
-      }
-    });
-  });
-
-  it('reads a read-only source file, and a source in a read-only folder without creating anything beside it', function () {
-    approvedRun(source());
-    chmodSync(source(), 0o444);
-    expect(outcome(importInto(target(), source()), 0).data.imported).to.equal(1);
-    chmodSync(source(), 0o644);
-    const probe = spawnSync('unshare', ['--mount', 'sh', '-c', 'mount --bind /tmp /tmp && mount -o remount,ro,bind /tmp && ! touch /tmp/.agentctl-ro-probe'], { encoding: 'utf8' });
-    if (probe.status !== 0) this.skip();
-    const folder = dirname(source());
-    const listing = () => readdirSync(folder).sort();
-    const before = listing();
-    const script = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && shift && exec "$@"';
-    const second = ws.file('second/runtime.db');
-    const result = spawnSync('unshare', ['--mount', 'sh', '-c', script, 'sh', folder, process.execPath, BIN, 'runs', 'import', source(), '--db', second, '--output', 'json'], { cwd: ROOT, env: baseEnv(), encoding: 'utf8', timeout: 60_000 });
-    expect(outcome({ status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr }, 0).data.imported).to.equal(1);
-    expect(listing()).to.deep.equal(before);
   });
 });
