@@ -68,21 +68,24 @@ export function importRuns(target: Store, sourcePath: string, options: ImportOpt
     const replace: string[] = [];
     const digests = new Map<string, string>();
     const origins = new Map<string, string | null>();
+    const expected = new Map<string, string | null>();
     for (const runId of runIds) {
       const digest = source.digest(runId);
       const present = imports.storedRun(runId);
-      if (present && imports.digest(runId, tables) === digest) continue;
+      const current = present ? imports.digest(runId, tables) : null;
+      if (current === digest) continue;
       if (present) {
-        checkReplaceable(imports, source, runId, present.updated_at, tables);
+        checkReplaceable(imports, source, runId, present.updated_at, current!);
         replace.push(runId);
       }
+      expected.set(runId, current);
       copy.push(runId);
       digests.set(runId, digest);
       origins.set(runId, source.originOf(runId) ?? source.ledgerId);
     }
     const blobs = copyBlobs(source, target.path, copy);
     const ledgerId = imports.ledgerId();
-    if (copy.length > 0) imports.write({ source, copy, replace, digests, origins, ...family }, tables);
+    if (copy.length > 0) imports.write({ source, copy, replace, digests, origins, expected, ...family }, tables);
     const runs = runIds.map((runId) => ({ ...importedRun(imports, runId, copy.includes(runId)), replaced: replace.includes(runId) }));
     return { source: source.path, sourceLedgerId: source.ledgerId, ledgerId, runs, blobsCopied: blobs };
   } finally {
@@ -135,10 +138,10 @@ const conflict = (runId: string, why: string, help: string) =>
   new AgentctlError('AGENTCTL_E_IMPORT_CONFLICT', `run ${runId} is already in the target, and ${why}; nothing was imported`, { help });
 
 /** A run already present is replaced only when an earlier import copied it, it is unchanged since, and the source's copy is newer. */
-function checkReplaceable(imports: RunImportLedger, source: SourceLedger, runId: string, presentUpdatedAt: unknown, tables: readonly RunTable[]): void {
+function checkReplaceable(imports: RunImportLedger, source: SourceLedger, runId: string, presentUpdatedAt: unknown, presentDigest: string): void {
   const record = imports.record(runId);
   if (!record) throw conflict(runId, 'the target drove it (it was not imported)', 'import the other runs with --run, or import into another --db');
-  if (imports.digest(runId, tables) !== record.contentDigest) {
+  if (presentDigest !== record.contentDigest) {
     throw conflict(runId, `it changed there since it was imported from ${record.sourcePath}`, 'a run resumed or reconciled after its import is the target\'s own now; import the other runs with --run');
   }
   if (String(source.runRow(runId).updated_at) < String(presentUpdatedAt)) {

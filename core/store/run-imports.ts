@@ -2,6 +2,7 @@
 // family (the secret digest key and state encryption) and the one transaction that copies runs in. What to copy and
 // whether it may be copied is decided by ledger-import.ts; this part only reads and writes the target.
 import { randomBytes } from 'node:crypto';
+import { AgentctlError } from '@agentctl/sdk';
 import { now, preparedOnce, type LedgerCore } from './ledger-core.js';
 import type { EncryptionSettings, LedgerFamily, SourceLedger } from './ledger-source.js';
 import { deleteSql, insertSql, ownedRowids, ownedRows, runDigest, runTables, type RunTable } from './ledger-tables.js';
@@ -27,6 +28,8 @@ export interface ImportWrite {
   readonly replace: readonly string[];
   /** Each copied run's digest and the ledger that drove it. */
   readonly digests: ReadonlyMap<string, string>;
+  /** What the target held of each copied run when the import decided (its digest; null: nothing). */
+  readonly expected: ReadonlyMap<string, string | null>;
   readonly origins: ReadonlyMap<string, string | null>;
   /** The family the target joins: set when the target takes the source's digest key or encryption settings. */
   readonly adoptDigestKey?: Buffer;
@@ -143,6 +146,13 @@ export class RunImportLedger {
     const db = core.db;
     const importedAt = now();
     core.durableTransaction(() => {
+      // The decisions were made before this transaction took the write lock: another writer may have come between.
+      for (const runId of plan.copy) {
+        const held = this.#statements.run.get(runId) === undefined ? null : runDigest(db, tables, runId);
+        if (held !== plan.expected.get(runId)) {
+          throw new AgentctlError('AGENTCTL_E_IMPORT_CONFLICT', `run ${runId} changed in the target while it was being imported; nothing was imported`, { help: 'import again' });
+        }
+      }
       db.pragma('defer_foreign_keys = ON');
       if (plan.adoptDigestKey) this.#statements.setDigestKey.run(plan.adoptDigestKey);
       if (plan.adoptEncryption) {
