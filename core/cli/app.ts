@@ -56,6 +56,8 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
 
 /** Options that may be given more than once; every other option takes one value (see docs/cli.md). */
 const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file', 'emit-option', 'filter']);
+/** Options repeatable in one command only (elsewhere the same name takes one value): command words → option names. */
+const REPEATABLE_IN: Readonly<Record<string, readonly string[]>> = { 'runs import': ['run'] };
 
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
 
@@ -108,6 +110,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
       for (const [key, value] of Object.entries(argv)) {
         // yargs adds camelCase aliases of dashed options; the dashed name is the one users type.
         if (key === '_' || key === '$0' || REPEATABLE.has(key) || /[A-Z]/.test(key) || !Array.isArray(value)) continue;
+        if (REPEATABLE_IN[argv._.slice(0, 2).join(' ')]?.includes(key)) continue;
         throw new AgentctlError('AGENTCTL_E_USAGE', `--${key} is given ${value.length} times; it takes one value`, { help: `give --${key} once` });
       }
       return true;

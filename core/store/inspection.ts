@@ -88,7 +88,16 @@ export function inspectRun(store: Store, runId: string) {
     budget: budgetView(store, run, parse('runs', 'plan_json', run), audit, (event) => parse('audit_events', 'data_json', event, `audit event ${event.seq}`)),
     audit: audit.map((event) => ({ seq: event.seq, type: event.type, taskId: event.task_id, effectId: event.effect_id, data: parse('audit_events', 'data_json', event, `audit event ${event.seq}`), at: event.at })),
     traces: [] as JsonValue[],
+    importedFrom: importedFrom(store, runId),
   };
+}
+
+/** Where a run copied in by `runs import` came from (its `run_imports` row); null for a run this ledger drove. */
+function importedFrom(store: Store, runId: string) {
+  const record = store.imports.record(runId);
+  if (!record) return null;
+  const { runId: _runId, ...from } = record;
+  return from;
 }
 
 export type RunInspection = ReturnType<typeof inspectRun>;

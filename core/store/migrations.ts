@@ -361,6 +361,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 11,
+    description: 'run_imports: where each run copied from another ledger came from, and the digest of what was copied',
+    // One row per imported run; none for a run this ledger drove. The ledger ids are metadata `ledger_id` values
+    // (null when the source had none): the ledger the rows were read from, and the one that drove the run.
+    sql: `
+      CREATE TABLE run_imports (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id),
+        source_ledger_id TEXT,
+        origin_ledger_id TEXT,
+        source_path TEXT NOT NULL,
+        content_digest TEXT NOT NULL,
+        imported_at TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

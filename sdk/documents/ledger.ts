@@ -243,6 +243,17 @@ const RunInspection = z.looseObject({
   lineage: json,
   modelUsage: json,
   budget: json,
+  /** agentctl: where a run copied in by `runs import` came from; null for a run this ledger drove. */
+  importedFrom: z
+    .looseObject({
+      sourceLedgerId: nullableText,
+      originLedgerId: nullableText,
+      sourcePath: text,
+      contentDigest: text,
+      importedAt: timestamp,
+    })
+    .nullable()
+    .optional(),
 });
 
 /** A legacy-run upgrade analysis (`runs analyze`, `runs upgrade --dry-run`): agentctl finds every run current. */

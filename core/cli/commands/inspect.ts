@@ -6,6 +6,7 @@ import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
+import { runsImport } from './runs-import.js';
 import { runsAnalyze, runsUpgrade } from './runs-upgrade.js';
 
 interface InspectArgs extends GlobalArgs {
@@ -34,6 +35,7 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
         const failure = view.run.error as { code?: string; message?: string } | null;
         if (failure) lines.push(`  error: ${failure.code} ${neutralize(String(failure.message))}`);
         const lineage = view.lineage;
+        if (view.importedFrom) lines.push(`  imported from ${neutralize(view.importedFrom.sourcePath)} at ${view.importedFrom.importedAt}`);
         if (lineage) lines.push(`  ${lineage.mode} of run ${lineage.sourceRunId}, roots: ${(lineage.roots as string[]).join(', ') || '(none)'}${lineage.reason ? `, reason: ${neutralize(String(lineage.reason))}` : ''}`);
         for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}${task.finishedAt || task.disposition !== 'executed' ? `  ${task.disposition}` : ''}${task.reuse ? ` (${(task.reuse.checks as unknown[]).length} checks passed)` : ''}`);
         for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}${effect.inDoubt ? ' (in doubt: it may have happened)' : ''}`);
@@ -99,6 +101,6 @@ export const runsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   describe: 'Runs recorded in the database',
   // --db may come before the subcommand too (`runs --db PATH analyze RUN`), as the reference takes it.
   builder: (yargs) =>
-    yargs.option('db', dbOption()).command(runsList).command(runsAnalyze).command(runsUpgrade).demandCommand(1, 'name a runs subcommand: list, analyze, upgrade') as never,
+    yargs.option('db', dbOption()).command(runsList).command(runsAnalyze).command(runsUpgrade).command(runsImport).demandCommand(1, 'name a runs subcommand: list, analyze, upgrade, import') as never,
   handler: () => undefined,
 };
