@@ -9,7 +9,7 @@ export const outputDigestOf = (text: string): string => `sha256:${createHash('sh
 
 /** Where a derived run came from. `plan` is the reuse plan it was created from (dispositions, reasons, checks). */
 export interface Lineage {
-  readonly mode: 'retry' | 'repair' | 'fork' | 'compensation';
+  readonly mode: 'retry' | 'repair' | 'fork' | 'compensation' | 'shard' | 'gather';
   readonly sourceRunId: string;
   readonly roots: readonly string[];
   readonly reason?: string;

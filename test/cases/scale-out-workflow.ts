@@ -8,34 +8,37 @@ export interface FanoutOptions {
   readonly items?: readonly string[];
   /** The item whose check fails (exit 1) while the file `fail-ITEM` exists in the workspace. */
   readonly failing?: string;
-  /** The item whose mark needs an approval (policy requireApprovalFor on its action). */
-  readonly approving?: boolean;
   readonly budgets?: Record<string, unknown>;
+  /** The prepare task is a check of `setup`: it fails while the file `fail-setup` exists. */
+  readonly checkedSetup?: boolean;
+  /** The prepare task gets the secret SCALE_SETUP_TOKEN and each item's mark SCALE_ITEM_TOKEN, both as TOKEN. */
+  readonly secrets?: boolean;
 }
 
 /** Every effect appends `$0` to `log/<what>.txt`: the number of lines counts how often it happened. */
 export function fanoutWorkflow(options: FanoutOptions = {}): string {
   const append = { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'mkdir -p log && echo "$0" >> "log/$1.txt" && echo "$0"'] };
+  const withSecret = (variable: string) => (options.secrets ? { env: { TOKEN: { env: variable } } } : {});
   const check = { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'test ! -e "fail-$0" && echo "$0" >> log/checked.txt'] };
   return workflow(
     {
-      policy: { processAllowlist: ['sh', 'mkdir', 'test'], approval: options.approving ? 'required' : 'never', ...(options.approving ? { requireApprovalFor: ['action:mark'] } : {}) },
+      policy: { processAllowlist: ['sh', 'mkdir', 'test'], ...(options.secrets ? { environmentAllowlist: ['TOKEN'] } : {}), approval: 'never' },
       runtime: { maxConcurrency: 2, ...(options.budgets ? { budgets: options.budgets } : {}) },
       outputs: { items: '${{ tasks.each.output.items }}', summary: '${{ tasks.summary.output.stdout }}' },
-      actions: { append, check, mark: append },
+      actions: { append, setup: { ...append, ...withSecret('SCALE_SETUP_TOKEN') }, mark: { ...append, ...withSecret('SCALE_ITEM_TOKEN') }, check },
       subworkflows: {
         perItem: {
           version: '1.0.0',
           inputSchema: { type: 'object', properties: { item: { type: 'string' } } },
           outputs: { line: '${{ tasks.mark.output.stdout }}' },
           tasks: [
-            { id: 'mark', uses: options.approving ? 'action:mark' : 'action:append', with: { args: ['${{ inputs.item }}', 'items'] } },
+            { id: 'mark', uses: 'action:mark', with: { args: ['${{ inputs.item }}', 'items'] } },
             { id: 'check', uses: 'action:check', needs: ['mark'], with: { args: ['${{ inputs.item }}'] } },
           ],
         },
       },
       tasks: [
-        { id: 'setup', uses: 'action:append', with: { args: ['setup', 'setup'] } },
+        options.checkedSetup ? { id: 'setup', uses: 'action:check', with: { args: ['setup'] } } : { id: 'setup', uses: 'action:setup', with: { args: ['setup', 'setup'] } },
         { id: 'each', uses: 'workflow:perItem', needs: ['setup'], foreach: { items: [...(options.items ?? ITEMS)] }, with: { item: '${{ vars.item }}' } },
         { id: 'summary', uses: 'action:append', needs: ['each'], with: { args: ['summary', 'summary'] } },
       ],

@@ -33,6 +33,11 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
         const lines = [`run ${view.run.runId}  ${view.run.workflowName}  ${stateLabel(view.run)}  (trace ${view.run.traceId})`];
         const failure = view.run.error as { code?: string; message?: string } | null;
         if (failure) lines.push(`  error: ${failure.code} ${neutralize(String(failure.message))}`);
+        const stage = view.run.stage as { stage: string; fanout: string; shard: number | null; shards: number | null; items: number[]; taskIds: string[] } | null;
+        if (stage) {
+          const which = stage.stage === 'shard' ? `shard ${stage.shard}/${stage.shards}` : stage.stage;
+          lines.push(`  stage ${which} of fan-out ${stage.fanout}: ${stage.taskIds.length} tasks${stage.stage === 'prepare' ? '' : `, items ${stage.items.join(', ') || '(none)'}`}`);
+        }
         const lineage = view.lineage;
         if (lineage) lines.push(`  ${lineage.mode} of run ${lineage.sourceRunId}, roots: ${(lineage.roots as string[]).join(', ') || '(none)'}${lineage.reason ? `, reason: ${neutralize(String(lineage.reason))}` : ''}`);
         for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}${task.finishedAt || task.disposition !== 'executed' ? `  ${task.disposition}` : ''}${task.reuse ? ` (${(task.reuse.checks as unknown[]).length} checks passed)` : ''}`);
