@@ -26,4 +26,6 @@ export interface ReusedTask {
   readonly checks: JsonValue;
   /** The source effects whose results this task stands on: reused, never dispatched again. */
   readonly sourceEffectIds: readonly string[];
+  /** The run the result is taken from, when not the lineage's source (a gather reuses each item from its shard run). */
+  readonly sourceRunId?: string;
 }

@@ -80,6 +80,7 @@ export class RunLedger {
       row: `SELECT * FROM runs WHERE id = ?`,
       recent: `SELECT id, workflow_name, state, mode, created_at, finished_at, lease_owner, lease_expires_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`,
       compensations: `SELECT * FROM runs WHERE source_run_id = ? AND mode = 'compensation' ORDER BY created_at, id`,
+      staged: `SELECT * FROM runs WHERE stage_json IS NOT NULL ORDER BY created_at, id`,
       planIsJson: `SELECT plan_json IS NULL OR json_valid(plan_json) AS valid FROM runs WHERE id = ?`,
       checkpoints: `SELECT * FROM checkpoints WHERE run_id = ? ORDER BY seq`,
       audit: `SELECT * FROM audit_events WHERE run_id = ? ORDER BY seq`,
@@ -190,6 +191,11 @@ export class RunLedger {
   /** The compensation runs made from a run, oldest first. */
   compensationRuns(sourceRunId: string): RunRow[] {
     return this.#core.read(() => this.#core.openedAll('runs', this.#statements.compensations.all(sourceRunId) as RunRow[]));
+  }
+
+  /** The runs of a scale-out stage (prepare, shard, gather), oldest first. */
+  stagedRuns(): RunRow[] {
+    return this.#core.read(() => this.#core.openedAll('runs', this.#statements.staged.all() as RunRow[]));
   }
 
   /**

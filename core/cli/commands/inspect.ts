@@ -7,6 +7,8 @@ import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
 import { runsAnalyze, runsUpgrade } from './runs-upgrade.js';
+import { runsGather } from './runs-gather.js';
+import type { Composition } from '../composition.js';
 
 interface InspectArgs extends GlobalArgs {
   run: string;
@@ -99,11 +101,11 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
   }),
 };
 
-export const runsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+export const runsCommand = (composition: Composition): CommandModule<GlobalArgs, GlobalArgs> => ({
   command: 'runs',
   describe: 'Runs recorded in the database',
   // --db may come before the subcommand too (`runs --db PATH analyze RUN`), as the reference takes it.
   builder: (yargs) =>
-    yargs.option('db', dbOption()).command(runsList).command(runsAnalyze).command(runsUpgrade).demandCommand(1, 'name a runs subcommand: list, analyze, upgrade') as never,
+    yargs.option('db', dbOption()).command(runsList).command(runsAnalyze).command(runsUpgrade).command(runsGather(composition)).demandCommand(1, 'name a runs subcommand: list, analyze, upgrade, gather') as never,
   handler: () => undefined,
-};
+});
