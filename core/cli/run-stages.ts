@@ -69,11 +69,11 @@ export function prepareStage(host: Host, plan: CompiledPlan, fanout: string | un
 }
 
 /** Shard I of N of `plan`, with the roots of its derivation (its items' tasks) and the prepare tasks it reuses. */
-export function shardStage(host: Host, plan: CompiledPlan, shard: { index: number; count: number }, fanout: string | undefined): StagedPlan & { readonly itemTasks: readonly string[] } {
+export function shardStage(host: Host, plan: CompiledPlan, shard: { index: number; count: number }, fanout: string | undefined): StagedPlan & { readonly itemTasks: readonly string[]; readonly total: number } {
   const { stages, planDigest } = cut(host, plan, fanout);
   const items = stages.items.filter((item) => item.index % shard.count === shard.index);
   const stage: RunStage = { stage: 'shard', fanout: stages.fanout!.taskId, shard: shard.index, shards: shard.count, items: items.map((item) => item.index), taskIds: stageTaskIds(plan, stages, 'shard', shard), planDigest };
-  return { stage, plan: stagePlan(plan, stage), itemTasks: items.flatMap((item) => item.taskIds) };
+  return { stage, plan: stagePlan(plan, stage), itemTasks: items.flatMap((item) => item.taskIds), total: stages.items.length };
 }
 
 /**

@@ -13,17 +13,21 @@ export interface FanoutOptions {
   readonly checkedSetup?: boolean;
   /** The prepare task gets the secret SCALE_SETUP_TOKEN and each item's mark SCALE_ITEM_TOKEN, both as TOKEN. */
   readonly secrets?: boolean;
+  /** The combinedOutputLimitBytes of each process that prints (what it reserves of maxProcessOutputBytes); a check, which prints nothing, reserves 1. */
+  readonly outputLimit?: number;
+  readonly concurrency?: number;
 }
 
 /** Every effect appends `$0` to `log/<what>.txt`: the number of lines counts how often it happened. */
 export function fanoutWorkflow(options: FanoutOptions = {}): string {
-  const append = { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'mkdir -p log && echo "$0" >> "log/$1.txt" && echo "$0"'] };
+  const limit = options.outputLimit === undefined ? {} : { combinedOutputLimitBytes: options.outputLimit };
+  const append = { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'mkdir -p log && echo "$0" >> "log/$1.txt" && echo "$0"'], ...limit };
   const withSecret = (variable: string) => (options.secrets ? { env: { TOKEN: { env: variable } } } : {});
-  const check = { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'test ! -e "fail-$0" && echo "$0" >> log/checked.txt'] };
+  const check = { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'test ! -e "fail-$0" && echo "$0" >> log/checked.txt'], ...(options.outputLimit === undefined ? {} : { combinedOutputLimitBytes: 1 }) };
   return workflow(
     {
       policy: { processAllowlist: ['sh', 'mkdir', 'test'], ...(options.secrets ? { environmentAllowlist: ['TOKEN'] } : {}), approval: 'never' },
-      runtime: { maxConcurrency: 2, ...(options.budgets ? { budgets: options.budgets } : {}) },
+      runtime: { maxConcurrency: options.concurrency ?? 2, ...(options.budgets ? { budgets: options.budgets } : {}) },
       outputs: { items: '${{ tasks.each.output.items }}', summary: '${{ tasks.summary.output.stdout }}' },
       actions: { append, setup: { ...append, ...withSecret('SCALE_SETUP_TOKEN') }, mark: { ...append, ...withSecret('SCALE_ITEM_TOKEN') }, check },
       subworkflows: {

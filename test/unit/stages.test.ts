@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import type { CompiledPlan } from '@agentctl/sdk';
 import { compileText } from '../../core/compiler/compile.js';
 import { cutPlan, stageTaskIds } from '../../core/compiler/stages.js';
+import { gatherBudgets, shardBudgets } from '../../core/runner/stage.js';
 import { composeHost } from '../../core/cli/composition.js';
 
 const host = composeHost();
@@ -109,5 +110,15 @@ describe('the cut of a plan into prepare, items and gather', () => {
     const [first, second] = two.tasks.filter((task) => task.expansion?.parent === 'each');
     const tied = { ...two, tasks: two.tasks.map((task) => (task === second ? { ...task, needs: [first!.id] } : task)) } as CompiledPlan;
     expect(cutPlan(tied).reason!.code).to.equal('items_depend_on_each_other');
+  });
+
+  it('budgets: a shard gets its items\' share of what prepare left (rounded down, at least 1 with items), the gather the rest; wall time stays whole', () => {
+    const budgets = { maxTasks: 10, maxProcessOutputBytes: 1000, maxWallTimeSeconds: 60 };
+    const prepared = { tasks: { used: 1, reserved: 0 }, processOutputBytes: { used: 100, reserved: 0 } };
+    expect(shardBudgets(budgets, prepared, 2, 5)).to.deep.equal({ maxTasks: 3, maxProcessOutputBytes: 360, maxWallTimeSeconds: 60 });
+    expect(shardBudgets(budgets, prepared, 1, 50)).to.deep.equal({ maxTasks: 1, maxProcessOutputBytes: 18, maxWallTimeSeconds: 60 });
+    expect(shardBudgets(budgets, prepared, 0, 5)).to.deep.equal({ maxTasks: 0, maxProcessOutputBytes: 0, maxWallTimeSeconds: 60 });
+    expect(shardBudgets(undefined, prepared, 2, 5)).to.equal(undefined);
+    expect(gatherBudgets(budgets, [prepared, { tasks: { used: 4, reserved: 0 } }, { tasks: { used: 6, reserved: 0 } }])).to.deep.equal({ maxTasks: 0, maxProcessOutputBytes: 900, maxWallTimeSeconds: 60 });
   });
 });

@@ -8,6 +8,7 @@ import { readBoundedFile } from '../../compiler/source.js';
 import { deriveRun, blockedError } from '../../runner/derive.js';
 import { planDerivation } from '../../runner/derive-plan.js';
 import { Store } from '../../store/store.js';
+import { shardBudgets, stagePlan, withStageBudgets, type RunStage } from '../../runner/stage.js';
 import type { Composition } from '../composition.js';
 import { databasePath, timeoutSeconds } from '../database-option.js';
 import { driveAndReport, isDirectory } from '../drive.js';
@@ -36,8 +37,12 @@ export async function runShard(composition: Composition, argv: ShardArgs, output
   const store = Store.open(databasePath(argv.db), { create: false, stateKeys: argv.stateKeys });
   try {
     const prepare = findPrepareRun(store, staging.from, shard.stage);
+    // The shard reserves against its share of each counted budget (docs/recovery.md#budgets-of-a-scale-out-run).
+    const budgets = shardBudgets(plan.runtime.budgets, store.budgets.usage(String(prepare.id)), shard.stage.items.length, shard.total);
+    const stage: RunStage = budgets === undefined ? shard.stage : { ...shard.stage, budgets };
+    const executing = stagePlan(plan, stage);
     // The items' tasks are the roots: they (and nothing else) run fresh; every prepare task must prove it is reusable.
-    const derivation = await planDerivation({ host, store, plan: shard.plan, source: prepare, mode: 'shard', from: [...shard.itemTasks], failed: false, restartSuccessful: false });
+    const derivation = await planDerivation({ host, store, plan: executing, source: prepare, mode: 'shard', from: [...shard.itemTasks], failed: false, restartSuccessful: false });
     if (!derivation.plan.compatible) throw blockedError(derivation);
     const recordedConfig = asJson(recordConfig(composition, dirname(resolve(argv.file))));
     return await driveAndReport(
@@ -48,8 +53,8 @@ export async function runShard(composition: Composition, argv: ShardArgs, output
         deriveRun({
           host,
           store,
-          plan: shard.plan,
-          staged: { wholePlan: plan, stage: shard.stage },
+          plan: executing,
+          staged: { wholePlan: withStageBudgets(plan, stage), stage },
           derivation,
           file: argv.file,
           source,

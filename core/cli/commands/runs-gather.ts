@@ -9,7 +9,7 @@ import { readBoundedFile } from '../../compiler/source.js';
 import { planDocument } from '../../plan-document.js';
 import { blockedError, deriveRun } from '../../runner/derive.js';
 import { planGather, selectGatherRuns } from '../../runner/gather.js';
-import type { RunStage } from '../../runner/stage.js';
+import { gatherBudgets, stagePlan, withStageBudgets, type RunStage } from '../../runner/stage.js';
 import { Store } from '../../store/store.js';
 import type { Composition } from '../composition.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
@@ -60,13 +60,16 @@ export const runsGather = (composition: Composition): CommandModule<GlobalArgs, 
       const runs = selectGatherRuns(store, planDigest, fanout, named);
       const prepared = JSON.parse(String(runs.prepare.stage_json)) as RunStage;
       const stages = shardableStages(plan, prepared.fanout);
-      const stage: RunStage = { stage: 'gather', fanout: prepared.fanout, shard: null, shards: runs.count, items: stages.items.map((item) => item.index), taskIds: plan.tasks.map((task) => task.id), planDigest };
-      const derivation = await planGather({ host, store, plan, stages, runs });
+      // The gather reserves against what the prepare and shard runs left of each counted budget.
+      const budgets = gatherBudgets(plan.runtime.budgets, [runs.prepare, ...runs.shards].map((run) => store.budgets.usage(String(run.id))));
+      const stage: RunStage = { stage: 'gather', fanout: prepared.fanout, shard: null, shards: runs.count, items: stages.items.map((item) => item.index), taskIds: plan.tasks.map((task) => task.id), planDigest, ...(budgets === undefined ? {} : { budgets }) };
+      const executing = stagePlan(plan, stage);
+      const derivation = await planGather({ host, store, plan: executing, stages, runs });
       if (!derivation.plan.compatible) throw blockedError(derivation);
       const shardRunIds = runs.shards.map((run) => String(run.id));
       const recordedConfig = asJson(recordConfig(composition, dirname(resolve(argv.file))));
       const drive = async (driving: Parameters<Parameters<typeof driveAndReport>[3]>[0]) => {
-        const result = await deriveRun({ host, store, plan, staged: { wholePlan: plan, stage }, derivation, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, recordedConfig, ...driving });
+        const result = await deriveRun({ host, store, plan: executing, staged: { wholePlan: withStageBudgets(plan, stage), stage }, derivation, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, recordedConfig, ...driving });
         return { ...result, details: { ...result.details, shardRunIds } };
       };
       return await driveAndReport(store, timeout, output, drive, 'RunOutcome', host);
