@@ -78,7 +78,7 @@ export class RunLedger {
       insertCheckpoint: `INSERT INTO checkpoints (run_id, seq, task_id, state_json, at) VALUES (?, ?, ?, ?, ?)`,
       cancelRequested: CANCEL_REQUESTED,
       row: `SELECT * FROM runs WHERE id = ?`,
-      recent: `SELECT id, workflow_name, state, mode, created_at, finished_at, lease_owner, lease_expires_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`,
+      recent: `SELECT id, workflow_name, state, mode, created_at, finished_at, lease_owner, lease_expires_at, stage_json FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`,
       compensations: `SELECT * FROM runs WHERE source_run_id = ? AND mode = 'compensation' ORDER BY created_at, id`,
       staged: `SELECT * FROM runs WHERE stage_json IS NOT NULL ORDER BY created_at, id`,
       planIsJson: `SELECT plan_json IS NULL OR json_valid(plan_json) AS valid FROM runs WHERE id = ?`,

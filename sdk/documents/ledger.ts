@@ -306,6 +306,8 @@ export const ledgerDocuments = {
         mode: text,
         createdAt: timestamp,
         finishedAt: nullableTime,
+        /** The scale-out stage of the run and its shard; null for an ordinary run (absent from older documents). */
+        stage: z.looseObject({ stage: text, shard: count.nullable(), shards: count.nullable() }).nullable().optional(),
       }),
     ),
   }),

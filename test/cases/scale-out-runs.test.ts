@@ -34,6 +34,14 @@ describe('scale-out: the prepare stage and shards', () => {
     // An ordinary run has no stage.
     const whole = outcome(cli(['run', file]), 0);
     expect(outcome(cli(['inspect', whole.data.runId]), 0).data.run.stage).to.equal(null);
+    // runs list names each run's stage.
+    const listed = outcome(cli(['runs', 'list']), 0).data.runs;
+    expect(listed.map((run: any) => [run.runId, run.stage])).to.deep.equal([
+      [whole.data.runId, null],
+      [done.data.runId, { stage: 'prepare', shard: null, shards: null }],
+    ]);
+    const shard = outcome(cli(['run', file, '--shard', '1/2', '--from', done.data.runId]), 0).data.runId as string;
+    expect(runCli(['runs', 'list', '--db', ws().db]).stdout).to.contain(`${shard}  fanout  succeeded`).and.to.match(/ shard 1\/2\n/);
   });
 
   it('shards reuse the prepare run (no credential needed for it) and run only their items, each exactly once', () => {

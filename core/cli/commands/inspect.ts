@@ -93,7 +93,7 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const runs = listRuns(store, argv.limit);
-      emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${stateLabel(run)}  ${run.createdAt}`).join('\n') || 'no runs');
+      emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${stateLabel(run)}  ${run.createdAt}${run.stage ? `  ${run.stage.stage}${run.stage.stage === 'shard' ? ` ${run.stage.shard}/${run.stage.shards}` : ''}` : ''}`).join('\n') || 'no runs');
       return 0;
     } finally {
       store.close();
