@@ -110,6 +110,8 @@ export async function planGather(request: GatherRequest): Promise<Derivation> {
   const take = (derivation: Derivation, keep: ReadonlySet<string>, sourceRunId: string) => {
     const reusedOf = new Map(derivation.reused.map((task) => [task.taskId, task]));
     for (const task of derivation.plan.tasks.filter((candidate) => keep.has(candidate.taskId))) {
+      // A task of an earlier stage that failed there is never run again here: the item ran, and ended failed.
+      if (task.disposition === 'fresh' && task.sourceState !== 'skipped') throw incomplete(`task ${task.taskId} is ${task.sourceState ?? 'missing'} in run ${sourceRunId}: the gather runs no task of an earlier stage again; retry that run first`);
       const reused = reusedOf.get(task.taskId);
       judged.set(task.taskId, { task, ...(reused ? { reused: { ...reused, sourceRunId } } : {}) });
     }

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { expect } from 'chai';
 import { runCli, workspace } from '../support/cli.js';
-import { errorDocument, outcome, rows, runCount, useWorkspace } from './helpers.js';
+import { errorDocument, outcome, rows, runCount, useWorkspace, workflow } from './helpers.js';
 import { fanoutWorkflow, ITEMS } from './scale-out-workflow.js';
 
 describe('scale-out: runs gather', () => {
@@ -115,5 +115,31 @@ describe('scale-out: runs gather', () => {
     } finally {
       second.cleanup();
     }
+  });
+
+  it('an item that failed in a shard that went on (failure: continue) is never run again by the gather: it names the task', () => {
+    const file = ws().write(
+      'continue.yaml',
+      workflow({
+        policy: { processAllowlist: ['sh'], approval: 'never' },
+        actions: { check: { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'mkdir -p log && echo "$0" >> log/checked.txt && test "$0" != b'] } },
+        tasks: [
+          { id: 'each', uses: 'action:check', failure: 'continue', foreach: { items: ['a', 'b', 'c'] }, with: { args: ['${{ vars.item }}'] } },
+          { id: 'after', uses: 'action:check', needs: ['each'], with: { args: ['z'] } },
+        ],
+      }),
+    );
+    const prepare = outcome(cli(['run', file, '--stage', 'prepare']), 0).data.runId as string;
+    // The shard goes on past its failed item and ends succeeded, as a whole run of this workflow does.
+    const went = outcome(cli(['run', file, '--shard', '1/2', '--from', prepare]), 0).data;
+    expect(Object.values(went.tasks)).to.deep.equal(['failed']);
+    outcome(cli(['run', file, '--shard', '0/2', '--from', prepare]), 0);
+    const before = runCount(ws().db);
+    const refused = errorDocument(cli(['runs', 'gather', file]), 2);
+    expect(refused.diagnostics[0].code).to.equal('AGENTCTL_E_GATHER_INCOMPLETE');
+    expect(refused.error.message).to.match(new RegExp(`task each--0001-[0-9a-f]{8} is failed in run ${went.runId}`));
+    expect(runCount(ws().db)).to.equal(before);
+    expect(log('checked').filter((line) => line === 'b')).to.have.length(1);
+    expect(log('checked')).to.not.include('z');
   });
 });

@@ -142,4 +142,26 @@ describe('scale-out: the prepare stage and shards', () => {
     expect(runCount(ws().db)).to.equal(count);
     expect(log('items')).to.deep.equal([]);
   });
+
+  it('a prepare task that failed in a prepare run that went on is not run again by a shard: the shard is refused', () => {
+    const file = ws().write(
+      'continue.yaml',
+      workflow({
+        policy: { processAllowlist: ['sh'], approval: 'never' },
+        actions: { check: { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'mkdir -p log && echo "$0" >> log/checked.txt && test "$0" != setup'] } },
+        tasks: [
+          { id: 'setup', uses: 'action:check', failure: 'continue', with: { args: ['setup'] } },
+          { id: 'each', uses: 'action:check', needs: ['setup'], foreach: { items: ['a', 'b'] }, with: { args: ['${{ vars.item }}'] } },
+        ],
+      }),
+    );
+    const prepared = outcome(cli(['run', file, '--stage', 'prepare']), 0).data;
+    expect(prepared.tasks).to.deep.equal({ setup: 'failed' });
+    const count = runCount(ws().db);
+    const refused = errorDocument(cli(['run', file, '--shard', '0/2', '--from', prepared.runId]), 2);
+    expect(refused.diagnostics[0].code).to.equal('AGENTCTL_E_STAGE_SOURCE_INVALID');
+    expect(refused.error.message).to.contain('prepare task setup is failed there');
+    expect(runCount(ws().db)).to.equal(count);
+    expect(log('checked')).to.deep.equal(['setup']);
+  });
 });

@@ -16,6 +16,8 @@ export interface FanoutOptions {
   /** The combinedOutputLimitBytes of each process that prints (what it reserves of maxProcessOutputBytes); a check, which prints nothing, reserves 1. */
   readonly outputLimit?: number;
   readonly concurrency?: number;
+  /** The foreach's `failure` (default stop). */
+  readonly failure?: 'stop' | 'continue';
 }
 
 /** Every effect appends `$0` to `log/<what>.txt`: the number of lines counts how often it happened. */
@@ -43,7 +45,7 @@ export function fanoutWorkflow(options: FanoutOptions = {}): string {
       },
       tasks: [
         options.checkedSetup ? { id: 'setup', uses: 'action:check', with: { args: ['setup'] } } : { id: 'setup', uses: 'action:setup', with: { args: ['setup', 'setup'] } },
-        { id: 'each', uses: 'workflow:perItem', needs: ['setup'], foreach: { items: [...(options.items ?? ITEMS)] }, with: { item: '${{ vars.item }}' } },
+        { id: 'each', uses: 'workflow:perItem', needs: ['setup'], foreach: { items: [...(options.items ?? ITEMS)] }, with: { item: '${{ vars.item }}' }, ...(options.failure ? { failure: options.failure } : {}) },
         { id: 'summary', uses: 'action:append', needs: ['each'], with: { args: ['summary', 'summary'] } },
       ],
     },

@@ -44,6 +44,10 @@ export async function runShard(composition: Composition, argv: ShardArgs, output
     // The items' tasks are the roots: they (and nothing else) run fresh; every prepare task must prove it is reusable.
     const derivation = await planDerivation({ host, store, plan: executing, source: prepare, mode: 'shard', from: [...shard.itemTasks], failed: false, restartSuccessful: false });
     if (!derivation.plan.compatible) throw blockedError(derivation);
+    // A prepare task that failed (with failure: continue) is not run again in every shard; a skipped one is judged again.
+    const items = new Set(shard.itemTasks);
+    const unfinished = derivation.plan.tasks.find((task) => !items.has(task.taskId) && task.disposition === 'fresh' && task.sourceState !== 'skipped');
+    if (unfinished) throw new AgentctlError('AGENTCTL_E_STAGE_SOURCE_INVALID', `--from ${staging.from}: prepare task ${unfinished.taskId} is ${unfinished.sourceState ?? 'missing'} there; a shard does not run it again`, { help: 'retry the prepare run (agentctl retry FILE PREPARE_RUN --failed), then start the shards from the retry' });
     const recordedConfig = asJson(recordConfig(composition, dirname(resolve(argv.file))));
     return await driveAndReport(
       store,
