@@ -30,6 +30,8 @@ export interface RunSummary {
   mode: string;
   createdAt: string;
   finishedAt: string | null;
+  /** The scale-out stage (`prepare`, `shard`, `gather`) with its shard; null for an ordinary run. */
+  stage: { stage: string; shard: number | null; shards: number | null } | null;
 }
 
 export function listRuns(store: Store, limit: number): RunSummary[] {
@@ -41,7 +43,14 @@ export function listRuns(store: Store, limit: number): RunSummary[] {
     mode: String(row.mode),
     createdAt: String(row.created_at),
     finishedAt: row.finished_at === null ? null : String(row.finished_at),
+    stage: stageSummary(row.stage_json, String(row.id)),
   }));
+}
+
+function stageSummary(text: string | null, runId: string): RunSummary['stage'] {
+  if (text === null) return null;
+  const stage = parser(runId)('runs', 'stage_json', { stage_json: text }) as { stage: string; shard: number | null; shards: number | null };
+  return { stage: stage.stage, shard: stage.shard, shards: stage.shards };
 }
 
 /** A run's state as people read it: `running (interrupted)` for a run nobody drives any more. */

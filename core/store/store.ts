@@ -195,6 +195,9 @@ export class Store {
   compensationRuns(sourceRunId: string): RunRow[] {
     return this.runs.compensationRuns(sourceRunId);
   }
+  stagedRuns(): RunRow[] {
+    return this.runs.stagedRuns();
+  }
   planIsJson(runId: string): boolean {
     return this.runs.planIsJson(runId);
   }
