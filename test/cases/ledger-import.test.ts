@@ -70,12 +70,12 @@ describe('runs import', function () {
   it("a run's recorded stage (runs.stage_json) comes back parsed; a source with a column the target lacks is refused", () => {
     const runId = approvedRun(source());
     outcome(cli(target(), ['db', 'migrate']), 0);
-    const addStage = (db: string) => {
+    const addColumn = (db: string) => {
       const handle = new Database(db);
-      handle.exec('ALTER TABLE runs ADD COLUMN stage_json TEXT');
+      handle.exec('ALTER TABLE runs ADD COLUMN future_json TEXT');
       handle.close();
     };
-    addStage(source());
+    addColumn(source());
     const stage = { stage: 'shard', fanout: 'items', shard: 1, shards: 4 };
     const handle = new Database(source());
     handle.prepare('UPDATE runs SET stage_json = ? WHERE id = ?').run(JSON.stringify(stage), runId);
@@ -83,7 +83,7 @@ describe('runs import', function () {
     const before = dump(target());
     expect(diagnosticWithCode(errorDocument(importInto(target(), source()), 5), 'AGENTCTL_E_LEDGER_SCHEMA_MISMATCH').message).to.contain('other tables or columns');
     expect(dump(target())).to.deep.equal(before);
-    addStage(target());
+    addColumn(target());
     expect(outcome(importInto(target(), source()), 0).data.runs[0]).to.deep.include({ runId, stage, imported: true });
     expect(rows(target(), 'SELECT stage_json FROM runs WHERE id = ?', runId)).to.deep.equal([{ stage_json: JSON.stringify(stage) }]);
   });

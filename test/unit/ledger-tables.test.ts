@@ -40,13 +40,13 @@ describe('ledger tables of a run import', () => {
   it('a new column is copied and a new table with run_id is placed, its foreign keys followed; a table without run_id and no rule is refused', () => {
     const db = new Database(path);
     try {
-      db.exec(`ALTER TABLE runs ADD COLUMN stage_json TEXT`);
+      db.exec(`ALTER TABLE runs ADD COLUMN future_json TEXT`);
       db.exec(`CREATE TABLE shard_links (run_id TEXT NOT NULL REFERENCES runs(id), other_run_id TEXT REFERENCES runs(id)) STRICT`);
       db.exec(`INSERT INTO runs (id, trace_id, workflow_name, workflow_digest, workflow_source, plan_json, inputs_json, workspace, state, created_at, updated_at)
         VALUES ('run_a', 't', 'w', 'd', 's', '{}', '{}', '/w', 'succeeded', 'now', 'now'), ('run_b', 't', 'w', 'd', 's', '{}', '{}', '/w', 'succeeded', 'now', 'now')`);
       db.exec(`INSERT INTO shard_links (run_id, other_run_id) VALUES ('run_a', 'run_b')`);
       const tables = runTables(db);
-      expect(tables.find((table) => table.name === 'runs')!.columns).to.include('stage_json');
+      expect(tables.find((table) => table.name === 'runs')!.columns).to.include('future_json');
       expect(tables.find((table) => table.name === 'shard_links')!.columns).to.deep.equal(['run_id', 'other_run_id']);
       expect([...referencedRuns(db, tables, ['run_a'])].sort()).to.deep.equal(['run_a', 'run_b']);
       db.exec(`CREATE TABLE orphans (id TEXT PRIMARY KEY)`);
