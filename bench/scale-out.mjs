@@ -33,7 +33,7 @@ export function scaleOutWorkflow(items = SCALE_OUT_ITEMS, taskMs = SCALE_OUT_TAS
     `      foreach: {items: [${list.join(', ')}], maxItems: 256}`,
     '    - id: summary',
     '      uses: action:assign',
-    '      needs: [items]',
+    '      needs: [prepare, items]',
     '      with: {count: "${{ tasks.prepare.output.after.items }}", items: "${{ tasks.items.output.items }}"}',
     '',
   ].join('\n');
