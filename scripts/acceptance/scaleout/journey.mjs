@@ -154,8 +154,9 @@ function itemNames(workflow, taskId) {
  * Runs the shards' Indexed Job. With `kill`, the first pod of that index is killed from outside as soon as one of its
  * items' effects is in the log. The Job's own policy then replaces the pod (a disruption is not counted). When the
  * index fails instead (a replacement that finds an effect in doubt stops with exit 3, which the Job does not retry),
- * the journey does what an operator does: it reconciles each effect in doubt in that shard's ledger against the
- * effects log (the ground truth of this workflow), then runs that index again alone.
+ * the journey does what an operator does: it waits until the killed pod's lease on its run has expired, reconciles
+ * each effect in doubt in that shard's ledger against the effects log (the ground truth of this workflow), then runs
+ * that index again alone.
  */
 async function runShards(job, cluster, { kill, items, stages, workspace, state, log }) {
   let killedAt = null;
@@ -209,13 +210,28 @@ function shardDb(job, index) {
 }
 
 /**
+ * The runs of a ledger once none of them is driven any more. A killed pod's run keeps its lease until it expires (a
+ * minute after its last renewal): its owner was another host (the pod), so no other pod can tell it is gone sooner.
+ */
+async function untilNoneDriven(cluster, template, db, timeoutMs = 120_000) {
+  const started = performance.now();
+  for (;;) {
+    const listed = await completed(commandJob(template, 'operator-runs', ['runs', 'list', '--db', db, '--output', 'json']), cluster);
+    const runs = podDocument(listed.pods[0], 'RunList').data.runs;
+    if (!runs.some((run) => run.liveness === 'active')) return runs;
+    assert.ok(performance.now() - started < timeoutMs, `a run of ${db} is still driven after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+  }
+}
+
+/**
  * Reconciles every effect in doubt of every unfinished run in a shard ledger: a render whose region is in the effects
  * log happened (`applied`, with the output the step prints), one whose region is not did not (`not-applied`).
  */
 async function reconcileInDoubt(cluster, template, db, workspace, state) {
   const done = [];
   const logged = effectsLog(workspace);
-  const runs = podDocument((await completed(commandJob(template, 'operator-runs', ['runs', 'list', '--db', db, '--output', 'json']), cluster)).pods[0], 'RunList').data.runs;
+  const runs = await untilNoneDriven(cluster, template, db);
   for (const run of runs.filter((candidate) => candidate.state !== 'succeeded')) {
     const listed = await completed(commandJob(template, 'operator-effects', ['effects', 'list', run.runId, '--db', db, '--output', 'json']), cluster);
     for (const effect of podDocument(listed.pods[0], 'EffectList').data.effects) {
