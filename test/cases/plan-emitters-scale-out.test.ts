@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'chai';
 import { parse } from 'yaml';
+import { dnsLabel, shardedPlan, stageArguments } from '@agentctl/sdk';
 import { composeHost } from '../../core/cli/composition.js';
 import { ROOT, baseEnv, runCli } from '../support/cli.js';
 import { githubProblems, kubernetesProblems, podSecurityProblems, secretProblems, shellSyntaxProblems, type PodSpec } from '../support/ci-recipe-checks.js';
@@ -310,6 +311,38 @@ describe('plan emitters for scale-out: k8s-indexed-job, github-matrix, argo', fu
       delete templates.stages.dag.tasks[1].withSequenc;
       templates.shard.container.args = 'run';
       expect(validate(workflow)).to.deep.equal(['/spec/templates/2/container/args must be array']);
+    });
+  });
+
+  describe('the shared stage commands (@agentctl/sdk)', () => {
+    it('name the workflow, the stages\' ledgers under the state folder and the shard index as the runner spells it', () => {
+      const cut = shardedPlan(withStages(plan, 2), 'custom');
+      expect(cut).to.deep.equal({ sharded: { workflowName: 'Fan.Out_Demo', planDigest: plan.planDigest, fanout: 'work', items: 5, shards: 2 } });
+      expect(stageArguments((cut as any).sharded, { workflow: 'wf.yaml', state: 'ledgers/', shardIndex: '$I' })).to.deep.equal({
+        prepare: ['run', 'wf.yaml', '--stage', 'prepare', '--fanout', 'work', '--db', 'ledgers/prepare/runtime.db', '--output', 'json'],
+        shard: ['run', 'wf.yaml', '--shard', '$I/2', '--from', 'ledgers/prepare/runtime.db', '--db', 'ledgers/shards/$I/runtime.db', '--output', 'json'],
+        gather: ['runs', 'gather', 'wf.yaml', '--from', 'ledgers/shards/0/runtime.db', '--from', 'ledgers/shards/1/runtime.db', '--db', 'ledgers/gather/runtime.db', '--output', 'json'],
+      });
+      expect((shardedPlan(withStages(plan, 300), 'custom') as any).refusal).to.deep.include({ reason: 'no_shards', message: 'the plan of workflow Fan.Out_Demo has 300 shards; a plan has 1 to 256' });
+      expect((shardedPlan(notShardable(plan), 'custom') as any).refusal).to.deep.include({ reason: 'not_shardable', code: 'single_item' });
+    });
+
+    it('make a DNS-1123 label of any workflow name', () => {
+      expect(dnsLabel('Fan.Out_Demo')).to.equal('fan-out-demo');
+      expect(dnsLabel('__a..b__')).to.equal('a-b');
+      expect(dnsLabel('___')).to.equal('agentctl');
+      expect(dnsLabel(`${'a'.repeat(39)}_b`, 40)).to.equal('a'.repeat(39));
+    });
+
+    it('default the workflow path from the file plan was given: its name under /config, or the repository path', async () => {
+      const argsOf = async (format: 'k8s-indexed-job' | 'argo', file: string) => parse((await emit(format, withStages(plan, 2), {}, file)).get(format === 'argo' ? 'workflow.yaml' : '00-prepare-job.yaml')!);
+      expect((await argsOf('k8s-indexed-job', '-')).spec.template.spec.containers[0].args[1]).to.equal('/config/workflow.yaml');
+      expect((await argsOf('k8s-indexed-job', '/abs/path/nightly.yml')).spec.template.spec.containers[0].args[1]).to.equal('/config/nightly.yml');
+      expect((await argsOf('argo', 'a/b/c.yaml')).spec.templates[1].container.args[1]).to.equal('/config/c.yaml');
+      const github = async (file: string) => (await emit('github-matrix', withStages(plan, 2), { runner: 'npx' }, file)).get('.github/workflows/fan-out-demo.yml')!;
+      expect(await github('./agentctl/wf.yaml')).to.contain('agentctl run agentctl/wf.yaml --stage prepare');
+      expect(await github('../elsewhere/wf.yaml')).to.contain('agentctl run wf.yaml --stage prepare');
+      expect(await github('/abs/wf.yaml')).to.contain('agentctl run wf.yaml --stage prepare');
     });
   });
 
