@@ -2,10 +2,9 @@
 // each platform's own schema or parser (kubernetes-models, @actions/workflow-parser, Argo's Workflow schema with Ajv),
 // the scale-out command contract in every job, their options, and their refusals through the real CLI.
 //
-// `plan --shards N` (which fills the plan document's `stages`) is built beside these emitters: until it is in the CLI,
-// the sharded cases hand the emitters, through the real host, the document `plan --output json` prints plus the
-// `stages` the cut gives this workflow (written out below), exactly as `plan --emit` does. The refusals of a plan
-// without stages, and the options, go through the CLI already.
+// The sharded cases hand each emitter, through the real host's registry, the document `plan --output json` prints with
+// the `stages` the cut gives this workflow (written out in withStages), exactly as `plan --emit` does; the refusal of a
+// plan without stages, and the options, go through the CLI.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
