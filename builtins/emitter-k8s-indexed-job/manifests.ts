@@ -93,7 +93,11 @@ export function singleJob(plan: ShardedPlan, resolved: Resolved, stage: 'prepare
   };
 }
 
-/** The shards: one completion per shard, each index retried on its own, never for an exit retrying cannot cure. */
+/**
+ * The shards: one completion per shard, each index retried on its own, never for an exit retrying cannot cure. With a
+ * podFailurePolicy, Kubernetes starts a replacement pod only once the failed one has terminated (podReplacementPolicy
+ * Failed), so a shard's ledger never has two writers.
+ */
 export function shardsJob(plan: ShardedPlan, resolved: Resolved, args: readonly string[]) {
   const { options } = resolved;
   return {
