@@ -2,6 +2,7 @@
 // each stage (prepare, one shard, gather) laid out on a job runner's folders. The command lines are the CLI's
 // scale-out contract, so a Kubernetes Job, a GitHub Actions job and an Argo template run exactly the same commands.
 import type { PlanDocument } from './consumers.js';
+import type { JsonValue } from './json.js';
 
 /** A plan that `plan --shards N` cut for scale-out: what an emitter of the stages' jobs reads from it. */
 export interface ShardedPlan {
@@ -13,6 +14,8 @@ export interface ShardedPlan {
   readonly items: number;
   /** How many shards, 1..256; shard `I` runs the items `i` with `i mod shards = I`. */
   readonly shards: number;
+  /** The inputs the plan was made with (defaults and `--input` overrides): every stage must run with the same ones. */
+  readonly inputs: Readonly<Record<string, JsonValue>>;
 }
 
 /**
@@ -54,7 +57,7 @@ export function shardedPlan(plan: PlanDocument, format: string): ShardedPlanResu
   if (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS) {
     return { refusal: { reason: 'no_shards', code: null, message: `the plan of workflow ${plan.workflowName} has ${shards} shards; a plan has 1 to ${MAX_SHARDS}`, help: `emit with a shard count from 1 to ${MAX_SHARDS}: ${again}` } };
   }
-  return { sharded: { workflowName: plan.workflowName, planDigest: plan.planDigest, fanout: stages.fanout.taskId, items: stages.fanout.items, shards } };
+  return { sharded: { workflowName: plan.workflowName, planDigest: plan.planDigest, fanout: stages.fanout.taskId, items: stages.fanout.items, shards, inputs: plan.inputs } };
 }
 
 /** Where a job runner puts what the stage commands name. */
@@ -84,9 +87,13 @@ export function stageLedger(state: string, stage: string): string {
   return `${state.replace(/\/+$/, '')}/${stage}/runtime.db`;
 }
 
-/** The command line of each stage of a sharded plan, laid out on a runner's folders. */
+/**
+ * The command line of each stage of a sharded plan, laid out on a runner's folders. The plan's inputs, when it has any,
+ * go to every stage as `--inputs JSON`: a shard reuses prepare's tasks only when they were given the same inputs.
+ */
 export function stageArguments(plan: ShardedPlan, layout: StageLayout): StageArguments {
-  const tail = [...(layout.workspace === undefined ? [] : ['--workspace', layout.workspace]), '--output', 'json'];
+  const inputs = Object.keys(plan.inputs).length === 0 ? [] : ['--inputs', JSON.stringify(plan.inputs)];
+  const tail = [...(layout.workspace === undefined ? [] : ['--workspace', layout.workspace]), ...inputs, '--output', 'json'];
   const shardLedgers = Array.from({ length: plan.shards }, (_, index) => ['--from', stageLedger(layout.state, `shards/${index}`)]).flat();
   return {
     prepare: ['run', layout.workflow, '--stage', 'prepare', '--fanout', plan.fanout, '--db', stageLedger(layout.state, 'prepare'), ...tail],

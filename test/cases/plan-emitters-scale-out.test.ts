@@ -316,7 +316,7 @@ describe('plan emitters for scale-out: k8s-indexed-job, github-matrix, argo', fu
   describe('the shared stage commands (@agentctl/sdk)', () => {
     it('name the workflow, the stages\' ledgers under the state folder and the shard index as the runner spells it', () => {
       const cut = shardedPlan(withStages(plan, 2), 'custom');
-      expect(cut).to.deep.equal({ sharded: { workflowName: 'Fan.Out_Demo', planDigest: plan.planDigest, fanout: 'work', items: 5, shards: 2 } });
+      expect(cut).to.deep.equal({ sharded: { workflowName: 'Fan.Out_Demo', planDigest: plan.planDigest, fanout: 'work', items: 5, shards: 2, inputs: {} } });
       expect(stageArguments((cut as any).sharded, { workflow: 'wf.yaml', state: 'ledgers/', shardIndex: '$I' })).to.deep.equal({
         prepare: ['run', 'wf.yaml', '--stage', 'prepare', '--fanout', 'work', '--db', 'ledgers/prepare/runtime.db', '--output', 'json'],
         shard: ['run', 'wf.yaml', '--shard', '$I/2', '--from', 'ledgers/prepare/runtime.db', '--db', 'ledgers/shards/$I/runtime.db', '--output', 'json'],
@@ -324,6 +324,21 @@ describe('plan emitters for scale-out: k8s-indexed-job, github-matrix, argo', fu
       });
       expect((shardedPlan(withStages(plan, 300), 'custom') as any).refusal).to.deep.include({ reason: 'no_shards', message: 'the plan of workflow Fan.Out_Demo has 300 shards; a plan has 1 to 256' });
       expect((shardedPlan(notShardable(plan), 'custom') as any).refusal).to.deep.include({ reason: 'not_shardable', code: 'single_item' });
+    });
+
+    it('give every stage the inputs the plan was made with, so a shard reuses what prepare ran with them', async () => {
+      const withInputs = FANOUT.replace('spec:\n', 'spec:\n  inputs:\n    channel: stable\n    limit: 2\n');
+      const file = state.ws.write('flows/inputs.yaml', withInputs);
+      const overridden = withStages(outcome(runCli(['plan', file, '--input', 'channel=beta', '--output', 'json']), 0).data, 2);
+      expect(overridden.inputs).to.deep.equal({ channel: 'beta', limit: 2 });
+      const inputs = ['--inputs', '{"channel":"beta","limit":2}', '--output', 'json'];
+      const jobs = await emit('k8s-indexed-job', overridden);
+      for (const path of ['00-prepare-job.yaml', '10-shards-job.yaml', '20-gather-job.yaml']) expect(parse(jobs.get(path)!).spec.template.spec.containers[0].args.slice(-4), path).to.deep.equal(inputs);
+      const argo = parse((await emit('argo', overridden)).get('workflow.yaml')!);
+      for (const template of argo.spec.templates.slice(1)) expect(template.container.args.slice(-4), template.name).to.deep.equal(inputs);
+      const github = parse((await emit('github-matrix', overridden, { runner: 'npx' })).get('.github/workflows/fan-out-demo.yml')!);
+      expect(github.jobs.prepare.steps[2].run).to.match(/ --inputs '\{"channel":"beta","limit":2\}' --output json$/);
+      expect(github.jobs.shard.steps[3].run).to.match(/ --inputs '\{"channel":"beta","limit":2\}' --output json$/);
     });
 
     it('make a DNS-1123 label of any workflow name', () => {
