@@ -27,7 +27,7 @@ export const TASK_DISPOSITIONS = ['executed', 'reused', 'recorded'] as const;
 export type Disposition = (typeof TASK_DISPOSITIONS)[number];
 
 /** How a run was created. */
-export const RUN_MODES = ['execute', 'replay', 'retry', 'repair', 'fork', 'compensation'] as const;
+export const RUN_MODES = ['execute', 'replay', 'retry', 'repair', 'fork', 'compensation', 'shard', 'gather'] as const;
 /** Mode of a run. */
 export type RunMode = (typeof RUN_MODES)[number];
 
@@ -50,6 +50,8 @@ export const AUDIT_EVENTS = [
   'run.repair',
   'run.fork',
   'run.compensation',
+  'run.shard',
+  'run.gather',
   ...TASK_STATES.map((state) => `task.${state}` as const),
   'task.reused',
   ...EFFECT_STATES.map((state) => `effect.${state}` as const),

@@ -56,6 +56,8 @@ function rawOutputOptions(args: readonly string[]): OutputOptions {
 
 /** Options that may be given more than once; every other option takes one value (see docs/cli.md). */
 const REPEATABLE = new Set(['input', 'from', 'workflows', 'var', 'vars-file', 'emit-option', 'filter']);
+/** Options repeatable in one command only (elsewhere the same name takes one value): command words → option names. */
+const REPEATABLE_IN: Readonly<Record<string, readonly string[]>> = { 'runs import': ['run'] };
 
 /** Commands of the CLI contract (SPEC §11) that this version does not have. */
 
@@ -86,7 +88,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
   let settings: ResolvedSettings | undefined;
   // Errors before the config is read are reported as the command line asks; after it, as the config completes it.
   let reportAs: OutputOptions | undefined;
-  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand, reportCommand(compose), resumeCommand(composition), replayCommand(compose), retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand(composition), artifactsCommand, dbCommand, memoryCommand(compose), gcCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
+  const commands = [runCommand(composition), checkCommand(compose), planCommand(compose), doctorCommand(compose), inspectCommand, runsCommand(composition), reportCommand(compose), resumeCommand(composition), replayCommand(compose), retryCommand(composition), repairCommand(composition), forkCommand(composition), compensateCommand(compose), cancelCommand, approvalsCommand, effectsCommand(composition), artifactsCommand, dbCommand, memoryCommand(compose), gcCommand, authCommand(compose), providersCommand(compose), explainCommand(compose), packsCommand(compose, () => ({ packs: composition.packs, config: settings?.loaded ?? null })), pluginsCommand(compose), configCommand(() => settings!), schemaCommand(compose), versionCommand, completionCommand];
   const names = commands.map((command) => String(command.command).split(' ')[0]!);
   // yargs reads a lone `-` as an empty option; it means standard input, so it is passed on as a marker.
   const parser: Argv<GlobalArgs> = yargs(args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg)))
@@ -108,6 +110,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
       for (const [key, value] of Object.entries(argv)) {
         // yargs adds camelCase aliases of dashed options; the dashed name is the one users type.
         if (key === '_' || key === '$0' || REPEATABLE.has(key) || /[A-Z]/.test(key) || !Array.isArray(value)) continue;
+        if (REPEATABLE_IN[argv._.slice(0, 2).join(' ')]?.includes(key)) continue;
         throw new AgentctlError('AGENTCTL_E_USAGE', `--${key} is given ${value.length} times; it takes one value`, { help: `give --${key} once` });
       }
       return true;
@@ -132,7 +135,9 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
       argv.color ??= 'auto';
       return;
     }
-    settings = await applyProjectConfig(argv as never, { importCode: !LEDGER_ONLY.has(command) });
+    // `runs gather` runs a workflow: it builds a host with the config's packs, as `run` does.
+    const gathers = command === 'runs' && argv._[1] === 'gather';
+    settings = await applyProjectConfig(argv as never, { importCode: gathers || !LEDGER_ONLY.has(command) });
     reportAs = outputOptions(argv);
     // `packs lock` and `packs vendor` write the lock: they load the packs without checking them against it.
     const writesLock = command === 'packs' && ['lock', 'update', 'vendor'].includes(String(argv._[1] ?? ''));
@@ -140,7 +145,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<v
     const verifiesLock = command === 'packs' && argv._[1] === 'verify-lock';
     // `packs new` writes a new pack's files: it loads no pack, so a project's broken one does not stop it.
     const scaffolds = command === 'packs' && argv._[1] === 'new';
-    if (HOSTED.has(command) && !RECOVERY.has(command) && !scaffolds) await composition.loadPacks(settings.loaded, { locked: argv.locked === true || verifiesLock, verify: !writesLock });
+    if ((HOSTED.has(command) || gathers) && !RECOVERY.has(command) && !scaffolds) await composition.loadPacks(settings.loaded, { locked: argv.locked === true || verifiesLock, verify: !writesLock });
   });
 
   if (args.length === 0) {

@@ -13,7 +13,7 @@ import { snapshotFor } from './working-memory.js';
 
 export type { Block, BlockName, Check } from './reuse-types.js';
 
-export type DeriveMode = 'retry' | 'repair' | 'fork';
+export type DeriveMode = 'retry' | 'repair' | 'fork' | 'shard' | 'gather';
 
 export interface PlannedTask {
   readonly taskId: string;

@@ -5,6 +5,7 @@ import type { Host } from '../host.js';
 import type { ModelUsageSummary } from '../store/model-usage.js';
 import type { RunState, Store, TaskState } from '../store/store.js';
 import type { Approver } from './effects.js';
+import type { RunStage } from './stage.js';
 
 export interface RunRequest {
   readonly host: Host;
@@ -21,6 +22,11 @@ export interface RunRequest {
   readonly approver?: Approver;
   /** The config and code packs the run is started with, kept with its plan (`recordedConfig`) for the verbs that continue it. */
   readonly recordedConfig?: JsonValue;
+  /**
+   * A scale-out stage's run: `plan` is narrowed to the stage's tasks (stage.ts), `wholePlan` is the compiled plan the
+   * run records, and `stage` is recorded with it.
+   */
+  readonly staged?: { readonly wholePlan: CompiledPlan; readonly stage: RunStage };
 }
 
 export interface RunResult {

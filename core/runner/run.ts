@@ -23,6 +23,7 @@ import { snapshotFor } from './working-memory.js';
 import { embeddingSecrets, embeddingUrls } from './memory-embedding.js';
 import { outputEntry } from './task-outputs.js';
 import { collectGarbage } from '../store/garbage.js';
+import { stageJson } from './stage.js';
 
 /** A plan with at least this many tasks is collected after compiling (see `drive`). */
 const LARGE_PLAN_TASKS = 1000;
@@ -82,7 +83,7 @@ export interface DriverStart {
 
 /** The run record of a new run of `request.plan`: its workflow, plan and inputs, and every task `pending`. */
 export function newRunRecord(request: RunRequest, runId: string, traceId: string): NewRun {
-  const { plan } = request;
+  const plan = request.staged?.wholePlan ?? request.plan;
   return {
     id: runId,
     traceId,
@@ -94,7 +95,9 @@ export function newRunRecord(request: RunRequest, runId: string, traceId: string
     plan: (request.recordedConfig === undefined ? plan : { ...plan, recordedConfig: request.recordedConfig }) as unknown as JsonValue,
     inputs: plan.inputs as JsonValue,
     workspace: request.workspaceRoot,
-    tasks: plan.tasks.map((task) => ({ id: task.id, kind: task.kind })),
+    // A stage's run has rows for the stage's tasks only.
+    tasks: request.plan.tasks.map((task) => ({ id: task.id, kind: task.kind })),
+    ...(request.staged ? { stage: stageJson(request.staged.stage) } : {}),
   };
 }
 

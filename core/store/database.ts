@@ -1,5 +1,5 @@
 // Opens the SQLite database: WAL, foreign keys, busy timeout, migrations; a newer schema is refused.
-import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentctlError, errorMessage, isAgentctlError, type ErrorCode } from '@agentctl/sdk';
@@ -172,6 +172,38 @@ function openReadonly(path: string, timeout: number): SqliteDatabase {
     const code = String((error as { code?: unknown }).code ?? '');
     if (code !== 'SQLITE_CANTOPEN' && !code.startsWith('SQLITE_READONLY')) throw error;
   }
+  return openWithoutCompanions(path, timeout);
+}
+
+/**
+ * Opens an existing database file read-only, as it is: its schema is neither checked nor migrated (a ledger import
+ * reads a source of any version and says what is wrong with it). A file or folder this process may not write is
+ * opened without companions (see openReadonly), so no -wal or -shm file appears beside a source it cannot write.
+ */
+export function openReadonlyFile(givenPath: string): SqliteDatabase {
+  const path = resolve(givenPath);
+  if (!existsSync(path)) throw new AgentctlError('AGENTCTL_E_DB_OPEN', `database ${path} does not exist`, { help: 'name an existing database file' });
+  try {
+    loadBinding();
+    const timeout = busyTimeoutMs();
+    return writable(path) ? openReadonly(path, timeout) : openWithoutCompanions(path, timeout);
+  } catch (error) {
+    throw databaseError(error, `database ${path} cannot be opened`, 'AGENTCTL_E_DB_OPEN');
+  }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    accessSync(dirname(realpathSync(path)), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The read-only view of openReadonly's second attempt: nothing is created beside the database. */
+function openWithoutCompanions(path: string, timeout: number): SqliteDatabase {
   // SQLite follows a symlinked database name: its log lies beside the real file.
   const logged = existsSync(`${realpathSync(path)}-wal`);
   const uri = `file:${path.replace(/[%?#]/g, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0')}`)}?${logged ? 'vfs=unix-none' : 'immutable=1'}`;

@@ -30,6 +30,8 @@ export interface RunSummary {
   mode: string;
   createdAt: string;
   finishedAt: string | null;
+  /** The scale-out stage (`prepare`, `shard`, `gather`) with its shard; null for an ordinary run. */
+  stage: { stage: string; shard: number | null; shards: number | null } | null;
 }
 
 export function listRuns(store: Store, limit: number): RunSummary[] {
@@ -41,7 +43,14 @@ export function listRuns(store: Store, limit: number): RunSummary[] {
     mode: String(row.mode),
     createdAt: String(row.created_at),
     finishedAt: row.finished_at === null ? null : String(row.finished_at),
+    stage: stageSummary(row.stage_json, String(row.id)),
   }));
+}
+
+function stageSummary(text: string | null, runId: string): RunSummary['stage'] {
+  if (text === null) return null;
+  const stage = parser(runId)('runs', 'stage_json', { stage_json: text }) as { stage: string; shard: number | null; shards: number | null };
+  return { stage: stage.stage, shard: stage.shard, shards: stage.shards };
 }
 
 /** A run's state as people read it: `running (interrupted)` for a run nobody drives any more. */
@@ -88,7 +97,16 @@ export function inspectRun(store: Store, runId: string) {
     budget: budgetView(store, run, parse('runs', 'plan_json', run), audit, (event) => parse('audit_events', 'data_json', event, `audit event ${event.seq}`)),
     audit: audit.map((event) => ({ seq: event.seq, type: event.type, taskId: event.task_id, effectId: event.effect_id, data: parse('audit_events', 'data_json', event, `audit event ${event.seq}`), at: event.at })),
     traces: [] as JsonValue[],
+    importedFrom: importedFrom(store, runId),
   };
+}
+
+/** Where a run copied in by `runs import` came from (its `run_imports` row); null for a run this ledger drove. */
+function importedFrom(store: Store, runId: string) {
+  const record = store.imports.record(runId);
+  if (!record) return null;
+  const { runId: _runId, ...from } = record;
+  return from;
 }
 
 export type RunInspection = ReturnType<typeof inspectRun>;

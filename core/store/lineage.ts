@@ -9,7 +9,7 @@ export const outputDigestOf = (text: string): string => `sha256:${createHash('sh
 
 /** Where a derived run came from. `plan` is the reuse plan it was created from (dispositions, reasons, checks). */
 export interface Lineage {
-  readonly mode: 'retry' | 'repair' | 'fork' | 'compensation';
+  readonly mode: 'retry' | 'repair' | 'fork' | 'compensation' | 'shard' | 'gather';
   readonly sourceRunId: string;
   readonly roots: readonly string[];
   readonly reason?: string;
@@ -26,4 +26,6 @@ export interface ReusedTask {
   readonly checks: JsonValue;
   /** The source effects whose results this task stands on: reused, never dispatched again. */
   readonly sourceEffectIds: readonly string[];
+  /** The run the result is taken from, when not the lineage's source (a gather reuses each item from its shard run). */
+  readonly sourceRunId?: string;
 }

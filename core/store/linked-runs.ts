@@ -90,15 +90,17 @@ export class LinkedRunLedger {
   createDerivedRun(run: NewRun & { readonly sourceRunId: string }, reused: readonly ReusedTask[], lineage: Lineage): void {
     const core = this.#core;
     // A reused task's working-memory delta comes with it: the derived run's driver rebuilds memory from checkpoints.
-    const deltas = this.#memory.deltas(lineage.sourceRunId);
+    const deltasOf = new Map<string, ReturnType<WorkingMemoryLedger['deltas']>>();
+    const deltas = (runId: string) => deltasOf.get(runId) ?? deltasOf.set(runId, this.#memory.deltas(runId)).get(runId)!;
     core.transaction(() => {
       this.#runs.createRun({ ...run, mode: lineage.mode });
       this.#statements.insertLineage.run(run.id, lineage.sourceRunId, lineage.mode, core.json(lineage.roots as JsonValue), lineage.reason === undefined ? null : core.sealText('run_lineage.reason', lineage.reason), core.sealJson('run_lineage.plan_json', lineage.plan), now());
       for (const task of reused) {
-        this.#tasks.writeTask(run.id, task.taskId, { state: 'succeeded', attempt: 0, input: task.input, output: task.output, disposition: 'reused', finished: true }, { type: 'task.reused', data: { sourceRunId: lineage.sourceRunId } });
+        const from = task.sourceRunId ?? lineage.sourceRunId;
+        this.#tasks.writeTask(run.id, task.taskId, { state: 'succeeded', attempt: 0, input: task.input, output: task.output, disposition: 'reused', finished: true }, { type: 'task.reused', data: { sourceRunId: from } });
         if (task.artifacts.length > 0) this.#artifacts.recordArtifacts(run.id, task.taskId, task.artifacts);
-        this.#statements.insertReuse.run(run.id, task.taskId, lineage.sourceRunId, core.sealJson('task_reuse.checks_json', task.checks), core.json(task.sourceEffectIds as JsonValue));
-        const delta = deltas.get(task.taskId);
+        this.#statements.insertReuse.run(run.id, task.taskId, from, core.sealJson('task_reuse.checks_json', task.checks), core.json(task.sourceEffectIds as JsonValue));
+        const delta = deltas(from).get(task.taskId);
         this.#runs.checkpoint(run.id, task.taskId, { task: task.taskId, state: 'succeeded', disposition: 'reused', ...(delta ? { memoryDelta: delta } : {}) });
       }
       // The source's trace id lets an observer link the derived run's trace to the source's (docs/telemetry.md).

@@ -361,6 +361,71 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 11,
+    description: 'scale-out runs: the shard and gather run modes, and the stage a run executes (prepare, shard I of N or gather; null for an ordinary run)',
+    rebuildsTables: true,
+    sql: `
+      CREATE TABLE runs_v11 (
+        id TEXT PRIMARY KEY,
+        trace_id TEXT NOT NULL,
+        workflow_name TEXT NOT NULL,
+        workflow_digest TEXT NOT NULL,
+        workflow_file TEXT,
+        workflow_source TEXT NOT NULL,
+        plan_json TEXT NOT NULL,
+        inputs_json TEXT NOT NULL,
+        memory_json TEXT NOT NULL DEFAULT '{}',
+        output_json TEXT,
+        error_json TEXT,
+        workspace TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN (${RUN_STATES})),
+        mode TEXT NOT NULL DEFAULT 'execute' CHECK (mode IN ('execute','replay','retry','repair','fork','compensation','shard','gather')),
+        source_run_id TEXT REFERENCES runs(id),
+        lease_owner TEXT,
+        lease_expires_at INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        finished_at TEXT,
+        stage_json TEXT
+      ) STRICT;
+      INSERT INTO runs_v11 SELECT id, trace_id, workflow_name, workflow_digest, workflow_file, workflow_source, plan_json, inputs_json, memory_json,
+        output_json, error_json, workspace, state, mode, source_run_id, lease_owner, lease_expires_at, created_at, updated_at, finished_at, NULL FROM runs;
+      DROP TABLE runs;
+      ALTER TABLE runs_v11 RENAME TO runs;
+      CREATE INDEX runs_by_created ON runs(created_at);
+      CREATE INDEX runs_by_source ON runs(source_run_id, mode);
+
+      CREATE TABLE run_lineage_v11 (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id),
+        source_run_id TEXT NOT NULL REFERENCES runs(id),
+        mode TEXT NOT NULL CHECK (mode IN ('retry','repair','fork','compensation','shard','gather')),
+        roots_json TEXT NOT NULL,
+        reason TEXT,
+        plan_json TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO run_lineage_v11 SELECT run_id, source_run_id, mode, roots_json, reason, plan_json, created_at FROM run_lineage;
+      DROP TABLE run_lineage;
+      ALTER TABLE run_lineage_v11 RENAME TO run_lineage;
+    `,
+  },
+  {
+    version: 12,
+    description: 'run_imports: where each run copied from another ledger came from, and the digest of what was copied',
+    // One row per imported run; none for a run this ledger drove. The ledger ids are metadata `ledger_id` values
+    // (null when the source had none): the ledger the rows were read from, and the one that drove the run.
+    sql: `
+      CREATE TABLE run_imports (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id),
+        source_ledger_id TEXT,
+        origin_ledger_id TEXT,
+        source_path TEXT NOT NULL,
+        content_digest TEXT NOT NULL,
+        imported_at TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

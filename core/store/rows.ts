@@ -26,10 +26,12 @@ export type RunRow = {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  /** The scale-out stage of the run (runner/stage.ts), or null for an ordinary run. */
+  stage_json: string | null;
 };
 
 /** What `runs list` reads of the newest runs: enough for their liveness. */
-export type RecentRunRow = Pick<RunRow, 'id' | 'workflow_name' | 'state' | 'mode' | 'created_at' | 'finished_at' | 'lease_owner' | 'lease_expires_at'>;
+export type RecentRunRow = Pick<RunRow, 'id' | 'workflow_name' | 'state' | 'mode' | 'created_at' | 'finished_at' | 'lease_owner' | 'lease_expires_at' | 'stage_json'>;
 
 export type TaskRow = {
   run_id: string;

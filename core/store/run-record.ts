@@ -60,6 +60,7 @@ export function runRecord(run: Row, runLiveness: Liveness | null, lineage: Row |
     workspace: run.workspace,
     error: parse('runs', 'error_json', run),
     finishedAt: run.finished_at,
+    stage: parse('runs', 'stage_json', run),
   };
 }
 

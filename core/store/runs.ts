@@ -21,6 +21,8 @@ export interface NewRun {
   /** How the run was created (default `execute`) and, for a linked run, the run it was made from. */
   readonly mode?: RunMode;
   readonly sourceRunId?: string;
+  /** The scale-out stage the run executes (`runs.stage_json`); absent for an ordinary run. */
+  readonly stage?: JsonValue;
 }
 
 export const LEASE_MS = 60_000;
@@ -66,8 +68,8 @@ export class RunLedger {
     this.#statements = preparedOnce(core.db, {
       insert: `
           INSERT INTO runs (id, trace_id, workflow_name, workflow_digest, workflow_file, workflow_source, plan_json, inputs_json, memory_json,
-            workspace, state, mode, source_run_id, lease_owner, lease_expires_at, created_at, updated_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)`,
+            workspace, state, mode, source_run_id, lease_owner, lease_expires_at, created_at, updated_at, stage_json)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
       insertTask: `INSERT INTO tasks (run_id, task_id, position, kind, state, updated_at) VALUES (?, ?, ?, ?, 'pending', ?)`,
       lease: `SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?`,
       takeLease: `UPDATE runs SET lease_owner = ?, lease_expires_at = ? WHERE id = ?`,
@@ -76,8 +78,9 @@ export class RunLedger {
       insertCheckpoint: `INSERT INTO checkpoints (run_id, seq, task_id, state_json, at) VALUES (?, ?, ?, ?, ?)`,
       cancelRequested: CANCEL_REQUESTED,
       row: `SELECT * FROM runs WHERE id = ?`,
-      recent: `SELECT id, workflow_name, state, mode, created_at, finished_at, lease_owner, lease_expires_at FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`,
+      recent: `SELECT id, workflow_name, state, mode, created_at, finished_at, lease_owner, lease_expires_at, stage_json FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`,
       compensations: `SELECT * FROM runs WHERE source_run_id = ? AND mode = 'compensation' ORDER BY created_at, id`,
+      staged: `SELECT * FROM runs WHERE stage_json IS NOT NULL ORDER BY created_at, id`,
       planIsJson: `SELECT plan_json IS NULL OR json_valid(plan_json) AS valid FROM runs WHERE id = ?`,
       checkpoints: `SELECT * FROM checkpoints WHERE run_id = ? ORDER BY seq`,
       audit: `SELECT * FROM audit_events WHERE run_id = ? ORDER BY seq`,
@@ -95,7 +98,7 @@ export class RunLedger {
     const core = this.#core;
     const at = now();
     core.transaction(() => {
-      this.#statements.insert.run(run.id, run.traceId, run.workflowName, run.workflowDigest, core.text(run.workflowFile), core.sealText('runs.workflow_source', run.workflowSource), core.sealJson('runs.plan_json', run.plan), core.sealJson('runs.inputs_json', run.inputs), this.#emptyMemory(), core.text(run.workspace), run.mode ?? 'execute', run.sourceRunId ?? null, this.leaseOwner, Date.now() + LEASE_MS, at, at);
+      this.#statements.insert.run(run.id, run.traceId, run.workflowName, run.workflowDigest, core.text(run.workflowFile), core.sealText('runs.workflow_source', run.workflowSource), core.sealJson('runs.plan_json', run.plan), core.sealJson('runs.inputs_json', run.inputs), this.#emptyMemory(), core.text(run.workspace), run.mode ?? 'execute', run.sourceRunId ?? null, this.leaseOwner, Date.now() + LEASE_MS, at, at, run.stage === undefined ? null : core.json(run.stage));
       run.tasks.forEach((task, position) => this.#statements.insertTask.run(run.id, task.id, position, task.kind, at));
       core.audit(run.id, { type: 'run.started', data: { workflow: run.workflowName, digest: run.workflowDigest, traceId: run.traceId } });
     });
@@ -188,6 +191,11 @@ export class RunLedger {
   /** The compensation runs made from a run, oldest first. */
   compensationRuns(sourceRunId: string): RunRow[] {
     return this.#core.read(() => this.#core.openedAll('runs', this.#statements.compensations.all(sourceRunId) as RunRow[]));
+  }
+
+  /** The runs of a scale-out stage (prepare, shard, gather), oldest first. */
+  stagedRuns(): RunRow[] {
+    return this.#core.read(() => this.#core.openedAll('runs', this.#statements.staged.all() as RunRow[]));
   }
 
   /**

@@ -61,6 +61,11 @@ export class StateProtection {
     return this.#cipher?.keyId ?? null;
   }
 
+  /** Whether `keyCheck` (another ledger's key check) was sealed with this database's key; false without a key. */
+  verifies(keyCheck: string): boolean {
+    return this.#cipher?.verifies(keyCheck) ?? false;
+  }
+
   seal(column: ProtectedColumn, text: string | null): string | null {
     if (text === null) return text;
     if (this.#cipher) return this.#cipher.seal(text, column);

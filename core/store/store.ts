@@ -18,6 +18,7 @@ import { Maintenance } from './maintenance.js';
 import { ProtocolCallLedger } from './protocol-calls.js';
 import { ReconciliationLedger, type ReconciliationEntry } from './reconciliations.js';
 import { RunRecovery } from './recovery.js';
+import { RunImportLedger } from './run-imports.js';
 import type { ApprovalRow, EffectRow, RecentRunRow, ReconciliationRow, Row, RunRow, TaskRow, UsageRow } from './rows.js';
 import { RunLedger, type NewRun } from './runs.js';
 import { StateEncryption } from './state-encryption.js';
@@ -77,6 +78,8 @@ export class Store {
   readonly maintenance: Maintenance;
   /** State encryption: inventory, enable and rotate (core/store/state-encryption.ts). */
   readonly encryption: StateEncryption;
+  /** The ledger id, the provenance of imported runs and the copy of runs in (core/store/run-imports.ts, ledger-import.ts). */
+  readonly imports: RunImportLedger;
   /** Where this process reads state keys by key id (StoreOptions.stateKeys): a store beside the ledger opens with them. */
   readonly stateKeys: KeyVariables;
   readonly #metadata;
@@ -103,6 +106,7 @@ export class Store {
     this.budgets = new BudgetLedger(core.db, transaction);
     this.maintenance = new Maintenance(core.db, this.path, transaction);
     this.encryption = new StateEncryption(core);
+    this.imports = new RunImportLedger(core);
     this.#metadata = preparedOnce(core.db, {
       digestKey: `SELECT value FROM metadata WHERE key = 'secret_digest_key'`,
       // OR IGNORE: another process may have created it meanwhile; everyone then reads the one stored.
@@ -190,6 +194,9 @@ export class Store {
   }
   compensationRuns(sourceRunId: string): RunRow[] {
     return this.runs.compensationRuns(sourceRunId);
+  }
+  stagedRuns(): RunRow[] {
+    return this.runs.stagedRuns();
   }
   planIsJson(runId: string): boolean {
     return this.runs.planIsJson(runId);

@@ -2,6 +2,7 @@
 // its files and every layer) and from one run under the contract's flags. Each check throws with a clear message on
 // failure; the container acceptance gate runs each as a step, and `node scripts/image/checks.mjs [engine] [image]`
 // runs them all.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -197,6 +198,31 @@ async function runCheck({ engine: engineName, image }) {
   }
 }
 
+/**
+ * The compile cache built into the image (warm-compile-cache.mjs) is found and accepted by a run under the contract's
+ * flags: every module Node reports on is read from the cache, none is compiled afresh or refused, and the run works.
+ */
+async function compileCacheCheck({ engine: engineName, image }) {
+  const work = mkdtempSync(join(tmpdir(), 'agentctl-cache-'));
+  try {
+    const hosts = {};
+    for (const name of ['config', 'workspace', 'state', 'artifacts']) {
+      hosts[name] = join(work, name);
+      mkdirSync(hosts[name], { mode: 0o777 });
+    }
+    const args = runArguments({ image, hosts, args: ['check', '--help'], env: ['NODE_DEBUG_NATIVE=COMPILE_CACHE'], network: 'none' });
+    const result = spawnSync(engineName, args, { env: { ...process.env, ...engineEnv(engineName) }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const report = result.stderr ?? '';
+    const accepted = report.match(/code cache for \S+ \S+ was accepted/g)?.length ?? 0;
+    const problems = result.status === 0 ? [] : [`${engineName} ${args.join(' ')} exited ${result.status ?? result.signal}`];
+    if (accepted === 0) problems.push('no module was read from the compile cache');
+    for (const line of report.split('\n')) if (/\[compile cache\].*(reject|fail|mismatch|no cache for)/i.test(line)) problems.push(line.trim());
+    fail(`compile cache (${accepted} modules accepted)`, problems);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 /** The checks, in order; each `run({ engine, image })` throws with a clear message when the image fails it. */
 export const imageChecks = Object.freeze([
   { name: 'image config: user 65532:65532, workdir /workspace, agentctl entrypoint', run: configCheck },
@@ -204,6 +230,7 @@ export const imageChecks = Object.freeze([
   { name: 'image files: no shell, credential, test, fixture, workflow, source, doc or dev dependency', run: filesCheck },
   { name: 'image history and layers: no build secret, CA or /run/secrets', run: secretCheck },
   { name: 'image runs read-only as 65532 with no network (agentctl --version)', run: runCheck },
+  { name: 'image compile cache: read-only, accepted by a run as 65532', run: compileCacheCheck },
 ]);
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -170,6 +170,18 @@ const RunRecord = z.looseObject({
   // agentctl's own: the recorded error of a run that did not succeed, and when it ended
   error: json,
   finishedAt: nullableTime,
+  /** The scale-out stage the run executes (`run --stage prepare`, `run --shard I/N`, `runs gather`); null for an ordinary run. */
+  stage: z
+    .looseObject({
+      stage: z.enum(['prepare', 'shard', 'gather']),
+      fanout: text,
+      shard: count.nullable(),
+      shards: count.nullable(),
+      items: z.array(count),
+      taskIds: z.array(text),
+      planDigest: text,
+    })
+    .nullable(),
 });
 
 const ProtocolCallRecord = z.looseObject({
@@ -243,6 +255,17 @@ const RunInspection = z.looseObject({
   lineage: json,
   modelUsage: json,
   budget: json,
+  /** agentctl: where a run copied in by `runs import` came from; null for a run this ledger drove. */
+  importedFrom: z
+    .looseObject({
+      sourceLedgerId: nullableText,
+      originLedgerId: nullableText,
+      sourcePath: text,
+      contentDigest: text,
+      importedAt: timestamp,
+    })
+    .nullable()
+    .optional(),
 });
 
 /** A legacy-run upgrade analysis (`runs analyze`, `runs upgrade --dry-run`): agentctl finds every run current. */
@@ -294,6 +317,8 @@ export const ledgerDocuments = {
         mode: text,
         createdAt: timestamp,
         finishedAt: nullableTime,
+        /** The scale-out stage of the run and its shard; null for an ordinary run (absent from older documents). */
+        stage: z.looseObject({ stage: text, shard: count.nullable(), shards: count.nullable() }).nullable().optional(),
       }),
     ),
   }),

@@ -172,4 +172,34 @@ export const storeDocuments = {
     artifactsRemoved: z.array(digest),
     reclaimedBytes: count,
   }),
+  /** agentctl: what `runs import LEDGER` copied into `--db` (the reference has no such command). */
+  RunImport: z.looseObject({
+    /** The ledger imported from, absolute. */
+    source: z.string(),
+    /** Its id (metadata `ledger_id`), or null when it has none yet. */
+    sourceLedgerId: z.string().nullable(),
+    /** The id of the ledger imported into. */
+    ledgerId: z.string(),
+    /** Every run considered: the named ones (or all) and the runs they stand on, oldest first. */
+    runs: z.array(
+      z.looseObject({
+        runId: z.string(),
+        state: z.string(),
+        workflowName: z.string(),
+        /** sha256 (hex) of the recorded plan, as `inspect` prints it in `run.planDigest`. */
+        planDigest: z.string(),
+        /** The stage the run records (a staged or sharded run), or null. */
+        stage: z.unknown().nullable(),
+        /** false: the run was already there, identical, and was left alone. */
+        imported: z.boolean(),
+        /** true: an earlier imported copy was replaced whole by the source's newer one. */
+        replaced: z.boolean(),
+      }),
+    ),
+    /** How many runs were copied (new or replaced), and how many were already there, identical. */
+    imported: count,
+    unchanged: count,
+    /** Blobs written into the target's artifact store (those it already held intact are not counted). */
+    blobsCopied: count,
+  }),
 } satisfies Record<string, z.ZodType>;

@@ -296,7 +296,9 @@ describe('compensation', () => {
     for (const migration of MIGRATIONS.filter((entry) => entry.version <= 5)) db.exec(migration.sql);
     db.pragma('user_version = 5');
     db.exec(`ATTACH '${ws().db}' AS current`);
-    for (const table of ['runs', 'tasks', 'effects', 'audit_events', 'checkpoints', 'artifacts', 'task_artifacts']) db.exec(`INSERT INTO main.${table} SELECT * FROM current.${table}`);
+    // The columns the version-5 tables have (later versions added some).
+    const columns = (table: string) => (db.prepare(`SELECT name FROM pragma_table_info('${table}', 'main')`).all() as { name: string }[]).map((column) => column.name).join(', ');
+    for (const table of ['runs', 'tasks', 'effects', 'audit_events', 'checkpoints', 'artifacts', 'task_artifacts']) db.exec(`INSERT INTO main.${table} SELECT ${columns(table)} FROM current.${table}`);
     db.exec('DETACH current');
     db.close();
     const run = outcome(runCli(['compensate', runId, '--db', old, '--output', 'json']), 0);

@@ -207,8 +207,10 @@ describe('inspect and runs list', () => {
     expect(document.kind).to.equal('RunInspection');
     expect(document.ok).to.equal(true);
     expect(Object.keys(document.data).sort()).to.deep.equal([
-      'approvals', 'artifacts', 'audit', 'budget', 'checkpoints', 'effectReconciliations', 'effects', 'lineage', 'modelUsage', 'protocolCalls', 'protocolSessions', 'providerSessions', 'run', 'streamEvents', 'tasks', 'toolCalls', 'traces',
+      'approvals', 'artifacts', 'audit', 'budget', 'checkpoints', 'effectReconciliations', 'effects', 'importedFrom', 'lineage', 'modelUsage', 'protocolCalls', 'protocolSessions', 'providerSessions', 'run', 'streamEvents', 'tasks', 'toolCalls', 'traces',
     ]);
+    // A run this database drove was imported from nowhere.
+    expect(document.data.importedFrom).to.equal(null);
     // A run without agents made no model request.
     expect(document.data.modelUsage).to.equal(null);
     // A run without budgets records nothing in the budget ledger.

@@ -29,7 +29,7 @@ describe('Containerfile', () => {
   it('names every base by a build argument whose default is pinned by a sha256 digest', () => {
     const froms = text.split('\n').filter((line) => /^FROM\s/i.test(line));
     expect(froms).to.deep.equal(['FROM ${BUILDER_IMAGE} AS builder', 'FROM ${BUILDER_IMAGE} AS native', 'FROM builder AS install',
-      'FROM ${RUNTIME_IMAGE}']);
+      'FROM ${RUNTIME_IMAGE} AS warm', 'FROM ${RUNTIME_IMAGE}']);
     expect(text).to.match(/^ARG BUILDER_IMAGE=\S+:24-bookworm@sha256:[0-9a-f]{64}$/m);
     expect(text).to.match(/^ARG RUNTIME_IMAGE=gcr\.io\/distroless\/nodejs24-debian12:nonroot@sha256:[0-9a-f]{64}$/m);
   });

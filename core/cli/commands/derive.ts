@@ -10,6 +10,7 @@ import { runObservers } from '../run-observers.js';
 import { deriveRun, blockedError } from '../../runner/derive.js';
 import { planDerivation, type Derivation, type DeriveMode, type RepairPlan } from '../../runner/derive-plan.js';
 import { parser } from '../../store/inspection.js';
+import { stageOf, stagePlan } from '../../runner/stage.js';
 import { requireEnded, Store, type Row } from '../../store/store.js';
 import type { Composition } from '../composition.js';
 import { allowPackChangeOption, asJson, recordConfig, restoreRunConfig } from '../run-config.js';
@@ -21,6 +22,9 @@ import { emit, type OutputOptions } from '../output.js';
 import { inputOptions } from './document.js';
 import { derivationDocument, derivedOutcomeFields } from './recovery-documents.js';
 import { driveAndReport, isDirectory, type Driving } from '../drive.js';
+
+/** The verbs of this module (shard and gather runs are derived too, by their own commands). */
+type Verb = Extract<DeriveMode, 'retry' | 'repair' | 'fork'>;
 
 interface DeriveArgs extends GlobalArgs, InputArgs {
   file?: string;
@@ -81,7 +85,7 @@ function common<T>(yargs: import('yargs').Argv<T>) {
 }
 
 /** The roots the command line names, checked: --failed or --from (repair: --from), never both. */
-function selection(mode: DeriveMode, argv: DeriveArgs): { from: string[]; failed: boolean } {
+function selection(mode: Verb, argv: DeriveArgs): { from: string[]; failed: boolean } {
   const from = ([] as string[]).concat(argv.from ?? []);
   const usage = (message: string) => new AgentctlError('AGENTCTL_E_USAGE', message, { help: `see agentctl ${mode} --help` });
   if (mode === 'fork') return { from: [], failed: false };
@@ -92,7 +96,7 @@ function selection(mode: DeriveMode, argv: DeriveArgs): { from: string[]; failed
   return { from, failed: Boolean(argv.failed) };
 }
 
-async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions, composition: Composition): Promise<number> {
+async function derive(mode: Verb, argv: DeriveArgs, output: OutputOptions, composition: Composition): Promise<number> {
   const timeout = timeoutSeconds(argv['timeout-seconds']);
   const { from, failed } = selection(mode, argv);
   const inputs = mode === 'repair' ? collectInputs(argv) : {};
@@ -118,7 +122,10 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
     const host = composition.compose({ configure: (h) => !argv.plan && runObservers(output)(h) });
     const file = argv.file ?? String(source.workflow_file ?? 'workflow.yaml');
     const workflow = text ?? String(source.workflow_source);
-    const plan = await targetPlan(host, mode, file, workflow, source, inputs, vars, packOptions(argv));
+    const whole = await targetPlan(host, mode, file, workflow, source, inputs, vars, packOptions(argv));
+    // A run of one scale-out stage is derived within that stage: tasks outside it are neither run nor reused.
+    const stage = stageOf(source);
+    const plan = stagePlan(whole, stage);
     const derivation = await planDerivation({ host, store, plan, source, mode, from, failed, restartSuccessful: Boolean(argv['restart-successful']) });
     if (argv.plan) return reportPlan(derivationDocument(host, derivation, plan, store, failed, Boolean(argv['restart-successful'])), derivation, output);
     if (!derivation.plan.compatible) throw blockedError(derivation);
@@ -129,6 +136,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
         host,
         store,
         plan,
+        ...(stage ? { staged: { wholePlan: whole, stage } } : {}),
         derivation,
         file,
         source: workflow,
@@ -152,7 +160,7 @@ async function derive(mode: DeriveMode, argv: DeriveArgs, output: OutputOptions,
  * The workflow the derived run executes, with the source run's recorded inputs (those the workflow still declares)
  * under any given on the command line. retry refuses any change of the workflow text; repair a change of its name.
  */
-async function targetPlan(host: Host, mode: DeriveMode, file: string, text: string, source: Row, overrides: Record<string, JsonValue>, vars: VarsOptions, packs: PackLoadOptions) {
+async function targetPlan(host: Host, mode: Verb, file: string, text: string, source: Row, overrides: Record<string, JsonValue>, vars: VarsOptions, packs: PackLoadOptions) {
   // Variable files are read again (a changed one changes the digest); the recorded --var/--vars-file values carry over.
   const recordedPlan = parser(String(source.id))('runs', 'plan_json', source) as { capturedVars?: CapturedVars } | null;
   const varOverrides: VarsOptions = vars.overrides ? vars : recordedPlan?.capturedVars ? { overrides: recordedPlan.capturedVars.overrides } : {};

@@ -18,6 +18,13 @@ import { handler, type GlobalArgs, packOptions } from '../handler.js';
 import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { emit, palette } from '../output.js';
 import { checkEmit, emitOptions, emitPlan, type EmitArgs } from './plan-emit.js';
+import { fanoutOf, shardCount, stagesForPlan, stagesText } from '../stage-options.js';
+
+interface StageArgs {
+  stages?: boolean;
+  shards?: unknown;
+  fanout?: unknown;
+}
 
 interface FileArgs extends GlobalArgs, InputArgs {
   file: string;
@@ -117,18 +124,32 @@ export const checkCommand = (compose: Compose): CommandModule<GlobalArgs, FileAr
   }),
 });
 
-export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs & EmitArgs> => ({
+/** --stages, --shards and --fanout of `plan`: how the plan splits for scale-out. */
+function stageOptions<T>(yargs: import('yargs').Argv<T>) {
+  return yargs
+    .option('stages', { type: 'boolean', describe: 'add how the plan splits for scale-out: prepare, the items of one foreach/matrix, gather' })
+    .option('shards', { type: 'string', describe: 'with the stages, assign item i to shard i mod N (1..256); --emit emitters read it' })
+    .option('fanout', { type: 'string', describe: 'the foreach/matrix task to cut at (default: the one with the most items)' });
+}
+
+export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArgs & EmitArgs & StageArgs> => ({
   command: 'plan <file>',
   describe: 'Show the execution order, task inputs, effect classes, policy verdicts and processes of a workflow',
-  builder: (yargs) => emitOptions(workspaceOption(inputOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file, or - for standard input' })))) as never,
-  handler: handler<FileArgs & EmitArgs>(async (argv, output) => {
+  builder: (yargs) => stageOptions(emitOptions(workspaceOption(inputOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file, or - for standard input' }))))) as never,
+  handler: handler<FileArgs & EmitArgs & StageArgs>(async (argv, output) => {
     const host = compose();
     checkEmit(host, argv);
+    // The stage options are checked before the workflow is compiled: a bad count costs nothing.
+    const shards = argv.shards === undefined ? undefined : shardCount(argv.shards);
+    const fanout = fanoutOf(argv.fanout);
     const inputs = collectInputs(argv);
     const vars = collectVars(argv);
     const workflow = await readWorkflow(argv.file);
     const { plan } = await compileText(host, workflow.name, workflow.text, { inputs, packs: packOptions(argv), vars });
-    const view = describePlan(host, plan, previewPolicy(host, plan, workspaceRootOf(argv, plan), defaultStatePaths()));
+    const described = describePlan(host, plan, previewPolicy(host, plan, workspaceRootOf(argv, plan), defaultStatePaths()));
+    const withStages = Boolean(argv.stages) || shards !== undefined || fanout !== undefined;
+    const stages = withStages ? stagesForPlan(plan, fanout, shards) : undefined;
+    const view = stages === undefined ? described : { ...described, stages };
     if (argv.emit !== undefined) {
       await emitPlan(host, view as unknown as PlanDocument, argv as EmitArgs & { emit: string; out: string }, output);
       return 0;
@@ -163,6 +184,7 @@ export const planCommand = (compose: Compose): CommandModule<GlobalArgs, FileArg
         lines.push(`agent ${agent.agent} (task ${agent.task}): ${agent.provider.kind} ${agent.model} via ${agent.provider.name}  [maxTurns ${limits.maxTurns}, maxToolCalls ${limits.maxToolCalls}, maxOutputTokens ${limits.maxOutputTokens}, timeout ${limits.timeoutSeconds}s per call]`);
         lines.push(`  tools: ${tools}`);
       }
+      if (stages) lines.push(...stagesText(stages));
       return lines.join('\n');
     });
     return 0;

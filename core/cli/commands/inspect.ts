@@ -6,7 +6,10 @@ import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit, neutralize } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
+import { runsImport } from './runs-import.js';
 import { runsAnalyze, runsUpgrade } from './runs-upgrade.js';
+import { runsGather } from './runs-gather.js';
+import type { Composition } from '../composition.js';
 
 interface InspectArgs extends GlobalArgs {
   run: string;
@@ -33,7 +36,13 @@ export const inspectCommand: CommandModule<GlobalArgs, InspectArgs> = {
         const lines = [`run ${view.run.runId}  ${view.run.workflowName}  ${stateLabel(view.run)}  (trace ${view.run.traceId})`];
         const failure = view.run.error as { code?: string; message?: string } | null;
         if (failure) lines.push(`  error: ${failure.code} ${neutralize(String(failure.message))}`);
+        const stage = view.run.stage as { stage: string; fanout: string; shard: number | null; shards: number | null; items: number[]; taskIds: string[] } | null;
+        if (stage) {
+          const which = stage.stage === 'shard' ? `shard ${stage.shard}/${stage.shards}` : stage.stage;
+          lines.push(`  stage ${which} of fan-out ${stage.fanout}: ${stage.taskIds.length} tasks${stage.stage === 'prepare' ? '' : `, items ${stage.items.join(', ') || '(none)'}`}`);
+        }
         const lineage = view.lineage;
+        if (view.importedFrom) lines.push(`  imported from ${neutralize(view.importedFrom.sourcePath)} at ${view.importedFrom.importedAt}`);
         if (lineage) lines.push(`  ${lineage.mode} of run ${lineage.sourceRunId}, roots: ${(lineage.roots as string[]).join(', ') || '(none)'}${lineage.reason ? `, reason: ${neutralize(String(lineage.reason))}` : ''}`);
         for (const task of view.tasks) lines.push(`  task ${String(task.taskId).padEnd(20)} ${String(task.state).padEnd(22)} attempt ${task.attempt}${task.finishedAt || task.disposition !== 'executed' ? `  ${task.disposition}` : ''}${task.reuse ? ` (${(task.reuse.checks as unknown[]).length} checks passed)` : ''}`);
         for (const effect of view.effects) lines.push(`  effect ${effect.effectId} ${effect.operation} (${effect.taskId}) ${effect.state}${effect.inDoubt ? ' (in doubt: it may have happened)' : ''}`);
@@ -86,7 +95,7 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
     const store = Store.open(databasePath(argv.db), { create: false, readonly: true, stateKeys: argv.stateKeys });
     try {
       const runs = listRuns(store, argv.limit);
-      emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${stateLabel(run)}  ${run.createdAt}`).join('\n') || 'no runs');
+      emit(output, 'RunList', { runs }, () => runs.map((run) => `${run.runId}  ${run.workflow}  ${stateLabel(run)}  ${run.createdAt}${run.stage ? `  ${run.stage.stage}${run.stage.stage === 'shard' ? ` ${run.stage.shard}/${run.stage.shards}` : ''}` : ''}`).join('\n') || 'no runs');
       return 0;
     } finally {
       store.close();
@@ -94,11 +103,11 @@ const runsList: CommandModule<GlobalArgs, ListArgs> = {
   }),
 };
 
-export const runsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+export const runsCommand = (composition: Composition): CommandModule<GlobalArgs, GlobalArgs> => ({
   command: 'runs',
   describe: 'Runs recorded in the database',
   // --db may come before the subcommand too (`runs --db PATH analyze RUN`), as the reference takes it.
   builder: (yargs) =>
-    yargs.option('db', dbOption()).command(runsList).command(runsAnalyze).command(runsUpgrade).demandCommand(1, 'name a runs subcommand: list, analyze, upgrade') as never,
+    yargs.option('db', dbOption()).command(runsList).command(runsAnalyze).command(runsUpgrade).command(runsImport).command(runsGather(composition)).demandCommand(1, 'name a runs subcommand: list, analyze, upgrade, import, gather') as never,
   handler: () => undefined,
-};
+});

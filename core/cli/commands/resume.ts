@@ -9,6 +9,7 @@ import { sourceOutputs } from '../../runner/compensate.js';
 import { resumeRun } from '../../runner/run.js';
 import { liveness } from '../../store/liveness.js';
 import { Store } from '../../store/store.js';
+import { stageOf, stagePlan } from '../../runner/stage.js';
 import type { Composition } from '../composition.js';
 import { allowPackChangeOption, restoreRunConfig } from '../run-config.js';
 import { handler, type GlobalArgs, packOptions } from '../handler.js';
@@ -50,7 +51,8 @@ export const resumeCommand = (composition: Composition): CommandModule<GlobalArg
       const captured = (JSON.parse(String(row.plan_json)) as { capturedVars?: CapturedVars }).capturedVars;
       const plan = compensation
         ? (JSON.parse(String(row.plan_json)) as CompiledPlan)
-        : (await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv), ...(captured ? { vars: { captured } } : {}) })).plan;
+        : // A run of one scale-out stage continues within its stage.
+          stagePlan((await compileText(host, String(row.workflow_file ?? 'workflow.yaml'), String(row.workflow_source), { inputs, packs: packOptions(argv), ...(captured ? { vars: { captured } } : {}) })).plan, stageOf(row));
       const workspaceRoot = argv.workspace === undefined ? String(row.workspace) : givenWorkspace(argv.workspace, plan);
       return await driveAndReport(store, timeout, output, (driving) =>
         resumeRun({

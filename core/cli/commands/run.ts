@@ -18,8 +18,10 @@ import { driveAndReport, isDirectory } from '../drive.js';
 import { compensateAfterFailure } from './compensate.js';
 import { inputOptions } from './document.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
+import { prepareStage, runStageOptions, stagingOf, type StageArgs } from '../run-stages.js';
+import { runShard } from './run-shard.js';
 
-interface RunArgs extends GlobalArgs, InputArgs {
+interface RunArgs extends GlobalArgs, InputArgs, StageArgs {
   file: string;
   db?: string;
   workspace?: string;
@@ -30,16 +32,18 @@ export const runCommand = (composition: Composition): CommandModule<GlobalArgs, 
   command: 'run <file>',
   describe: 'Run a workflow, recording every effect in the database before it happens',
   builder: (yargs) =>
-    inputOptions(
+    runStageOptions(inputOptions(
       yargs
         .positional('file', { type: 'string', demandOption: true, describe: 'workflow YAML file' })
         .option('db', dbOption())
         .option('workspace', { type: 'string', describe: 'workspace folder (default: the workflow file\'s folder)' })
         .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' }),
-    ) as never,
+    )) as never,
   handler: handler<RunArgs>(async (argv, output) => {
     const db = databasePath(argv.db);
     const timeout = timeoutSeconds(argv['timeout-seconds']);
+    const staging = stagingOf(argv);
+    if (staging.kind === 'shard') return runShard(composition, argv, output, staging);
     const inputs = collectInputs(argv);
     const vars = collectVars(argv);
     const colors = palette(output.color);
@@ -47,6 +51,9 @@ export const runCommand = (composition: Composition): CommandModule<GlobalArgs, 
     const source = readBoundedFile(argv.file, 'workflow file');
     const { plan, warnings } = await compileText(host, argv.file, source, { inputs, packs: packOptions(argv), vars });
     if (output.mode === 'human') for (const warning of warnings) process.stderr.write(`${colors.dim(`warning: ${warning.message}`)}\n`);
+    // The prepare stage runs (and preflights) only the tasks the fan-out items need; the run records the whole plan.
+    const staged = staging.kind === 'prepare' ? prepareStage(host, plan, staging.fanout) : undefined;
+    const executing = staged?.plan ?? plan;
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
     const recordedConfig = asJson(recordConfig(composition, dirname(resolve(argv.file))));
@@ -59,15 +66,15 @@ export const runCommand = (composition: Composition): CommandModule<GlobalArgs, 
         // Only an unavailable isolation still records a run (failed, with zero effects); every other refusal leaves none.
         let unavailable: AgentctlError | undefined;
         try {
-          await preflight({ host, plan, workspaceRoot, environment: process.env, signal: driving.signal }, vault, plan.tasks);
+          await preflight({ host, plan: executing, workspaceRoot, environment: process.env, signal: driving.signal }, vault, executing.tasks);
         } catch (error) {
           if (!isolationUnavailable(error)) throw error;
           unavailable = error;
         }
         store = Store.open(db, { create: true, stateKeys: argv.stateKeys });
-        const request = { host, store, file: argv.file, source, workspaceRoot, environment: process.env, recordedConfig };
-        if (unavailable) return recordUnavailableIsolation({ ...request, plan, ...driving }, vault, unavailable);
-        const result = await executeRun({ ...request, plan, ...driving }, vault);
+        const request = { host, store, file: argv.file, source, workspaceRoot, environment: process.env, recordedConfig, ...(staged ? { staged: { wholePlan: plan, stage: staged.stage } } : {}) };
+        if (unavailable) return recordUnavailableIsolation({ ...request, plan: executing, ...driving }, vault, unavailable);
+        const result = await executeRun({ ...request, plan: executing, ...driving }, vault);
         // A failed run is compensated right away when the workflow asks for it; a cancelled one never is.
         if (plan.compensation?.onFailure === 'automatic') await compensateAfterFailure(request, result, driving);
         return result;
