@@ -26,7 +26,7 @@ export function runStageOptions<T>(yargs: import('yargs').Argv<T>) {
   return yargs
     .option('stage', { type: 'string', describe: 'run one stage of a scale-out run: prepare (the tasks the fan-out items need)' })
     .option('shard', { type: 'string', describe: 'I/N: run the fan-out items of shard I (item i goes to shard i mod N), reusing the prepare run named by --from' })
-    .option('from', { type: 'string', describe: 'with --shard: the prepare run (its id in --db)' })
+    .option('from', { type: 'string', describe: 'with --shard: the prepare run: its id in --db, or the ledger file the prepare stage wrote (imported into --db, created when missing)' })
     .option('fanout', { type: 'string', describe: 'with --stage or --shard: the foreach/matrix task to cut at (default: the one with the most items)' });
 }
 

@@ -20,7 +20,7 @@ const invalidSource = (message: string) => new AgentctlError('AGENTCTL_E_STAGE_S
 const incomplete = (message: string) => new AgentctlError('AGENTCTL_E_GATHER_INCOMPLETE', message, { help: 'run or retry the shard named (agentctl run FILE --shard I/N --from PREPARE_RUN), then gather again' });
 
 /** The prepare run a shard run stands on: its source, followed through retries of the shard. */
-function preparedFrom(store: Store, run: Row): string | undefined {
+export function preparedFrom(store: Store, run: Row): string | undefined {
   let current: Row | undefined = run;
   for (let hops = 0; current && stageOf(current)?.stage === 'shard' && hops < 10_000; hops += 1) current = current.source_run_id === null ? undefined : store.runRow(String(current.source_run_id));
   return current && stageOf(current)?.stage === 'prepare' ? String(current.id) : undefined;

@@ -10,7 +10,7 @@ import { SourceLedger } from './ledger-source.js';
 import type { RunTable } from './ledger-tables.js';
 import type { RunImportLedger } from './run-imports.js';
 import { recordedCipher, StateProtection } from './state-protection.js';
-import type { Store } from './store.js';
+import type { Row, Store } from './store.js';
 
 export interface ImportedRun {
   readonly runId: string;
@@ -27,6 +27,11 @@ export interface ImportedRun {
 export interface ImportOptions {
   /** The runs to import (each with the runs it stands on); default: every run of the source. */
   readonly runIds?: readonly string[];
+  /**
+   * Chooses the runs to import (each with the runs it stands on) from the source's run rows as stored (oldest first;
+   * identifiers, states, modes, times and stages are readable, protected columns stay sealed). Instead of `runIds`.
+   */
+  readonly select?: (runs: readonly Row[]) => readonly string[];
 }
 
 /** An import as the `runs import` command reports it. */
@@ -62,7 +67,7 @@ export function importRuns(target: Store, sourcePath: string, options: ImportOpt
         help: 'let the run finish, pause or be cancelled, then import again',
       });
     }
-    const runIds = source.withLineage(options.runIds ?? source.runIds());
+    const runIds = source.withLineage(options.select ? options.select(source.runIds().map((runId) => source.runRow(runId))) : (options.runIds ?? source.runIds()));
     const family = joinFamily(target, imports, source);
     const copy: string[] = [];
     const replace: string[] = [];

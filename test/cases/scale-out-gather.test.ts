@@ -83,7 +83,12 @@ describe('scale-out: runs gather', () => {
     };
     const shards = shardRuns.map((result) => outcome(result, 0).data.runId as string);
     refused(['runs', 'gather', file, '--from', prepare, '--from', shards[0]!, '--from', shards[1]!], 'AGENTCTL_E_GATHER_INCOMPLETE', 'shard 2/3 has no succeeded run');
-    const again = outcome(cli(['run', file, '--shard', '0/3', '--from', prepare]), 0).data.runId as string;
+    // The same shard run again in this ledger reports its earlier run; a second run of it made in another ledger and
+    // imported here is a duplicate.
+    expect(outcome(cli(['run', file, '--shard', '0/3', '--from', prepare]), 0).data).to.deep.include({ runId: shards[0], alreadySucceeded: true });
+    const duplicate = ws().file('state/duplicate/runtime.db');
+    const again = outcome(runCli(['run', file, '--shard', '0/3', '--from', ws().db, '--db', duplicate, '--output', 'json']), 0).data.runId as string;
+    outcome(cli(['runs', 'import', duplicate, '--run', again]), 0);
     refused(['runs', 'gather', file, '--from', shards[0]!, '--from', again, '--from', shards[1]!, '--from', shards[2]!], 'AGENTCTL_E_GATHER_INCOMPLETE', 'shard 0/3 is named twice');
     const other = outcome(cli(['run', file, '--shard', '0/2', '--from', prepare]), 0).data.runId as string;
     refused(['runs', 'gather', file], 'AGENTCTL_E_GATHER_INCOMPLETE', 'different shard counts');

@@ -1,15 +1,17 @@
-// `agentctl run FILE --shard I/N --from PREPARE_RUN`: one shard of a scale-out run. A derived run (mode `shard`) of
-// the prepare run: the prepare tasks are reused by the reuse proofs of `repair` and need no credential, and only
-// the shard's items run.
+// `agentctl run FILE --shard I/N --from PREPARE_RUN|LEDGER`: one shard of a scale-out run. A derived run (mode `shard`)
+// of the prepare run: the prepare tasks are reused by the reuse proofs of `repair` and need no credential, and only
+// the shard's items run. The same shard run again continues its earlier run.
 import { dirname, resolve } from 'node:path';
-import { AgentctlError } from '@agentctl/sdk';
+import { AgentctlError, type CompiledPlan, type JsonValue, type TaskState } from '@agentctl/sdk';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { deriveRun, blockedError } from '../../runner/derive.js';
 import { planDerivation } from '../../runner/derive-plan.js';
-import { Store } from '../../store/store.js';
-import { shardBudgets, stagePlan, withStageBudgets, type RunStage } from '../../runner/stage.js';
+import { Store, type Row } from '../../store/store.js';
+import { preparedFrom } from '../../runner/gather.js';
+import { shardBudgets, stageOf, stagePlan, withStageBudgets, type RunStage } from '../../runner/stage.js';
 import type { Composition } from '../composition.js';
+import type { Host } from '../../host.js';
 import { databasePath, timeoutSeconds } from '../database-option.js';
 import { driveAndReport, isDirectory } from '../drive.js';
 import { packOptions, type GlobalArgs } from '../handler.js';
@@ -18,6 +20,9 @@ import type { OutputOptions } from '../output.js';
 import { asJson, recordConfig } from '../run-config.js';
 import { runObservers } from '../run-observers.js';
 import { findPrepareRun, shardStage, type Staging } from '../run-stages.js';
+import { newStatePaths } from '../new-state-paths.js';
+import { importPrepareRun, isLedgerFile, removeCreated } from '../stage-ledgers.js';
+import { resumeStored } from './resume.js';
 
 interface ShardArgs extends GlobalArgs, InputArgs {
   file: string;
@@ -34,9 +39,18 @@ export async function runShard(composition: Composition, argv: ShardArgs, output
   const shard = shardStage(host, plan, staging.shard, staging.fanout);
   const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
   if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
-  const store = Store.open(databasePath(argv.db), { create: false, stateKeys: argv.stateKeys });
+  // --from a ledger file: the shard's own ledger (created when missing) first takes in the prepare run.
+  const ledger = isLedgerFile(staging.from);
+  const path = resolve(databasePath(argv.db));
+  const created = ledger ? newStatePaths(path) : [];
+  let store: Store | undefined;
   try {
-    const prepare = findPrepareRun(store, staging.from, shard.stage);
+    store = Store.open(path, { create: ledger, stateKeys: argv.stateKeys });
+    const prepare = findPrepareRun(store, ledger ? importPrepareRun(store, staging.from, shard.stage) : staging.from, shard.stage);
+    // The same shard again (a pod the Job runs again, a rerun by hand) continues its earlier run instead of doing its
+    // items twice.
+    const earlier = earlierShardRun(store, prepare, shard.stage);
+    if (earlier) return await continueShard(composition, host, argv, store, earlier, plan, source, output, timeout);
     // The shard reserves against its share of each counted budget (docs/recovery.md#budgets-of-a-scale-out-run).
     const budgets = shardBudgets(plan.runtime.budgets, store.budgets.usage(String(prepare.id)), shard.stage.items.length, shard.total);
     const stage: RunStage = budgets === undefined ? shard.stage : { ...shard.stage, budgets };
@@ -48,29 +62,65 @@ export async function runShard(composition: Composition, argv: ShardArgs, output
     const items = new Set(shard.itemTasks);
     const unfinished = derivation.plan.tasks.find((task) => !items.has(task.taskId) && task.disposition === 'fresh' && task.sourceState !== 'skipped');
     if (unfinished) throw new AgentctlError('AGENTCTL_E_STAGE_SOURCE_INVALID', `--from ${staging.from}: prepare task ${unfinished.taskId} is ${unfinished.sourceState ?? 'missing'} there; a shard does not run it again`, { help: 'retry the prepare run (agentctl retry FILE PREPARE_RUN --failed), then start the shards from the retry' });
-    const recordedConfig = asJson(recordConfig(composition, dirname(resolve(argv.file))));
-    return await driveAndReport(
-      store,
-      timeout,
-      output,
-      (driving) =>
-        deriveRun({
-          host,
-          store,
-          plan: executing,
-          staged: { wholePlan: withStageBudgets(plan, stage), stage },
-          derivation,
-          file: argv.file,
-          source,
-          workspaceRoot: resolve(workspace, plan.policy.workspaceRoot),
-          environment: process.env,
-          recordedConfig,
-          ...driving,
-        }),
-      'RunOutcome',
-      host,
-    );
+    const target = store;
+    return await driveAndReport(store, timeout, output, (driving) => deriveRun({ ...derivedRunBase(composition, host, argv, target, plan, stage, source, workspace), derivation, ...driving }), 'RunOutcome', host);
+  } catch (error) {
+    if (created.length > 0) {
+      removeCreated(created, store);
+      store = undefined;
+    }
+    throw error;
   } finally {
-    store.close();
+    store?.close();
   }
+}
+
+/** What every derived run of a shard shares: the host, the ledger, the stage's plan and the recorded workflow and config. */
+function derivedRunBase(composition: Composition, host: Host, argv: ShardArgs, store: Store, plan: CompiledPlan, stage: RunStage, source: string, workspace: string) {
+  return {
+    host,
+    store,
+    plan: stagePlan(plan, stage),
+    staged: { wholePlan: withStageBudgets(plan, stage), stage },
+    file: argv.file,
+    source,
+    workspaceRoot: resolve(workspace, plan.policy.workspaceRoot),
+    environment: process.env,
+    recordedConfig: asJson(recordConfig(composition, dirname(resolve(argv.file)))),
+  };
+}
+
+/** The latest run of this shard (same index, count and plan) made from `prepare`, directly or by retries; none yet: undefined. */
+function earlierShardRun(store: Store, prepare: Row, expected: RunStage): Row | undefined {
+  return store
+    .stagedRuns()
+    .filter((run) => {
+      const stage = stageOf(run)!;
+      return stage.stage === 'shard' && stage.shard === expected.shard && stage.shards === expected.shards && stage.planDigest === expected.planDigest && preparedFrom(store, run) === String(prepare.id);
+    })
+    .at(-1);
+}
+
+/**
+ * Continues the shard's earlier run: a succeeded one is reported as it is (nothing runs), a failed one is retried
+ * (its failed items run again in a linked run, the rest is reused, as `retry --failed` does), and a paused, cancelled
+ * or interrupted one is resumed (confirmed effects reused; an effect in doubt blocks it until reconciled, exit 3).
+ * A run another process still drives is refused by the resume, as `resume` refuses it.
+ */
+async function continueShard(composition: Composition, host: Host, argv: ShardArgs, store: Store, earlier: Row, plan: CompiledPlan, source: string, output: OutputOptions, timeout: number | undefined): Promise<number> {
+  const runId = String(earlier.id);
+  if (earlier.state === 'succeeded') {
+    const tasks = Object.fromEntries(store.taskRows(runId).map((task) => [String(task.task_id), task.state as TaskState]));
+    const recorded = earlier.output_json === null || earlier.output_json === undefined ? {} : (JSON.parse(String(earlier.output_json)) as Record<string, JsonValue>);
+    return await driveAndReport(store, timeout, output, async () => ({ runId, traceId: String(earlier.trace_id), state: 'succeeded', output: recorded, tasks, details: { alreadySucceeded: true } }), 'RunOutcome');
+  }
+  if (earlier.state === 'failed') {
+    const stage = stageOf(earlier)!;
+    const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
+    const derivation = await planDerivation({ host, store, plan: stagePlan(plan, stage), source: earlier, mode: 'retry', from: [], failed: true, restartSuccessful: false });
+    if (!derivation.plan.compatible) throw blockedError(derivation);
+    return await driveAndReport(store, timeout, output, (driving) => deriveRun({ ...derivedRunBase(composition, host, argv, store, plan, stage, source, workspace), derivation, ...driving }), 'RunOutcome', host);
+  }
+  const { workspace: _moved, ...rest } = argv;
+  return await resumeStored(composition, { ...rest, run: runId }, store, earlier, output, timeout);
 }

@@ -72,6 +72,12 @@ export const runCommand = (composition: Composition): CommandModule<GlobalArgs, 
           unavailable = error;
         }
         store = Store.open(db, { create: true, stateKeys: argv.stateKeys });
+        // A prepare ledger founds a family: the shard and gather ledgers made from it take its secret digest key and
+        // its id, so recorded digests compare across them and each import names where it came from.
+        if (staged) {
+          store.digestKey();
+          store.imports.ledgerId();
+        }
         const request = { host, store, file: argv.file, source, workspaceRoot, environment: process.env, recordedConfig, ...(staged ? { staged: { wholePlan: plan, stage: staged.stage } } : {}) };
         if (unavailable) return recordUnavailableIsolation({ ...request, plan: executing, ...driving }, vault, unavailable);
         const result = await executeRun({ ...request, plan: executing, ...driving }, vault);

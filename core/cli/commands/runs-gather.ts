@@ -19,6 +19,8 @@ import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { asJson, recordConfig } from '../run-config.js';
 import { runObservers } from '../run-observers.js';
 import { fanoutOf, shardableStages } from '../stage-options.js';
+import { newStatePaths } from '../new-state-paths.js';
+import { importGatherLedgers, isLedgerFile, removeCreated } from '../stage-ledgers.js';
 import { inputOptions } from './document.js';
 
 interface GatherArgs extends GlobalArgs, InputArgs {
@@ -38,7 +40,7 @@ export const runsGather = (composition: Composition): CommandModule<GlobalArgs, 
       yargs
         .positional('file', { type: 'string', demandOption: true, describe: 'the workflow file the prepare and shard runs ran' })
         .option('db', dbOption('SQLite database file holding the prepare and shard runs'))
-        .option('from', { type: 'string', nargs: 1, describe: 'a prepare or shard run to gather (default: the latest succeeded ones of this plan); repeatable' })
+        .option('from', { type: 'string', nargs: 1, describe: 'a prepare or shard run id, or a ledger file whose prepare and shard runs are imported first (default: the latest succeeded runs of this plan in --db); repeatable' })
         .option('fanout', { type: 'string', describe: 'the foreach/matrix task the prepare run was cut at (default: that of the latest prepare run)' })
         .option('workspace', { type: 'string', describe: "workspace folder (default: the workflow file's folder)" })
         .option('timeout-seconds', { type: 'number', describe: 'cancel the run after N seconds (exit 130)' }),
@@ -54,27 +56,39 @@ export const runsGather = (composition: Composition): CommandModule<GlobalArgs, 
     const planDigest = planDocument(host, plan).planDigest;
     const workspace = resolve(argv.workspace ?? dirname(resolve(argv.file)));
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
-    const store = Store.open(databasePath(argv.db), { create: false, stateKeys: argv.stateKeys });
+    // --from a ledger file (a stage's own ledger): its runs are imported into --db (created when missing) first.
+    const ledgers = named.filter(isLedgerFile);
+    const path = resolve(databasePath(argv.db));
+    const created = ledgers.length > 0 ? newStatePaths(path) : [];
+    let store: Store | undefined;
     try {
-      // Ledger files named by a later import are brought into --db before this step.
-      const runs = selectGatherRuns(store, planDigest, fanout, named);
+      const target = Store.open(path, { create: ledgers.length > 0, stateKeys: argv.stateKeys });
+      store = target;
+      const fromLedgers = importGatherLedgers(target, ledgers, planDigest);
+      const runs = selectGatherRuns(target, planDigest, fanout, [...named.filter((from) => !ledgers.includes(from)), ...fromLedgers]);
       const prepared = JSON.parse(String(runs.prepare.stage_json)) as RunStage;
       const stages = shardableStages(plan, prepared.fanout);
       // The gather reserves against what the prepare and shard runs left of each counted budget.
-      const budgets = gatherBudgets(plan.runtime.budgets, [runs.prepare, ...runs.shards].map((run) => store.budgets.usage(String(run.id))));
+      const budgets = gatherBudgets(plan.runtime.budgets, [runs.prepare, ...runs.shards].map((run) => target.budgets.usage(String(run.id))));
       const stage: RunStage = { stage: 'gather', fanout: prepared.fanout, shard: null, shards: runs.count, items: stages.items.map((item) => item.index), taskIds: plan.tasks.map((task) => task.id), planDigest, ...(budgets === undefined ? {} : { budgets }) };
       const executing = stagePlan(plan, stage);
-      const derivation = await planGather({ host, store, plan: executing, stages, runs });
+      const derivation = await planGather({ host, store: target, plan: executing, stages, runs });
       if (!derivation.plan.compatible) throw blockedError(derivation);
       const shardRunIds = runs.shards.map((run) => String(run.id));
       const recordedConfig = asJson(recordConfig(composition, dirname(resolve(argv.file))));
       const drive = async (driving: Parameters<Parameters<typeof driveAndReport>[3]>[0]) => {
-        const result = await deriveRun({ host, store, plan: executing, staged: { wholePlan: withStageBudgets(plan, stage), stage }, derivation, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, recordedConfig, ...driving });
+        const result = await deriveRun({ host, store: target, plan: executing, staged: { wholePlan: withStageBudgets(plan, stage), stage }, derivation, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, recordedConfig, ...driving });
         return { ...result, details: { ...result.details, shardRunIds } };
       };
-      return await driveAndReport(store, timeout, output, drive, 'RunOutcome', host);
+      return await driveAndReport(target, timeout, output, drive, 'RunOutcome', host);
+    } catch (error) {
+      if (created.length > 0) {
+        removeCreated(created, store);
+        store = undefined;
+      }
+      throw error;
     } finally {
-      store.close();
+      store?.close();
     }
   }),
 });

@@ -1,16 +1,16 @@
 // `runs import LEDGER --db DB [--run RUN...]`: copies runs of another ledger of the same family into this one, with
 // the runs they stand on, their artifacts and their provenance (core/store/ledger-import.ts). A target the command
 // creates and then cannot fill is removed again: a refused import leaves no new database behind.
-import { existsSync, rmSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { AgentctlError } from '@agentctl/sdk';
-import { artifactRoot } from '../../store/artifacts.js';
 import { importRuns, type LedgerImport } from '../../store/ledger-import.js';
 import { Store } from '../../store/store.js';
 import { handler, type GlobalArgs } from '../handler.js';
 import { emit } from '../output.js';
 import { databasePath, dbOption } from '../database-option.js';
+import { newStatePaths } from '../new-state-paths.js';
 
 interface ImportArgs extends GlobalArgs {
   ledger: string;
@@ -31,7 +31,7 @@ export const runsImport: CommandModule<GlobalArgs, ImportArgs> = {
     if (runIds?.some((id) => id.trim() === '')) throw new AgentctlError('AGENTCTL_E_USAGE', '--run needs a run id');
     if (typeof argv.ledger !== 'string' || argv.ledger.trim() === '') throw new AgentctlError('AGENTCTL_E_USAGE', 'name the ledger to import from');
     const path = resolve(databasePath(argv.db));
-    const created = newPaths(path);
+    const created = newStatePaths(path);
     let result: LedgerImport;
     try {
       const store = Store.open(path, { create: true, stateKeys: argv.stateKeys });
@@ -55,15 +55,3 @@ export const runsImport: CommandModule<GlobalArgs, ImportArgs> = {
     return 0;
   }),
 };
-
-/**
- * What opening `path` would create: its folder (the outermost one missing), else the database with its companions,
- * and the artifact store folder beside it when that is missing too.
- */
-function newPaths(path: string): string[] {
-  let outermost: string | undefined;
-  for (let folder = dirname(path); !existsSync(folder) && dirname(folder) !== folder; folder = dirname(folder)) outermost = folder;
-  if (outermost !== undefined) return [outermost];
-  if (existsSync(path)) return [];
-  return [...['', '-wal', '-shm', '-journal'].map((suffix) => `${path}${suffix}`), ...(existsSync(artifactRoot(path)) ? [] : [artifactRoot(path)])];
-}
