@@ -2,9 +2,9 @@
 // each platform's own schema or parser (kubernetes-models, @actions/workflow-parser, Argo's Workflow schema with Ajv),
 // the scale-out command contract in every job, their options, and their refusals through the real CLI.
 //
-// The sharded cases hand each emitter, through the real host's registry, the document `plan --output json` prints with
-// the `stages` the cut gives this workflow (written out in withStages), exactly as `plan --emit` does; the refusal of a
-// plan without stages, and the options, go through the CLI.
+// Most cases hand each emitter, through the real host's registry, the document `plan --output json` prints with the
+// `stages` the cut gives this workflow (written out in withStages, and checked against `plan --shards` itself), exactly
+// as `plan --emit` does; `plan --shards N --emit FORMAT`, the refusals and the options also go through the CLI.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -371,13 +371,28 @@ describe('plan emitters for scale-out: k8s-indexed-job, github-matrix, argo', fu
         }
       });
 
-      it(`${format}: refuses a plan that cannot be sharded, naming the reason, and one without a shard count`, async () => {
+      it(`${format}: refuses a plan that cannot be sharded (through the CLI too), naming the reason, and one without a shard count`, async () => {
         const unshardable = await refusal(format, notShardable(plan));
         expect(unshardable).to.deep.include({ code: `${PREFIX[format]}NOT_SHARDABLE`, exitCode: 2 });
         expect(unshardable.message).to.contain('cannot be split into shards (single_item: the fan-out work has one item)');
         const noCount = await refusal(format, withStages(plan, null));
         expect(noCount).to.deep.include({ code: `${PREFIX[format]}NO_SHARDS`, exitCode: 2 });
         expect(noCount.message).to.contain('has stages but no shard count: add --shards N');
+        const plain = state.ws.write('plain.yaml', workflow({ policy: { approval: 'never' }, actions: { assign: { kind: 'builtin.assign' } }, tasks: [{ id: 'one', uses: 'action:assign', with: { a: 1 } }] }, 'plain'));
+        const cli = errorDocument(runCli(['plan', plain, '--shards', '2', '--emit', format, '--out', state.ws.file('out'), '--output', 'json']), 2);
+        expect(cli.diagnostics[0]).to.deep.include({ code: `${PREFIX[format]}NOT_SHARDABLE`, message: `--emit ${format}: workflow plain cannot be split into shards (no_fanout: workflow plain has no foreach or matrix to split)` });
+        expect(existsSync(state.ws.file('out'))).to.equal(false);
+      });
+
+      it(`${format}: plan FILE --shards 3 --emit ${format} writes what the emitter makes of the plan \`plan --shards 3\` prints`, async () => {
+        const file = state.ws.write('flows/wf.yaml', FANOUT);
+        const printed = outcome(runCli(['plan', file, '--shards', '3', '--output', 'json']), 0).data;
+        expect(printed.stages).to.deep.equal(withStages(plan, 3).stages);
+        const options = format === 'github-matrix' ? ['--emit-option', 'runner=npx'] : ['--emit-option', 'image=agentctl:local'];
+        const emitted = outcome(runCli(['plan', file, '--shards', '3', '--emit', format, '--out', state.ws.file('out'), ...options, '--output', 'json']), 0).data;
+        const expected = await emit(format, printed, format === 'github-matrix' ? { runner: 'npx' } : { image: 'agentctl:local' }, file);
+        expect(emitted.files.map((entry: { path: string }) => entry.path)).to.deep.equal([...expected.keys()]);
+        for (const [path, text] of expected) expect(readFileSync(state.ws.file(join('out', path)), 'utf8'), path).to.equal(text);
       });
 
       it(`${format}: through the CLI, a plan without stages is refused with "add --shards N" and nothing is written`, () => {
