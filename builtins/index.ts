@@ -2,7 +2,10 @@
 import a2a from './a2a/plugin.js';
 import assign from './assign/plugin.js';
 import assert from './assert/plugin.js';
+import emitterArgo from './emitter-argo/plugin.js';
+import emitterGithubMatrix from './emitter-github-matrix/plugin.js';
 import emitterJson from './emitter-json/plugin.js';
+import emitterKubernetesIndexedJob from './emitter-k8s-indexed-job/plugin.js';
 import extensionProcess from './extension-process/plugin.js';
 import isolationContainer from './isolation-container/plugin.js';
 import isolationProcess from './isolation-process/plugin.js';
@@ -48,6 +51,9 @@ export const builtinPlugins = [
   providerOpenAi,
   toolsWorkspace,
   emitterJson,
+  emitterKubernetesIndexedJob,
+  emitterGithubMatrix,
+  emitterArgo,
   reporterMarkdown,
   reporterHtml,
   reporterJunit,

@@ -1,12 +1,12 @@
 // The cut of a compiled plan for scale-out: the tasks every shard needs first (prepare), the items of one
 // foreach/matrix with the tasks that depend only on their item, and everything else (gather). Pure: plan in, cut out.
-import type { CompiledPlan, CompiledTask, PlanStages } from '@agentctl/sdk';
+import { MAX_SHARDS, type CompiledPlan, type CompiledTask, type PlanStages } from '@agentctl/sdk';
 
 /** Why a plan cannot be split (`reason.code` of an unshardable cut). */
 export type UnshardableCode = 'no_fanout' | 'single_item' | 'items_depend_on_each_other' | 'fanout_not_found';
 
-/** The largest number of shards a plan is split into (`--shards`, `--shard I/N`). */
-export const MAX_SHARDS = 256;
+/** The largest number of shards a plan is split into (`--shards`, `--shard I/N`): the SDK's, which emitters check too. */
+export { MAX_SHARDS };
 
 export interface CutOptions {
   /** The aggregate id of the expansion to cut (`--fanout TASK`); absent: the one with the most items. */

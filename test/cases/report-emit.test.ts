@@ -55,7 +55,7 @@ describe('plan --emit and report', () => {
     it('refuses an unknown format (listing the registered ones), --emit without --out, --out without --emit, and an --out that is a file', () => {
       const file = ws().write('wf.yaml', REPORTED);
       const unknown = errorDocument(runCli(['plan', file, '--emit', 'yaml', '--out', ws().file('o'), '--output', 'json']), 2);
-      expect(unknown.diagnostics[0]).to.deep.include({ code: 'AGENTCTL_E_FORMAT_UNKNOWN', message: '--emit yaml: no plan emitter has this format', help: 'registered formats: json; a pack in the project config can register more' });
+      expect(unknown.diagnostics[0]).to.deep.include({ code: 'AGENTCTL_E_FORMAT_UNKNOWN', message: '--emit yaml: no plan emitter has this format', help: 'registered formats: argo, github-matrix, json, k8s-indexed-job; a pack in the project config can register more' });
       const noOut = errorDocument(runCli(['plan', file, '--emit', 'json', '--output', 'json']), 2);
       expect(noOut.diagnostics[0]).to.deep.include({ code: 'AGENTCTL_E_USAGE', message: '--emit json needs --out DIR: an emitter writes files' });
       const noEmit = errorDocument(runCli(['plan', file, '--out', ws().file('o'), '--output', 'json']), 2);
