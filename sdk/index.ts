@@ -157,7 +157,7 @@ export { networkPolicySchema, POLICY_STAGES, policySchema, type PolicyRequest, t
 export { CLI_API_VERSION } from './api-version.js';
 // Consumers of the public documents: plan emitters and run reporters.
 export type { EmittedFile, PlanDocument, PlanEmitter, PlanStages, PlanEmitterInput, RunInspection, RunReporter, RunReporterInput, RunReportPart } from './consumers.js';
-export { dnsLabel, generatedNotice, MAX_SHARDS, shardedPlan, stageArguments, stageLedger, type ShardedPlan, type ShardedPlanResult, type StageArguments, type StageLayout, type StagesRefusal } from './scale-out.js';
+export { dnsLabel, generatedNotice, MAX_SHARDS, requireShardedPlan, shardedPlan, stageArguments, stageLedger, type ShardedPlan, type ShardedPlanResult, type StageArguments, type StageLayout, type StagesRefusal, type StagesRefusalCodes } from './scale-out.js';
 export { defineSpecSection, type DefinedSpecSection, type SectionSecret, type SectionUrl, type SpecSection, type SpecSectionValues } from './spec-section.js';
 export type { ApprovalAnswer, ApprovalQuestion, TaskBody, TaskBodyContext, TaskBodyLookup } from './task-body.js';
 export { secretKindLabel, secretReferenceSchema, secretReferenceTarget, type SecretReference, type SecretResolver, type SecretResolverContext, type TaskSecrets } from './secrets.js';

@@ -2,6 +2,7 @@
 // each stage (prepare, one shard, gather) laid out on a job runner's folders. The command lines are the CLI's
 // scale-out contract, so a Kubernetes Job, a GitHub Actions job and an Argo template run exactly the same commands.
 import type { PlanDocument } from './consumers.js';
+import { AgentctlError } from './errors.js';
 import type { JsonValue } from './json.js';
 
 /** A plan that `plan --shards N` cut for scale-out: what an emitter of the stages' jobs reads from it. */
@@ -58,6 +59,19 @@ export function shardedPlan(plan: PlanDocument, format: string): ShardedPlanResu
     return { refusal: { reason: 'no_shards', code: null, message: `the plan of workflow ${plan.workflowName} has ${shards} shards; a plan has 1 to ${MAX_SHARDS}`, help: `emit with a shard count from 1 to ${MAX_SHARDS}: ${again}` } };
   }
   return { sharded: { workflowName: plan.workflowName, planDigest: plan.planDigest, fanout: stages.fanout.taskId, items: stages.fanout.items, shards, inputs: plan.inputs } };
+}
+
+/** The error codes an emitter refuses with (its own, registered with its plugin): no shard count, or nothing to cut. */
+export interface StagesRefusalCodes {
+  readonly noShards: string;
+  readonly notShardable: string;
+}
+
+/** The cut of a plan document for an emitter, or the emitter's own error (exit 2 by its codes) saying why there is none. */
+export function requireShardedPlan(plan: PlanDocument, format: string, codes: StagesRefusalCodes): ShardedPlan {
+  const cut = shardedPlan(plan, format);
+  if ('sharded' in cut) return cut.sharded;
+  throw new AgentctlError(cut.refusal.reason === 'no_shards' ? codes.noShards : codes.notShardable, `--emit ${format}: ${cut.refusal.message}`, { help: cut.refusal.help });
 }
 
 /** Where a job runner puts what the stage commands name. */

@@ -1,6 +1,6 @@
 // A sharded plan as an Argo Workflow: `plan FILE --emit argo --shards N --out DIR` writes DIR/workflow.yaml, a DAG of
 // prepare, N shards (withSequence) and gather.
-import { AgentctlError, definePlugin, dnsLabel, generatedNotice, shardedPlan, type PlanEmitter } from '@agentctl/sdk';
+import { definePlugin, dnsLabel, generatedNotice, requireShardedPlan, type PlanEmitter } from '@agentctl/sdk';
 import { stringify } from 'yaml';
 import { argoOptions, type ArgoOptions } from './options.js';
 import { argoWorkflow } from './workflow.js';
@@ -19,9 +19,7 @@ const argoEmitter = (version: string): PlanEmitter<ArgoOptions> => ({
   description: 'an Argo Workflow of a sharded plan (needs --shards N): a DAG of prepare, the shards (withSequence) and gather',
   optionsSchema: argoOptions,
   emit({ plan: document, file, options }) {
-    const cut = shardedPlan(document, FORMAT);
-    if ('refusal' in cut) throw new AgentctlError(cut.refusal.reason === 'no_shards' ? CODES.noShards : CODES.notShardable, `--emit ${FORMAT}: ${cut.refusal.message}`, { help: cut.refusal.help });
-    const plan = cut.sharded;
+    const plan = requireShardedPlan(document, FORMAT, CODES);
     const name = options.name ?? dnsLabel(plan.workflowName, 40);
     const workflow = argoWorkflow(plan, {
       name,

@@ -1,6 +1,6 @@
 // A sharded plan as a GitHub Actions workflow: `plan FILE --emit github-matrix --shards N --out DIR` writes
 // DIR/.github/workflows/NAME.yml, a prepare job, a matrix job of N shards and a gather job.
-import { AgentctlError, definePlugin, dnsLabel, generatedNotice, shardedPlan, type PlanEmitter } from '@agentctl/sdk';
+import { definePlugin, dnsLabel, generatedNotice, requireShardedPlan, type PlanEmitter } from '@agentctl/sdk';
 import { stringify } from 'yaml';
 import { githubOptions, type GithubOptions } from './options.js';
 import { githubWorkflow } from './workflow.js';
@@ -25,9 +25,7 @@ const githubEmitter = (version: string): PlanEmitter<GithubOptions> => ({
   description: 'a GitHub Actions workflow of a sharded plan (needs --shards N): prepare, a matrix of the shards, gather',
   optionsSchema: githubOptions,
   emit({ plan: document, file, options }) {
-    const cut = shardedPlan(document, FORMAT);
-    if ('refusal' in cut) throw new AgentctlError(cut.refusal.reason === 'no_shards' ? CODES.noShards : CODES.notShardable, `--emit ${FORMAT}: ${cut.refusal.message}`, { help: cut.refusal.help });
-    const plan = cut.sharded;
+    const plan = requireShardedPlan(document, FORMAT, CODES);
     const name = options.name ?? dnsLabel(plan.workflowName, 100);
     const workflow = githubWorkflow(plan, { name, workflowPath: options.workflowPath ?? defaultWorkflowPath(file), package: options.package ?? `@agentctl/cli@${version}`, options });
     const notice = generatedNotice(FORMAT, plan).map((line) => `# ${line}\n`).join('');

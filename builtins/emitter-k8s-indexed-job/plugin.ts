@@ -1,6 +1,6 @@
 // A sharded plan as Kubernetes Jobs: `plan FILE --emit k8s-indexed-job --shards N --out DIR` writes a Job for prepare,
 // an Indexed Job of N completions for the shards, a Job for gather, and a README saying how to apply them.
-import { AgentctlError, definePlugin, dnsLabel, generatedNotice, shardedPlan, type PlanEmitter, type ShardedPlan } from '@agentctl/sdk';
+import { AgentctlError, definePlugin, dnsLabel, generatedNotice, requireShardedPlan, type PlanEmitter, type ShardedPlan } from '@agentctl/sdk';
 import { stringify } from 'yaml';
 import { guide } from './guide.js';
 import { shardsJob, singleJob, stageCommands, type Resolved } from './manifests.js';
@@ -41,9 +41,7 @@ const kubernetesEmitter = (version: string): PlanEmitter<KubernetesOptions> => (
   description: 'Kubernetes Jobs of a sharded plan (needs --shards N): prepare, an Indexed Job of the shards, gather, and a README',
   optionsSchema: kubernetesOptions,
   emit({ plan: document, file, options }) {
-    const cut = shardedPlan(document, FORMAT);
-    if ('refusal' in cut) throw new AgentctlError(cut.refusal.reason === 'no_shards' ? CODES.noShards : CODES.notShardable, `--emit ${FORMAT}: ${cut.refusal.message}`, { help: cut.refusal.help });
-    const plan = cut.sharded;
+    const plan = requireShardedPlan(document, FORMAT, CODES);
     const resolved = resolve(plan, options, file, version);
     const commands = stageCommands(plan, resolved);
     return [
