@@ -51,9 +51,9 @@ export function importLedger(target: Store, sourcePath: string, options: ImportO
 }
 
 /**
- * The import itself, reported as `runs import` prints it. Order: open and check the source, refuse a target with a
- * driven run, gather the runs with their lineage, check the family, decide per run (copy, replace, leave, refuse),
- * check and write the blobs, then commit every row in one transaction.
+ * The import itself, reported as `runs import` prints it. Order: open and check the source, gather the runs with
+ * their lineage, check the family, decide per run (copy, replace, leave, refuse), refuse a target with a driven run
+ * when anything is to be written, check and write the blobs, then commit every row in one transaction.
  */
 export function importRuns(target: Store, sourcePath: string, options: ImportOptions = {}): LedgerImport {
   const source = SourceLedger.open(sourcePath, target.path);
@@ -61,12 +61,6 @@ export function importRuns(target: Store, sourcePath: string, options: ImportOpt
     const imports = target.imports;
     const tables = imports.tables();
     checkTables(source, tables);
-    const driven = imports.drivenRun();
-    if (driven) {
-      throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${String(driven.id)} of ${target.path} is being driven by ${String(driven.lease_owner)}: an import waits until no run of its target is driven; nothing was imported`, {
-        help: 'let the run finish, pause or be cancelled, then import again',
-      });
-    }
     const runIds = source.withLineage(options.select ? options.select(source.runIds().map((runId) => source.runRow(runId))) : (options.runIds ?? source.runIds()));
     const family = joinFamily(target, imports, source);
     const copy: string[] = [];
@@ -87,6 +81,15 @@ export function importRuns(target: Store, sourcePath: string, options: ImportOpt
       copy.push(runId);
       digests.set(runId, digest);
       origins.set(runId, source.originOf(runId) ?? source.ledgerId);
+    }
+    // An import that has something to write waits until no run of its target is driven; one that finds every run
+    // already here, unchanged, writes nothing and needs no wait (a shard continuing its own run takes in its prepare
+    // run again).
+    const driven = copy.length > 0 ? imports.drivenRun() : undefined;
+    if (driven) {
+      throw new AgentctlError('AGENTCTL_E_RUN_LEASED', `run ${String(driven.id)} of ${target.path} is being driven by ${String(driven.lease_owner)}: an import waits until no run of its target is driven; nothing was imported`, {
+        help: 'let the run finish, pause or be cancelled, then import again',
+      });
     }
     const blobs = copyBlobs(source, target.path, copy);
     const ledgerId = imports.ledgerId();

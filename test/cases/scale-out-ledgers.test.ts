@@ -4,8 +4,10 @@
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { runCli, workspace } from '../support/cli.js';
-import { diagnosticWithCode, errorDocument, outcome, rows, useWorkspace } from './helpers.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { runCli, startCli, workspace } from '../support/cli.js';
+import { diagnosticWithCode, errorDocument, outcome, rows, useWorkspace, workflow } from './helpers.js';
 import { fanoutWorkflow, ITEMS } from './scale-out-workflow.js';
 
 describe('scale-out: one ledger per stage', () => {
@@ -103,5 +105,33 @@ describe('scale-out: one ledger per stage', () => {
     } finally {
       other.cleanup();
     }
+  });
+  it("a shard whose process died under another host's lease waits for the lease to lapse, then continues that run", async () => {
+    const file = ws().write('slow.yaml', workflow({
+      policy: { processAllowlist: ['sh'], writableRoots: ['log'], approval: 'never' },
+      actions: { slow: { kind: 'builtin.shell.exec', command: '/bin/sh', args: ['-c', 'mkdir -p log && echo "$0" >> log/started.txt && sleep 30'] }, set: { kind: 'builtin.assign' } },
+      tasks: [
+        { id: 'setup', uses: 'action:set', with: { value: 1 } },
+        { id: 'each', uses: 'action:slow', needs: ['setup'], foreach: { items: ['a', 'b'] }, with: { args: ['${{ vars.item }}'] } },
+      ],
+    }, 'slow'));
+    outcome(cli(['run', file, '--stage', 'prepare'], ledger('prepare')), 0);
+    const args = ['run', file, '--shard', '0/1', '--from', ledger('prepare'), '--db', ledger('shard-0')];
+    const child = startCli([...args, '--output', 'json'], { cwd: ws().dir });
+    while (!existsSync(ws().file('log/started.txt'))) await delay(50);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('close', resolve));
+    // The lease now names a process of another host, as a replacement pod sees its predecessor's: it lapses in 3 s.
+    const handle = new Database(ledger('shard-0'));
+    handle.prepare("UPDATE runs SET lease_owner = 'other-pod:1:nonce', lease_expires_at = ? WHERE mode = 'shard'").run(Date.now() + 3_000);
+    handle.close();
+    const started = Date.now();
+    const again = runCli([...args, '--output', 'human'], { cwd: ws().dir });
+    expect(again.stderr, again.stderr).to.contain('is held by other-pod:1:nonce; waiting up to 65 s for its lease to lapse');
+    expect(Date.now() - started).to.be.at.least(2_500);
+    // The run is continued, not run anew: the effect the kill cut short is in doubt, and the resume says so (not leased).
+    expect(again.status, again.stderr).to.equal(3);
+    expect(again.stderr).to.contain('AGENTCTL_E_EFFECT_UNRECONCILED');
+    expect(rows(ledger('shard-0'), "SELECT COUNT(*) AS n FROM runs WHERE mode = 'shard'")[0]!.n).to.equal(1);
   });
 });

@@ -2,12 +2,15 @@
 // of the prepare run: the prepare tasks are reused by the reuse proofs of `repair` and need no credential, and only
 // the shard's items run. The same shard run again continues its earlier run.
 import { dirname, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { AgentctlError, type CompiledPlan, type JsonValue, type TaskState } from '@agentctl/sdk';
 import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { deriveRun, blockedError } from '../../runner/derive.js';
 import { planDerivation } from '../../runner/derive-plan.js';
 import { Store, type Row } from '../../store/store.js';
+import { liveness } from '../../store/liveness.js';
+import { LEASE_MS } from '../../store/runs.js';
 import { preparedFrom } from '../../runner/gather.js';
 import { shardBudgets, stageOf, stagePlan, withStageBudgets, type RunStage } from '../../runner/stage.js';
 import type { Composition } from '../composition.js';
@@ -121,6 +124,29 @@ async function continueShard(composition: Composition, host: Host, argv: ShardAr
     if (!derivation.plan.compatible) throw blockedError(derivation);
     return await driveAndReport(store, timeout, output, (driving) => deriveRun({ ...derivedRunBase(composition, host, argv, store, plan, stage, source, workspace), derivation, ...driving }), 'RunOutcome', host);
   }
+  // A shard's pod killed outright leaves its run `running` under a lease only time ends (a new pod cannot see the old
+  // one's process): wait, bounded, for the lease to lapse, as the Job's replacement pod arrives while it still holds.
+  const current = earlier.state === 'running' ? await leaseLapsed(store, runId, output) : earlier;
   const { workspace: _moved, ...rest } = argv;
-  return await resumeStored(composition, { ...rest, run: runId }, store, earlier, output, timeout);
+  return await resumeStored(composition, { ...rest, run: runId }, store, current, output, timeout);
+}
+
+/** The longest a shard waits for an earlier run's lease to lapse: one lease, plus the time a lapse takes to be seen. */
+const LEASE_WAIT_MS = LEASE_MS + 5_000;
+
+/**
+ * The run's row once nobody drives it any more (its lease lapsed, or its owner is a process of this host that is
+ * gone), polled once a second for at most LEASE_WAIT_MS; a run still driven by then is left to the resume, which
+ * refuses it (AGENTCTL_E_RUN_LEASED, exit 5): a live driver renews its lease, so two never drive one shard.
+ */
+async function leaseLapsed(store: Store, runId: string, output: OutputOptions): Promise<Row> {
+  const deadline = Date.now() + LEASE_WAIT_MS;
+  let row = store.existingRun(runId);
+  if (liveness(row) !== 'active') return row;
+  if (output.mode === 'human') process.stderr.write(`shard run ${runId} is held by ${String(row.lease_owner)}; waiting up to ${Math.round(LEASE_WAIT_MS / 1000)} s for its lease to lapse\n`);
+  while (liveness(row) === 'active' && Date.now() < deadline) {
+    await delay(1_000);
+    row = store.existingRun(runId);
+  }
+  return row;
 }
