@@ -6,7 +6,8 @@ import { AgentctlError } from '@agentctl/sdk';
 import { preparedFrom } from '../runner/gather.js';
 import { stageOf, type RunStage } from '../runner/stage.js';
 import { importLedger } from '../store/ledger-import.js';
-import type { Row, Store } from '../store/store.js';
+import { Store, type Row } from '../store/store.js';
+import { newStatePaths } from './new-state-paths.js';
 
 /** Whether a `--from` value names a ledger file (an existing file) rather than a run id. */
 export function isLedgerFile(from: string): boolean {
@@ -83,16 +84,25 @@ export function importGatherLedgers(store: Store, ledgers: readonly string[], pl
 }
 
 /**
- * Whether `store` holds a run it drove itself (not one a ledger import copied here): until it does, a ledger the
- * command created holds nothing that cannot be imported again, and is removed when the command fails.
+ * Runs `body` on the stage ledger at `path`, created when `create` (a stage whose sources are ledger files). When the
+ * command fails before the ledger holds a run of its own (only imported ones, which can be imported again), a ledger
+ * it created is removed, folder and companions: a refused stage leaves the disk as it found it.
  */
-export function holdsOwnRun(store: Store): boolean {
-  return store.stagedRuns().some((run) => store.imports.record(String(run.id)) === undefined);
-}
-
-/** Removes what the command created (newStatePaths) when it failed before recording a run of its own. */
-export function removeCreated(created: readonly string[], store: Store | undefined): void {
-  const own = store !== undefined && holdsOwnRun(store);
-  store?.close();
-  if (!own) for (const path of created) rmSync(path, { recursive: true, force: true });
+export async function inStageLedger<T>(path: string, options: { readonly create: boolean; readonly stateKeys?: Readonly<Record<string, string>> }, body: (store: Store) => Promise<T>): Promise<T> {
+  const created = options.create ? newStatePaths(path) : [];
+  let store: Store | undefined;
+  try {
+    store = Store.open(path, { create: options.create, ...(options.stateKeys ? { stateKeys: options.stateKeys } : {}) });
+    return await body(store);
+  } catch (error) {
+    if (created.length > 0) {
+      const own = store !== undefined && store.stagedRuns().some((run) => store!.imports.record(String(run.id)) === undefined);
+      store?.close();
+      store = undefined;
+      if (!own) for (const made of created) rmSync(made, { recursive: true, force: true });
+    }
+    throw error;
+  } finally {
+    store?.close();
+  }
 }

@@ -8,7 +8,7 @@ import { compileText } from '../../compiler/compile.js';
 import { readBoundedFile } from '../../compiler/source.js';
 import { deriveRun, blockedError } from '../../runner/derive.js';
 import { planDerivation } from '../../runner/derive-plan.js';
-import { Store, type Row } from '../../store/store.js';
+import type { Row, Store } from '../../store/store.js';
 import { liveness } from '../../store/liveness.js';
 import { LEASE_MS } from '../../store/runs.js';
 import { preparedFrom } from '../../runner/gather.js';
@@ -23,8 +23,7 @@ import type { OutputOptions } from '../output.js';
 import { asJson, recordConfig } from '../run-config.js';
 import { runObservers } from '../run-observers.js';
 import { findPrepareRun, shardStage, type Staging } from '../run-stages.js';
-import { newStatePaths } from '../new-state-paths.js';
-import { importPrepareRun, isLedgerFile, removeCreated } from '../stage-ledgers.js';
+import { importPrepareRun, inStageLedger, isLedgerFile } from '../stage-ledgers.js';
 import { resumeStored } from './resume.js';
 
 interface ShardArgs extends GlobalArgs, InputArgs {
@@ -44,11 +43,7 @@ export async function runShard(composition: Composition, argv: ShardArgs, output
   if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
   // --from a ledger file: the shard's own ledger (created when missing) first takes in the prepare run.
   const ledger = isLedgerFile(staging.from);
-  const path = resolve(databasePath(argv.db));
-  const created = ledger ? newStatePaths(path) : [];
-  let store: Store | undefined;
-  try {
-    store = Store.open(path, { create: ledger, stateKeys: argv.stateKeys });
+  return await inStageLedger(resolve(databasePath(argv.db)), { create: ledger, ...(argv.stateKeys ? { stateKeys: argv.stateKeys } : {}) }, async (store) => {
     const prepare = findPrepareRun(store, ledger ? importPrepareRun(store, staging.from, shard.stage) : staging.from, shard.stage);
     // The same shard again (a pod the Job runs again, a rerun by hand) continues its earlier run instead of doing its
     // items twice.
@@ -65,17 +60,8 @@ export async function runShard(composition: Composition, argv: ShardArgs, output
     const items = new Set(shard.itemTasks);
     const unfinished = derivation.plan.tasks.find((task) => !items.has(task.taskId) && task.disposition === 'fresh' && task.sourceState !== 'skipped');
     if (unfinished) throw new AgentctlError('AGENTCTL_E_STAGE_SOURCE_INVALID', `--from ${staging.from}: prepare task ${unfinished.taskId} is ${unfinished.sourceState ?? 'missing'} there; a shard does not run it again`, { help: 'retry the prepare run (agentctl retry FILE PREPARE_RUN --failed), then start the shards from the retry' });
-    const target = store;
-    return await driveAndReport(store, timeout, output, (driving) => deriveRun({ ...derivedRunBase(composition, host, argv, target, plan, stage, source, workspace), derivation, ...driving }), 'RunOutcome', host);
-  } catch (error) {
-    if (created.length > 0) {
-      removeCreated(created, store);
-      store = undefined;
-    }
-    throw error;
-  } finally {
-    store?.close();
-  }
+    return await driveAndReport(store, timeout, output, (driving) => deriveRun({ ...derivedRunBase(composition, host, argv, store, plan, stage, source, workspace), derivation, ...driving }), 'RunOutcome', host);
+  });
 }
 
 /** What every derived run of a shard shares: the host, the ledger, the stage's plan and the recorded workflow and config. */

@@ -10,7 +10,6 @@ import { planDocument } from '../../plan-document.js';
 import { blockedError, deriveRun } from '../../runner/derive.js';
 import { planGather, selectGatherRuns } from '../../runner/gather.js';
 import { gatherBudgets, stagePlan, withStageBudgets, type RunStage } from '../../runner/stage.js';
-import { Store } from '../../store/store.js';
 import type { Composition } from '../composition.js';
 import { databasePath, dbOption, timeoutSeconds } from '../database-option.js';
 import { driveAndReport, isDirectory } from '../drive.js';
@@ -19,8 +18,7 @@ import { collectInputs, collectVars, type InputArgs } from '../inputs.js';
 import { asJson, recordConfig } from '../run-config.js';
 import { runObservers } from '../run-observers.js';
 import { fanoutOf, shardableStages } from '../stage-options.js';
-import { newStatePaths } from '../new-state-paths.js';
-import { importGatherLedgers, isLedgerFile, removeCreated } from '../stage-ledgers.js';
+import { importGatherLedgers, inStageLedger, isLedgerFile } from '../stage-ledgers.js';
 import { inputOptions } from './document.js';
 
 interface GatherArgs extends GlobalArgs, InputArgs {
@@ -58,37 +56,24 @@ export const runsGather = (composition: Composition): CommandModule<GlobalArgs, 
     if (!isDirectory(workspace)) throw new AgentctlError('AGENTCTL_E_USAGE', `--workspace ${workspace} is not an existing folder`);
     // --from a ledger file (a stage's own ledger): its runs are imported into --db (created when missing) first.
     const ledgers = named.filter(isLedgerFile);
-    const path = resolve(databasePath(argv.db));
-    const created = ledgers.length > 0 ? newStatePaths(path) : [];
-    let store: Store | undefined;
-    try {
-      const target = Store.open(path, { create: ledgers.length > 0, stateKeys: argv.stateKeys });
-      store = target;
-      const fromLedgers = importGatherLedgers(target, ledgers, planDigest);
-      const runs = selectGatherRuns(target, planDigest, fanout, [...named.filter((from) => !ledgers.includes(from)), ...fromLedgers]);
+    return await inStageLedger(resolve(databasePath(argv.db)), { create: ledgers.length > 0, ...(argv.stateKeys ? { stateKeys: argv.stateKeys } : {}) }, async (store) => {
+      const fromLedgers = importGatherLedgers(store, ledgers, planDigest);
+      const runs = selectGatherRuns(store, planDigest, fanout, [...named.filter((from) => !ledgers.includes(from)), ...fromLedgers]);
       const prepared = JSON.parse(String(runs.prepare.stage_json)) as RunStage;
       const stages = shardableStages(plan, prepared.fanout);
       // The gather reserves against what the prepare and shard runs left of each counted budget.
-      const budgets = gatherBudgets(plan.runtime.budgets, [runs.prepare, ...runs.shards].map((run) => target.budgets.usage(String(run.id))));
+      const budgets = gatherBudgets(plan.runtime.budgets, [runs.prepare, ...runs.shards].map((run) => store.budgets.usage(String(run.id))));
       const stage: RunStage = { stage: 'gather', fanout: prepared.fanout, shard: null, shards: runs.count, items: stages.items.map((item) => item.index), taskIds: plan.tasks.map((task) => task.id), planDigest, ...(budgets === undefined ? {} : { budgets }) };
       const executing = stagePlan(plan, stage);
-      const derivation = await planGather({ host, store: target, plan: executing, stages, runs });
+      const derivation = await planGather({ host, store, plan: executing, stages, runs });
       if (!derivation.plan.compatible) throw blockedError(derivation);
       const shardRunIds = runs.shards.map((run) => String(run.id));
       const recordedConfig = asJson(recordConfig(composition, dirname(resolve(argv.file))));
       const drive = async (driving: Parameters<Parameters<typeof driveAndReport>[3]>[0]) => {
-        const result = await deriveRun({ host, store: target, plan: executing, staged: { wholePlan: withStageBudgets(plan, stage), stage }, derivation, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, recordedConfig, ...driving });
+        const result = await deriveRun({ host, store, plan: executing, staged: { wholePlan: withStageBudgets(plan, stage), stage }, derivation, file: argv.file, source, workspaceRoot: resolve(workspace, plan.policy.workspaceRoot), environment: process.env, recordedConfig, ...driving });
         return { ...result, details: { ...result.details, shardRunIds } };
       };
-      return await driveAndReport(target, timeout, output, drive, 'RunOutcome', host);
-    } catch (error) {
-      if (created.length > 0) {
-        removeCreated(created, store);
-        store = undefined;
-      }
-      throw error;
-    } finally {
-      store?.close();
-    }
+      return await driveAndReport(store, timeout, output, drive, 'RunOutcome', host);
+    });
   }),
 });
