@@ -78,7 +78,7 @@ describe('scale-out: one ledger per stage', () => {
     expect(gathered.shardRunIds).to.deep.equal([first.runId, retried.runId]);
   });
 
-  it('refusals: a ledger without the prepare run, a shard two ledgers both bring, a missing shard, a ledger of another family; a refused gather leaves no ledger', () => {
+  it('refusals: a ledger without the prepare run, a shard two ledgers both bring, a missing shard, a ledger of another family or of nothing of this plan; a refused gather leaves no ledger', () => {
     const { file, prepare } = prepared();
     // A shard from a ledger that holds no prepare run of this plan: the shard's new ledger is removed again.
     const other = workspace();
@@ -99,6 +99,11 @@ describe('scale-out: one ledger per stage', () => {
       expect(existsSync(ledger('gather'))).to.equal(false);
       // A ledger of another family (another prepare ledger's): refused before anything is written.
       expect(diagnosticWithCode(errorDocument(gatherFrom(ledger('shard-0'), ledger('shard-1'), other.db), 5), 'AGENTCTL_E_LEDGER_FAMILY').message).to.contain('not one ledger family');
+      expect(existsSync(ledger('gather'))).to.equal(false);
+      // A ledger of the same family that holds nothing of this plan (only another workflow's prepare run).
+      const otherPlan = outcome(cli(['run', ws().write('other.yaml', fanoutWorkflow({ items: ['one', 'two'] })), '--stage', 'prepare'], ledger('prepare')), 0).data.runId as string;
+      outcome(cli(['runs', 'import', ledger('prepare'), '--run', otherPlan], ledger('unrelated')), 0);
+      expect(diagnosticWithCode(errorDocument(gatherFrom(ledger('shard-0'), ledger('shard-1'), ledger('unrelated')), 2), 'AGENTCTL_E_STAGE_SOURCE_INVALID').message).to.contain('holds no prepare or shard run of this plan');
       expect(existsSync(ledger('gather'))).to.equal(false);
       // The prepare ledger is a valid --from too: it brings the prepare run the shards already carry.
       expect(outcome(gatherFrom(ledger('prepare'), ledger('shard-0'), ledger('shard-1')), 0).data.sourceRunId).to.equal(prepare);
