@@ -158,6 +158,7 @@ export { CLI_API_VERSION } from './api-version.js';
 // Consumers of the public documents: plan emitters and run reporters.
 export type { EmittedFile, PlanDocument, PlanEmitter, PlanStages, PlanEmitterInput, RunInspection, RunReporter, RunReporterInput, RunReportPart } from './consumers.js';
 export { dnsLabel, generatedNotice, MAX_SHARDS, requireShardedPlan, shardedPlan, stageArguments, stageLedger, type ShardedPlan, type ShardedPlanResult, type StageArguments, type StageLayout, type StagesRefusal, type StagesRefusalCodes } from './scale-out.js';
+export { dnsSubdomain, NOT_RETRIED_EXIT_CODES, POD_SECURITY_CONTEXT, podNames, podStageOptions, stageContainer, stageVolumes, type PodNames, type PodStageOptions } from './scale-out-pods.js';
 export { defineSpecSection, type DefinedSpecSection, type SectionSecret, type SectionUrl, type SpecSection, type SpecSectionValues } from './spec-section.js';
 export type { ApprovalAnswer, ApprovalQuestion, TaskBody, TaskBodyContext, TaskBodyLookup } from './task-body.js';
 export { secretKindLabel, secretReferenceSchema, secretReferenceTarget, type SecretReference, type SecretResolver, type SecretResolverContext, type TaskSecrets } from './secrets.js';

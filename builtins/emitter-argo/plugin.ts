@@ -1,6 +1,6 @@
 // A sharded plan as an Argo Workflow: `plan FILE --emit argo --shards N --out DIR` writes DIR/workflow.yaml, a DAG of
 // prepare, N shards (withSequence) and gather.
-import { definePlugin, dnsLabel, generatedNotice, requireShardedPlan, type PlanEmitter } from '@agentctl/sdk';
+import { definePlugin, generatedNotice, podNames, requireShardedPlan, type PlanEmitter } from '@agentctl/sdk';
 import { stringify } from 'yaml';
 import { argoOptions, type ArgoOptions } from './options.js';
 import { argoWorkflow } from './workflow.js';
@@ -11,8 +11,6 @@ const CODES = {
   notShardable: 'BUILTIN_EMITTER_ARGO_E_NOT_SHARDABLE',
 } as const;
 
-const fileName = (file: string | undefined) => (file === undefined || file === '-' ? 'workflow.yaml' : file.split(/[\\/]/).pop()!);
-
 /** The emitter; the default image is tagged with the running agentctl's version. */
 const argoEmitter = (version: string): PlanEmitter<ArgoOptions> => ({
   format: FORMAT,
@@ -20,16 +18,7 @@ const argoEmitter = (version: string): PlanEmitter<ArgoOptions> => ({
   optionsSchema: argoOptions,
   emit({ plan: document, file, options }) {
     const plan = requireShardedPlan(document, FORMAT, CODES);
-    const name = options.name ?? dnsLabel(plan.workflowName, 40);
-    const workflow = argoWorkflow(plan, {
-      name,
-      image: options.image ?? `registry.example.com/agentctl:${version}`,
-      workflowPath: options.workflowPath ?? `/config/${fileName(file)}`,
-      configMap: options.configMap ?? `${name}-config`,
-      claim: options.claim ?? `${name}-state`,
-      parallelism: options.parallelism ?? plan.shards,
-      options,
-    });
+    const workflow = argoWorkflow(plan, { ...podNames(plan, options, file, version), options });
     const notice = [...generatedNotice(FORMAT, plan), 'Submit it with `argo submit workflow.yaml` (or kubectl create -f) once the ConfigMap and the claim exist.'];
     return [{ path: 'workflow.yaml', content: `${notice.map((line) => `# ${line}\n`).join('')}${stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false })}` }];
   },

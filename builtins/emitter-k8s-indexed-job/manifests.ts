@@ -1,27 +1,21 @@
 // The three Jobs of a sharded plan: prepare (one pod), the shards (an Indexed Job, one completion per shard) and gather
 // (one pod). Every pod runs agentctl's image under the image's run contract: user 65532, read-only root, no
 // capability, the workflow from a ConfigMap at /config, the stages' ledgers on a claim at /state, a small /tmp.
-import { stageArguments, type ShardedPlan, type StageArguments } from '@agentctl/sdk';
+import { NOT_RETRIED_EXIT_CODES, POD_SECURITY_CONTEXT, stageArguments, stageContainer, stageVolumes, type PodNames, type ShardedPlan, type StageArguments } from '@agentctl/sdk';
 import type { KubernetesOptions } from './options.js';
 
 const CONTAINER = 'agentctl';
 /** The Indexed Job's completion index, as the downward API exposes it to the container. */
 const INDEX_ANNOTATION = "metadata.annotations['batch.kubernetes.io/job-completion-index']";
 /**
- * Exit codes that running the same shard again cannot cure, so its index fails at once: 2 (usage or validation), 3
- * (paused for an approval, or a blocked reuse), 5 (the ledger) and 6 (a provider). Exit 4 (a task failed) and a pod
- * failure of any other kind use the index's retries; a disrupted pod (drained node, preemption) is replaced freely.
+ * Exit codes that running the same shard again cannot cure, so its index fails at once (the SDK's
+ * NOT_RETRIED_EXIT_CODES). Exit 4 (a task failed) and a pod failure of any other kind use the index's retries; a
+ * disrupted pod (drained node, preemption) is replaced freely.
  */
-export const FAIL_INDEX_EXIT_CODES = [2, 3, 5, 6];
+export const FAIL_INDEX_EXIT_CODES = NOT_RETRIED_EXIT_CODES;
 
-/** Every name the manifests use, with the plan-dependent defaults filled in. */
-export interface Resolved {
-  readonly name: string;
-  readonly image: string;
-  readonly workflowPath: string;
-  readonly configMap: string;
-  readonly claim: string;
-  readonly parallelism: number;
+/** Every name the manifests use (the SDK's podNames, the plan-dependent defaults filled in) and the options. */
+export interface Resolved extends PodNames {
   readonly options: KubernetesOptions;
 }
 
@@ -31,7 +25,7 @@ export function stageCommands(plan: ShardedPlan, resolved: Resolved): StageArgum
 
 function podTemplate(resolved: Resolved, component: string, args: readonly string[], env: object[]) {
   const { options } = resolved;
-  const user = { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532 };
+  const { image, args: stageArgs, ...contract } = stageContainer(resolved, options, args);
   return {
     metadata: { labels: { 'app.kubernetes.io/name': 'agentctl', 'app.kubernetes.io/instance': resolved.name, 'app.kubernetes.io/component': component } },
     spec: {
@@ -40,29 +34,9 @@ function podTemplate(resolved: Resolved, component: string, args: readonly strin
       automountServiceAccountToken: false,
       // SIGTERM cancels the run (exit 130, recorded cancelled); this leaves it time to record that.
       terminationGracePeriodSeconds: 30,
-      securityContext: { ...user, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
-      containers: [
-        {
-          name: CONTAINER,
-          image: resolved.image,
-          args: [...args],
-          ...(env.length > 0 ? { env } : {}),
-          ...(options.envFromSecret === undefined ? {} : { envFrom: [{ secretRef: { name: options.envFromSecret } }] }),
-          securityContext: { readOnlyRootFilesystem: true, ...user, capabilities: { drop: ['ALL'] }, allowPrivilegeEscalation: false },
-          resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-          volumeMounts: [
-            { name: 'config', mountPath: '/config', readOnly: true },
-            { name: 'state', mountPath: '/workspace', subPath: 'workspace', ...(options.workspaceReadOnly ? { readOnly: true } : {}) },
-            { name: 'state', mountPath: '/state', subPath: 'state' },
-            { name: 'tmp', mountPath: '/tmp' },
-          ],
-        },
-      ],
-      volumes: [
-        { name: 'config', configMap: { name: resolved.configMap } },
-        { name: 'state', persistentVolumeClaim: { claimName: resolved.claim } },
-        { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
-      ],
+      securityContext: POD_SECURITY_CONTEXT,
+      containers: [{ name: CONTAINER, image, args: stageArgs, ...(env.length > 0 ? { env } : {}), ...contract }],
+      volumes: stageVolumes(resolved),
     },
   };
 }

@@ -1,6 +1,6 @@
 // A sharded plan as Kubernetes Jobs: `plan FILE --emit k8s-indexed-job --shards N --out DIR` writes a Job for prepare,
 // an Indexed Job of N completions for the shards, a Job for gather, and a README saying how to apply them.
-import { AgentctlError, definePlugin, dnsLabel, generatedNotice, requireShardedPlan, type PlanEmitter, type ShardedPlan } from '@agentctl/sdk';
+import { AgentctlError, definePlugin, generatedNotice, podNames, requireShardedPlan, type PlanEmitter, type ShardedPlan } from '@agentctl/sdk';
 import { stringify } from 'yaml';
 import { guide } from './guide.js';
 import { shardsJob, singleJob, stageCommands, type Resolved } from './manifests.js';
@@ -13,23 +13,11 @@ const CODES = {
   options: 'BUILTIN_EMITTER_K8S_INDEXED_JOB_E_OPTIONS',
 } as const;
 
-/** The workflow's file name, as the ConfigMap key and under /config (`workflow.yaml` when it came from standard input). */
-const fileName = (file: string | undefined) => (file === undefined || file === '-' ? 'workflow.yaml' : file.split(/[\\/]/).pop()!);
-
 function resolve(plan: ShardedPlan, options: KubernetesOptions, file: string | undefined, version: string): Resolved {
-  const name = options.name ?? dnsLabel(plan.workflowName, 40);
   if (options.maxFailedIndexes !== undefined && options.maxFailedIndexes > plan.shards) {
     throw new AgentctlError(CODES.options, `--emit-option maxFailedIndexes=${options.maxFailedIndexes} is more than the ${plan.shards} shards`, { help: `give at most ${plan.shards}, or leave it out` });
   }
-  return {
-    name,
-    image: options.image ?? `registry.example.com/agentctl:${version}`,
-    workflowPath: options.workflowPath ?? `/config/${fileName(file)}`,
-    configMap: options.configMap ?? `${name}-config`,
-    claim: options.claim ?? `${name}-state`,
-    parallelism: options.parallelism ?? plan.shards,
-    options,
-  };
+  return { ...podNames(plan, options, file, version), options };
 }
 
 const yamlFile = (plan: ShardedPlan, comment: string, document: object) =>
