@@ -13,8 +13,8 @@ describe('GitHub workflow commands', () => {
   });
 
   it('names a file relative to GITHUB_WORKSPACE inside it, and as given outside it', () => {
-    expect(annotationPath('/home/runner/work/app/app/flows/a.yaml', { GITHUB_WORKSPACE: '/home/runner/work/app/app' })).to.equal('flows/a.yaml');
-    expect(annotationPath('/home/runner/work/app/app-other/a.yaml', { GITHUB_WORKSPACE: '/home/runner/work/app/app' })).to.equal('/home/runner/work/app/app-other/a.yaml');
+    expect(annotationPath('/opt/actions-runner/_work/app/app/flows/a.yaml', { GITHUB_WORKSPACE: '/opt/actions-runner/_work/app/app' })).to.equal('flows/a.yaml');
+    expect(annotationPath('/opt/actions-runner/_work/app/app-other/a.yaml', { GITHUB_WORKSPACE: '/opt/actions-runner/_work/app/app' })).to.equal('/opt/actions-runner/_work/app/app-other/a.yaml');
     expect(annotationPath('/elsewhere/a.yaml', {})).to.equal('/elsewhere/a.yaml');
   });
 
