@@ -121,7 +121,10 @@ export function startJob(manifest, cluster, { engine = 'podman', indexes, onPod 
       annotations[COMPLETION_INDEX_KEY] = String(index);
       labels[COMPLETION_INDEX_KEY] = String(index);
     }
-    const podMeta = { name, namespace: job.metadata.namespace ?? 'default', annotations, labels, index: indexed ? index : null };
+    // The pod's host name, as Kubernetes sets it: JOB-INDEX for a pod of an Indexed Job (the same for each attempt of
+    // an index), else the pod's name.
+    const hostname = (indexed ? `${job.metadata.name}-${index}` : name).slice(0, 63);
+    const podMeta = { name, hostname, namespace: job.metadata.namespace ?? 'default', annotations, labels, index: indexed ? index : null };
     const pod = { job: job.metadata.name, index: indexed ? index : null, attempt, name, container: `agentctl-job-${name}`, exitCode: null, durationMs: null, disrupted: false, outcome: null, stdout: '', stderr: '' };
     pods.push(pod);
     let args;

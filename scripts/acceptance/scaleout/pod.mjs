@@ -122,7 +122,7 @@ export function podmanArguments({ spec, pod, name, cluster, podFolder, imageUser
   const container = spec.containers[0];
   const { uid, gid, fsGroup, security } = podUser(spec, container);
   const env = containerEnv(container, pod, cluster);
-  const args = ['run', '--rm', '--name', name, '--pull=never', '--network', cluster.network, '--label', `agentctl.scaleout.pod=${pod.name}`];
+  const args = ['run', '--rm', '--name', name, '--hostname', pod.hostname ?? pod.name, '--pull=never', '--network', cluster.network, '--label', `agentctl.scaleout.pod=${pod.name}`];
   if (uid !== undefined) args.push('--user', gid === undefined ? String(uid) : `${uid}:${gid}`);
   if (security.runAsNonRoot === true) {
     const user = uid !== undefined ? String(uid) : imageUser(container.image);
