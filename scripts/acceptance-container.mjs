@@ -12,9 +12,6 @@
 // journeys; --engine and --journey (a journey's number) limit what runs; --serial runs one engine's steps after the
 // other's instead of side by side; --keep leaves the journeys' host folders.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { journeyContext, ROOT } from './acceptance/context.mjs';
 import { loadSchemas } from './acceptance/documents.mjs';
@@ -24,7 +21,7 @@ import { approvalAcrossContainers, compensation, recoveryFromState } from './acc
 import { engineStop, hostContainerIsolation, refusals, vendoredPack } from './acceptance/journeys-edges.mjs';
 import { telemetry } from './acceptance/journeys-telemetry.mjs';
 import { mockToolAgent, parallelCommit, recordedReplay, selectiveRepair } from './acceptance/journeys-runs.mjs';
-import { seconds, stepLog } from './acceptance/steps.mjs';
+import { inJourneyRoot, runGate, seconds, stepLog } from './acceptance/steps.mjs';
 
 /** In the issue's order; the replay reads the run of the journey before it. */
 const JOURNEYS = [
@@ -98,37 +95,29 @@ async function main() {
   } catch (error) {
     await log.step('image: its checks load (scripts/image/checks.mjs)', () => Promise.reject(error));
   }
-  const root = mkdtempSync(join(tmpdir(), 'agentctl-acceptance-'));
   const journeysStarted = performance.now();
-  /** One engine's steps, in order: the image checks, then the journeys. */
-  const engineSteps = async (engine) => {
-    for (const check of imageChecks) {
-      await log.step(`[${engine}] image: ${check.name}`, () => check.run({ engine, image: built.image }));
-    }
-    const context = journeyContext(imageRunner(engine, built.image), schemaFor, root);
-    for (const [index, journey] of JOURNEYS.entries()) {
-      if (options.journey !== undefined && !options.journey.includes(String(index + 1))) continue;
-      await log.step(`[${engine}] ${index + 1}. ${journey.title}`, () => journey.run(context));
-    }
-  };
   try {
-    // The engines share nothing (each journey has its own folders), and most of a step's time is a container
-    // starting: the two engines' steps run side by side unless --serial.
-    if (options.serial) for (const engine of engines) await engineSteps(engine);
-    else await Promise.all(engines.map(engineSteps));
+    await inJourneyRoot('agentctl-acceptance-', options.keep, async (root) => {
+      /** One engine's steps, in order: the image checks, then the journeys. */
+      const engineSteps = async (engine) => {
+        for (const check of imageChecks) {
+          await log.step(`[${engine}] image: ${check.name}`, () => check.run({ engine, image: built.image }));
+        }
+        const context = journeyContext(imageRunner(engine, built.image), schemaFor, root);
+        for (const [index, journey] of JOURNEYS.entries()) {
+          if (options.journey !== undefined && !options.journey.includes(String(index + 1))) continue;
+          await log.step(`[${engine}] ${index + 1}. ${journey.title}`, () => journey.run(context));
+        }
+      };
+      // The engines share nothing (each journey has its own folders), and most of a step's time is a container
+      // starting: the two engines' steps run side by side unless --serial.
+      if (options.serial) for (const engine of engines) await engineSteps(engine);
+      else await Promise.all(engines.map(engineSteps));
+    });
   } finally {
     timings.journeys = performance.now() - journeysStarted;
-    if (options.keep) process.stdout.write(`journey folders kept in ${root}\n`);
-    else rmSync(root, { recursive: true, force: true });
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  await log.step('the gate itself', () => Promise.reject(error));
-}
-const parts = [['image build', timings.build], ['checks and journeys', timings.journeys], ['total', performance.now() - started]];
-process.stdout.write(`duration: ${parts.filter(([, ms]) => ms !== undefined).map(([name, ms]) => `${name} ${seconds(ms)}`).join(', ')}\n`);
-process.stdout.write(`${log.summary()}\n`);
-process.exitCode = log.failed() === 0 ? 0 : 1;
+const parts = () => [['image build', timings.build], ['checks and journeys', timings.journeys], ['total', performance.now() - started]];
+await runGate(log, main, () => parts().filter(([, ms]) => ms !== undefined).map(([name, ms]) => `${name} ${seconds(ms)}`).join(', '));

@@ -11,12 +11,11 @@
 // --image runs an image already built instead of building one; --shards (default 4) and --kill (the shard index
 // killed in the second journey, default 1) shape the journeys; --keep leaves their folders.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from './context.mjs';
-import { seconds, stepLog } from './steps.mjs';
+import { inJourneyRoot, runGate, seconds, stepLog } from './steps.mjs';
 import { scaleOutJourney } from './scaleout/journey.mjs';
 
 const { values: options } = parseArgs({
@@ -64,9 +63,8 @@ async function main() {
   } else {
     process.stdout.write(`using the image ${image} (--image): not built\n`);
   }
-  const root = mkdtempSync(join(tmpdir(), 'agentctl-scaleout-'));
-  chmodSync(root, 0o755);
-  try {
+  await inJourneyRoot('agentctl-scaleout-', options.keep, async (root) => {
+    chmodSync(root, 0o755);
     const journey = (name, extra) => log.step(name, async () => {
       const folder = mkdtempSync(join(root, 'journey-'));
       chmodSync(folder, 0o755);
@@ -77,17 +75,7 @@ async function main() {
     });
     await journey(`examples/scale-out.yaml in ${shards} shards (prepare, an Indexed Job of ${shards}, gather): same output as one machine, each effect once`);
     await journey(`the same with shard ${kill}'s pod killed mid-run and that shard run again: same output, no effect twice`, { kill });
-  } finally {
-    if (options.keep) process.stdout.write(`journey folders kept in ${root}\n`);
-    else rmSync(root, { recursive: true, force: true });
-  }
+  });
 }
 
-try {
-  await main();
-} catch (error) {
-  await log.step('the gate itself', () => Promise.reject(error));
-}
-process.stdout.write(`duration: ${seconds(performance.now() - started)}\n`);
-process.stdout.write(`${log.summary()}\n`);
-process.exitCode = log.failed() === 0 ? 0 : 1;
+await runGate(log, main, () => seconds(performance.now() - started));

@@ -13,3 +13,5 @@ export declare function stepLog(write: (line: string) => void): {
   summary(): string;
   failed(): number;
 };
+export declare function inJourneyRoot<T>(prefix: string, keep: boolean | undefined, body: (root: string) => Promise<T>): Promise<T>;
+export declare function runGate(log: ReturnType<typeof stepLog>, main: () => Promise<void>, duration: () => string): Promise<void>;
